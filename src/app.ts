@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerValidation } from './http/validation.ts';
+import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { credentialResolver } from './modules/auth/auth.service.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppDeps {
+  database: Database;
+  config: Config;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[\w.-]{1,100}$/;
+
+/** The composition root: builds the HTTP app over its dependencies, without side effects. */
+export async function buildApp({ database, config, logger = false }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'SDCS: Sustainability Data Collection Service',
+        version: '1.0.0',
+        description:
+          'Collect, calculate and report sustainability data. Every call acts inside the organization of its credential: send `Authorization: Bearer <access token or API key>`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  // The interactive documentation is public: it only shows the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, public: true };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  registerAuth(app, credentialResolver(database, config));
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes, { database });
+      await api.register(authRoutes, { database, config });
+      await api.register(apiKeysRoutes, { database });
+    },
+    { prefix: API_PREFIX },
+  );
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.redirect(`${API_PREFIX}/health`),
+  );
+
+  return app;
+}

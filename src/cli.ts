@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { acquireDataDirLock } from './lib/data-dir-lock.ts';
+import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
+import { openConfiguredDatabase, serve } from './server.ts';
+
+const USAGE = `Usage: sdcs <command> [options]
+
+Commands:
+  serve                 start the API (default)
+  migrate               apply database migrations and exit
+  init --org NAME --email EMAIL [--name NAME] [--password PASSWORD]
+                        create an organization and its owner, print an API key
+
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
+see the README.`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  if (command === 'serve') {
+    if (!config.databaseUrl) acquireDataDirLock(config.dataDir);
+    await serve(config);
+    return;
+  }
+  if (command === 'migrate' || command === 'init') {
+    if (!config.databaseUrl) acquireDataDirLock(config.dataDir);
+    const database = await openConfiguredDatabase(config);
+    try {
+      const applied = await migrate(database);
+      if (command === 'migrate') {
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date\n');
+        return;
+      }
+      const { values } = parseArgs({
+        args: rest,
+        options: { org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+      });
+      if (!values.org || !values.email) throw new ConfigError('init needs --org NAME and --email EMAIL');
+      if (values.password !== undefined && values.password.length < 8) {
+        throw new ConfigError('--password must be at least 8 characters');
+      }
+      const created = await createOrganizationWithKey(database, {
+        organizationName: values.org,
+        email: values.email,
+        name: values.name ?? values.email.split('@')[0] ?? values.email,
+        password: values.password ?? null,
+      });
+      if (!created) throw new Error('organization was not created');
+      process.stdout.write(
+        `Created organization "${created.organization.name}" (${created.organization.id}) with owner ${created.user.email}.\n` +
+          `API key (shown only now): ${created.apiKey}\n`,
+      );
+    } finally {
+      await database.close();
+    }
+    return;
+  }
+  throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`sdcs: ${message}\n`);
+  process.exit(1);
+});

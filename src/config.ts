@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Everything the service reads from its environment, parsed and checked once. */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  allowSignup: boolean;
+  adminEmails: ReadonlySet<string>;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  secret: string;
+  tokenTtlSeconds: number;
+  bodyLimitBytes: number;
+  largeBodyLimitBytes: number;
+  bootstrap: boolean;
+  logLevel: string;
+}
+
+/** A configuration problem: start-up prints its message as one line and exits. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+/** Reads the secret kept in the data directory, creating it on first use. */
+function loadSecret(env: Env, dataDir: string): string {
+  const given = env['SDCS_SECRET'];
+  if (given) {
+    if (given.length < 32) throw new ConfigError('SDCS_SECRET must be at least 32 characters long');
+    return given;
+  }
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** Parses the environment into a Config, throwing ConfigError with a one-line message. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = env['HOST'] || '127.0.0.1';
+  const dataDir = resolve(env['SDCS_DATA_DIR'] || './data');
+  const publicUrl = (
+    url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
+  const adminEmails = new Set(
+    (env['SDCS_ADMIN_EMAILS'] ?? '')
+      .split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir,
+    allowSignup: bool(env, 'SDCS_ALLOW_SIGNUP', false),
+    adminEmails,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env['SDCS_MAIL_FROM'] || 'SDCS <no-reply@sdcs.local>',
+    secret: loadSecret(env, dataDir),
+    tokenTtlSeconds: int(env, 'SDCS_TOKEN_TTL_HOURS', 12, 1, 24 * 365) * 3600,
+    bodyLimitBytes: int(env, 'SDCS_BODY_LIMIT_MB', 1, 1, 1024) * 1024 * 1024,
+    largeBodyLimitBytes: int(env, 'SDCS_IMPORT_BODY_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
+    bootstrap: bool(env, 'SDCS_BOOTSTRAP', true),
+    logLevel: env['LOG_LEVEL'] || 'info',
+  };
+}

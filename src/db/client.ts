@@ -1,0 +1,90 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { PGlitePool } from './pglite-pool.ts';
+import type { DB } from './schema/index.ts';
+
+export type Engine = 'pglite' | 'postgres';
+
+/**
+ * A transaction handle. Services and repositories receive this, never the pool, so a
+ * statement cannot run outside the transaction it belongs to (on PGlite that would deadlock).
+ */
+export type Tx = Transaction<DB>;
+
+const INT8_OID = 20;
+const APP_ROLE = 'sdcs_app';
+
+/** The service's database: PGlite in a directory, or a PostgreSQL server through a pool. */
+export class Database {
+  private constructor(
+    readonly engine: Engine,
+    private readonly kysely: Kysely<DB>,
+    private readonly runScript: (script: string) => Promise<void>,
+    private readonly pglite?: PGlite,
+  ) {}
+
+  /** Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. */
+  static async open(options: { databaseUrl?: string; dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
+    if (options.databaseUrl) {
+      pg.types.setTypeParser(INT8_OID, (v) => Number(v));
+      const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+      pool.on('error', () => {
+        // An idle client lost its connection; the pool replaces it on the next checkout.
+      });
+      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+      return new Database('postgres', kysely, async (script) => {
+        await pool.query(script);
+      });
+    }
+    const pglite = await PGlite.create({
+      dataDir: options.dataDir,
+      loadDataDir: options.loadDataDir,
+      parsers: { [INT8_OID]: (v: string) => Number(v) },
+    });
+    const pool = new PGlitePool(pglite);
+    const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return new Database('pglite', kysely, (script) => pool.exec(script), pglite);
+  }
+
+  /**
+   * Runs `fn` in a transaction of one organization: row-level security limits every
+   * statement to that organization's rows, whatever the query's own filters say.
+   */
+  tenant<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().execute(async (tx) => {
+      await sql`select set_config('app.organization_id', ${organizationId}, true), set_config('role', ${APP_ROLE}, true)`.execute(
+        tx,
+      );
+      return fn(tx);
+    });
+  }
+
+  /**
+   * Runs `fn` in a transaction outside any tenant: for authentication, sign-up and
+   * start-up tasks that must find rows before an organization is known.
+   */
+  system<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().execute(fn);
+  }
+
+  /** Runs a multi-statement SQL script (migrations). */
+  execScript(script: string): Promise<void> {
+    return this.runScript(script);
+  }
+
+  /** A dump of the embedded database (tests load it as a migrated template). */
+  async dumpDataDir(): Promise<Blob> {
+    if (!this.pglite) throw new Error('only the embedded database can be dumped');
+    return this.pglite.dumpDataDir('none');
+  }
+
+  async close(): Promise<void> {
+    await this.kysely.destroy();
+  }
+}
+
+/** A jsonb parameter, serialized the same way on both drivers. */
+export function json(value: unknown): RawBuilder<unknown> {
+  return sql`${JSON.stringify(value)}::jsonb`;
+}

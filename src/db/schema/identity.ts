@@ -1,0 +1,59 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A timestamp the database fills in; read as a Date, written as a Date or ISO string. */
+export type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** A jsonb column: written through the `json()` helper, read as parsed JSON. */
+export type Json<T = unknown> = ColumnType<T, unknown, unknown>;
+
+export type Role = 'OWNER' | 'MANAGER' | 'COLLECTOR' | 'VIEWER';
+export type ValueStatus = 'COMPLETED' | 'APPROVED' | 'REJECTED';
+
+export interface OrganizationsTable {
+  id: Generated<string>;
+  name: string;
+  default_statuses: ColumnType<ValueStatus[], ValueStatus[] | undefined, ValueStatus[]>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  email: string;
+  name: Generated<string>;
+  image: string | null;
+  password_hash: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: Role;
+  status: Generated<'active' | 'pending'>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface AccessTokensTable {
+  id: Generated<string>;
+  organization_id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  created_at: CreatedAt;
+}

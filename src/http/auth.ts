@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Role } from '../db/schema/index.ts';
+import { unauthorized } from './errors.ts';
+
+/** Who is calling: resolved once per request from the bearer credential. */
+export interface Caller {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  /** A platform administrator (listed in SDCS_ADMIN_EMAILS). */
+  isAdmin: boolean;
+  email: string;
+  name: string;
+  image: string | null;
+  credential: { kind: 'token' | 'apikey'; id: string };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    /** The route needs no credential (health, docs, login, public dashboards). */
+    public?: boolean;
+  }
+}
+
+export type CredentialResolver = (bearer: string) => Promise<Caller | null>;
+
+/** Reads `Authorization: Bearer …` on every non-public route and sets `request.caller`. */
+export function registerAuth(app: FastifyInstance, resolve: CredentialResolver): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config.public) return;
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match?.[1]) throw unauthorized();
+    const caller = await resolve(match[1]);
+    if (!caller) throw unauthorized('Invalid or expired credential');
+    request.caller = caller;
+  });
+}
+
+/** The caller of an authenticated route (the hook guarantees there is one). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw unauthorized();
+  return request.caller;
+}

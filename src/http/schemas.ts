@@ -1,0 +1,50 @@
+import Type, { type TSchema } from 'typebox';
+
+/** Shared schema pieces: ids, timestamps, the error body and the error responses of a route. */
+export const Uuid = Type.String({ format: 'uuid', description: 'Identifier (UUID)' });
+export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 time in UTC' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the record' }) });
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({ description: 'BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, …' }),
+    message: Type.String(),
+    issues: Type.Optional(
+      Type.Array(
+        Type.Object({
+          message: Type.String(),
+          path: Type.Optional(Type.String({ description: 'The field or row the issue is about' })),
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: true, description: 'Every error answer has this body' },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input; `issues` names each field',
+  401: 'No valid credential',
+  403: 'The caller’s role does not allow this',
+  404: 'No such record in the caller’s organization',
+  409: 'Conflicts with stored data',
+  413: 'Body too large',
+};
+
+/** The error responses of a route, for its schema (and so for the OpenAPI document). */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of [...statuses, 500]) {
+    out[status] = { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] ?? 'Internal server error' } as TSchema;
+  }
+  return out;
+}
+
+/** An ISO string for a timestamp column (both drivers return Date objects). */
+export function iso(value: Date | string): string;
+export function iso(value: Date | string | null | undefined): string | null;
+export function iso(value: Date | string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}

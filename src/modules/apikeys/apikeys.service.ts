@@ -1,0 +1,35 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { newApiKey, sha256Hex } from '../../lib/secrets.ts';
+import { apiKeysRepository as repo } from './apikeys.repository.ts';
+
+/** Creates a key acting as the caller; the plain key is returned this once only. */
+export async function createApiKey(tx: Tx, caller: Caller, name: string) {
+  const apiKey = newApiKey();
+  const row = await repo.insert(tx, caller.organizationId, {
+    userId: caller.userId,
+    name,
+    keyHash: sha256Hex(apiKey),
+  });
+  return { id: row.id, name: row.name, createdAt: iso(row.created_at), apiKey };
+}
+
+export async function listApiKeys(tx: Tx, caller: Caller) {
+  const rows = await repo.list(tx, caller.organizationId);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    createdAt: iso(r.created_at),
+    hashedKey: r.key_hash,
+    lastUsedAt: iso(r.last_used_at),
+    userId: r.user_id,
+    userEmail: r.owner_email,
+  }));
+}
+
+export async function revokeApiKey(tx: Tx, caller: Caller, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.revoke(tx, caller.organizationId, id))) throw notFound('API key');
+}

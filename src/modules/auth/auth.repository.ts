@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+import type { Role } from '../../db/schema/index.ts';
+
+/** Identity queries that run before an organization is known (system transactions). */
+
+export interface CredentialRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  role: Role;
+  email: string;
+  name: string;
+  image: string | null;
+  last_used_at?: Date | null;
+}
+
+export function findAccessToken(tx: Tx, tokenHash: string): Promise<CredentialRow | undefined> {
+  return tx
+    .selectFrom('access_tokens as t')
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'),
+    )
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.organization_id', 't.user_id', 'm.role', 'u.email', 'u.name', 'u.image'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.revoked_at', 'is', null)
+    .where('t.expires_at', '>', sql<Date>`now()`)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+export function findApiKey(tx: Tx, keyHash: string): Promise<CredentialRow | undefined> {
+  return tx
+    .selectFrom('api_keys as k')
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.organization_id', '=', 'k.organization_id').onRef('m.user_id', '=', 'k.user_id'),
+    )
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.organization_id', 'k.user_id', 'm.role', 'u.email', 'u.name', 'u.image', 'k.last_used_at'])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/** Records use of a key, at most once a minute so that busy keys do not write on every call. */
+export async function touchApiKey(tx: Tx, id: string): Promise<void> {
+  await tx
+    .updateTable('api_keys')
+    .set({ last_used_at: sql`now()` })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+    )
+    .execute();
+}
+
+export function findUserByEmail(tx: Tx, email: string) {
+  return tx
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Active memberships of a user, oldest first. */
+export function activeMemberships(tx: Tx, userId: string) {
+  return tx
+    .selectFrom('memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['m.organization_id', 'm.role', 'o.name as organization_name'])
+    .where('m.user_id', '=', userId)
+    .where('m.status', '=', 'active')
+    .orderBy('m.created_at')
+    .execute();
+}
+
+export async function insertAccessToken(
+  tx: Tx,
+  row: { organizationId: string; userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await tx
+    .insertInto('access_tokens')
+    .values({
+      organization_id: row.organizationId,
+      user_id: row.userId,
+      token_hash: row.tokenHash,
+      expires_at: row.expiresAt,
+    })
+    .execute();
+}
+
+export async function revokeAccessToken(tx: Tx, id: string): Promise<void> {
+  await tx.updateTable('access_tokens').set({ revoked_at: sql`now()` }).where('id', '=', id).execute();
+}

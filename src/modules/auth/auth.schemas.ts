@@ -1,0 +1,52 @@
+import Type from 'typebox';
+import { DateTime, Uuid } from '../../http/schemas.ts';
+
+const Email = Type.String({ format: 'email', maxLength: 320 });
+const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters' });
+
+export const SignupBody = Type.Object(
+  {
+    organizationName: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Email,
+    password: Password,
+  },
+  { additionalProperties: false },
+);
+
+export const LoginBody = Type.Object(
+  {
+    email: Email,
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+    organizationId: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+const TokenFields = {
+  accessToken: Type.String({ description: 'Send as `Authorization: Bearer <accessToken>`' }),
+  expiresAt: DateTime,
+};
+
+export const SignupResponse = Type.Object({
+  organization: Type.Object({ id: Uuid, name: Type.String(), createdAt: DateTime }),
+  user: Type.Object({ id: Uuid, email: Type.String(), name: Type.String() }),
+  ...TokenFields,
+});
+
+export const LoginResponse = Type.Object({
+  ...TokenFields,
+  organizationId: Uuid,
+  organizations: Type.Array(
+    Type.Object({ id: Uuid, name: Type.String(), role: Type.String() }),
+    { description: 'Every organization the user belongs to; log in with organizationId to switch' },
+  ),
+});
+
+export const MeResponse = Type.Object({
+  user: Type.Object({ id: Uuid, email: Type.String(), name: Type.String(), image: Type.Union([Type.String(), Type.Null()]) }),
+  organization: Type.Object({ id: Uuid, name: Type.String() }),
+  role: Type.String({ description: 'OWNER, MANAGER, COLLECTOR or VIEWER' }),
+  isAdmin: Type.Boolean({ description: 'Platform administrator' }),
+  credential: Type.String({ description: '`token` or `apikey`' }),
+});

@@ -1,0 +1,128 @@
+import type { Config } from '../../config.ts';
+import type { Database, Tx } from '../../db/client.ts';
+import type { Caller, CredentialResolver } from '../../http/auth.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import {
+  hashPassword,
+  isAccessToken,
+  newAccessToken,
+  sha256Hex,
+  verifyPassword,
+} from '../../lib/secrets.ts';
+import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
+import {
+  activeMemberships,
+  type CredentialRow,
+  findAccessToken,
+  findApiKey,
+  findUserByEmail,
+  insertAccessToken,
+  revokeAccessToken,
+  touchApiKey,
+} from './auth.repository.ts';
+
+/** Resolves a bearer value (access token or API key) to the caller, or null if unknown. */
+export function credentialResolver(database: Database, config: Config): CredentialResolver {
+  const toCaller = (row: CredentialRow, kind: 'token' | 'apikey'): Caller => ({
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    role: row.role,
+    isAdmin: config.adminEmails.has(row.email.toLowerCase()),
+    email: row.email,
+    name: row.name,
+    image: row.image,
+    credential: { kind, id: row.id },
+  });
+  return (bearer) => {
+    const hash = sha256Hex(bearer);
+    return database.system(async (tx) => {
+      if (isAccessToken(bearer)) {
+        const row = await findAccessToken(tx, hash);
+        return row ? toCaller(row, 'token') : null;
+      }
+      const row = await findApiKey(tx, hash);
+      if (!row) return null;
+      const staleAfterMs = 60_000;
+      if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > staleAfterMs) {
+        await touchApiKey(tx, row.id);
+      }
+      return toCaller(row, 'apikey');
+    });
+  };
+}
+
+/** Issues an access token for a member of an organization. */
+export async function issueAccessToken(tx: Tx, config: Config, organizationId: string, userId: string) {
+  const accessToken = newAccessToken();
+  const expiresAt = new Date(Date.now() + config.tokenTtlSeconds * 1000);
+  await insertAccessToken(tx, { organizationId, userId, tokenHash: sha256Hex(accessToken), expiresAt });
+  return { accessToken, expiresAt: iso(expiresAt) };
+}
+
+export interface SignupInput {
+  organizationName: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
+export async function signup(database: Database, config: Config, input: SignupInput) {
+  if (!config.allowSignup) throw forbidden('Sign-up is disabled on this server (SDCS_ALLOW_SIGNUP)');
+  const passwordHash = await hashPassword(input.password);
+  return database.system(async (tx) => {
+    const { organization, user } = await createOrganizationWithOwner(tx, {
+      organizationName: input.organizationName,
+      email: input.email,
+      name: input.name,
+      passwordHash,
+      reuseExistingUser: false,
+    });
+    const token = await issueAccessToken(tx, config, organization.id, user.id);
+    return {
+      organization: { id: organization.id, name: organization.name, createdAt: iso(organization.created_at) },
+      user: { id: user.id, email: user.email, name: user.name },
+      ...token,
+    };
+  });
+}
+
+// Verifying against a fixed hash keeps a login for an unknown e-mail as slow as a real one.
+let dummyHash: Promise<string> | undefined;
+
+export async function login(
+  database: Database,
+  config: Config,
+  input: { email: string; password: string; organizationId?: string },
+) {
+  const user = await database.system((tx) => findUserByEmail(tx, input.email));
+  dummyHash ??= hashPassword('not-a-password');
+  const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), input.password);
+  if (!user || !ok) throw unauthorized('Invalid e-mail or password');
+  return database.system(async (tx) => {
+    const memberships = await activeMemberships(tx, user.id);
+    const membership = input.organizationId
+      ? memberships.find((m) => m.organization_id === input.organizationId)
+      : memberships[0];
+    if (!membership) {
+      throw input.organizationId
+        ? badRequest('You are not a member of that organization', [
+            { message: 'not an organization you belong to', path: 'organizationId' },
+          ])
+        : unauthorized('This account has no active membership');
+    }
+    const token = await issueAccessToken(tx, config, membership.organization_id, user.id);
+    return {
+      ...token,
+      organizationId: membership.organization_id,
+      organizations: memberships.map((m) => ({ id: m.organization_id, name: m.organization_name, role: m.role })),
+    };
+  });
+}
+
+export async function logout(database: Database, caller: Caller): Promise<void> {
+  if (caller.credential.kind !== 'token') {
+    throw new AppError('BAD_REQUEST', 'Logout ends access tokens; revoke an API key with DELETE /apikeys/{id}');
+  }
+  await database.tenant(caller.organizationId, (tx) => revokeAccessToken(tx, caller.credential.id));
+}

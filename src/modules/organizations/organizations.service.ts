@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+import { conflict } from '../../http/errors.ts';
+import { findUserByEmail } from '../auth/auth.repository.ts';
+
+export interface NewOrganization {
+  organizationName: string;
+  email: string;
+  name: string;
+  /** argon2id hash, or null for an owner who signs in with API keys only. */
+  passwordHash: string | null;
+  /** Sign-up refuses a known e-mail; the CLI adds the existing user as owner instead. */
+  reuseExistingUser: boolean;
+}
+
+/** Creates an organization and its first owner (system transaction: no tenant yet). */
+export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization) {
+  const organization = await tx
+    .insertInto('organizations')
+    .values({ name: input.organizationName })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  let user = await findUserByEmail(tx, input.email);
+  if (user && !input.reuseExistingUser) throw conflict('An account with this e-mail address already exists');
+  if (!user) {
+    user = await tx
+      .insertInto('users')
+      .values({ email: input.email, name: input.name, password_hash: input.passwordHash, image: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } else if (input.passwordHash && !user.password_hash) {
+    await tx.updateTable('users').set({ password_hash: input.passwordHash }).where('id', '=', user.id).execute();
+  }
+  await tx
+    .insertInto('memberships')
+    .values({ organization_id: organization.id, user_id: user.id, role: 'OWNER' })
+    .execute();
+  return { organization, user };
+}
+
+export async function countOrganizations(tx: Tx): Promise<number> {
+  const row = await sql<{ n: number }>`select count(*)::int as n from organizations`.execute(tx);
+  return row.rows[0]?.n ?? 0;
+}

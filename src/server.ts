@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { Database } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
+
+/** Opens the configured database: the server at DATABASE_URL, else PGlite in the data directory. */
+export function openConfiguredDatabase(config: Config): Promise<Database> {
+  return Database.open({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
+}
+
+/**
+ * Starts the service: database, migrations, first-run bootstrap, HTTP listener, and a
+ * graceful stop on SIGTERM/SIGINT (in-flight requests finish, then the database closes).
+ */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const started = performance.now();
+  const database = await openConfiguredDatabase(config);
+  await migrate(database);
+  const app = await buildApp({
+    database,
+    config,
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+  });
+  const welcome = await bootstrapIfEmpty(database, config);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  app.log.info(
+    { database: database.engine, startupMs: Math.round(performance.now() - started) },
+    `SDCS listening on ${base} (API ${base}/api/v1, docs ${base}/docs)`,
+  );
+  if (welcome) process.stdout.write(welcome(base));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    try {
+      await app.close();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  return app;
+}

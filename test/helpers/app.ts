@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { API_PREFIX, buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { Database } from '../../src/db/client.ts';
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+}
+
+/** A fresh migrated database for one test file: a copy of the run's template. */
+export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const url = process.env['DATABASE_URL'];
+  if (url) {
+    const name = `sdcs_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplateDb')}`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const database = await Database.open({ databaseUrl: target.toString() });
+    return {
+      database,
+      drop: async () => {
+        await database.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  }
+  const dump = await readFile(inject('pgliteTemplate'));
+  const database = await Database.open({ loadDataDir: new Blob([dump]) });
+  return { database, drop: () => database.close() };
+}
+
+/** Configuration for tests: no bootstrap, a fixed secret, a temporary data directory. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({
+    SDCS_DATA_DIR: `/tmp/sdcs-test-${process.pid}`,
+    SDCS_SECRET: 'test-secret-test-secret-test-secret-0123',
+    SDCS_BOOTSTRAP: 'false',
+    SDCS_ADMIN_EMAILS: 'admin@platform.test',
+  });
+  return { ...base, ...overrides };
+}
+
+/** Builds the app over a fresh database before the file's tests and closes it after. */
+export function useTestApp(overrides: Partial<Config> = {}): TestContext {
+  const ctx = {} as TestContext;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await openTestDatabase();
+    drop = opened.drop;
+    ctx.database = opened.database;
+    ctx.config = testConfig(overrides);
+    ctx.app = await buildApp({ database: ctx.database, config: ctx.config });
+    await ctx.app.ready();
+  });
+  afterAll(async () => {
+    await ctx.app?.close();
+    await drop?.();
+  });
+  return ctx;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+/** Calls the API in-process; `url` is relative to /api/v1. */
+export async function api<T = any>(
+  t: TestContext,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+  const response = await t.app.inject({
+    method,
+    url: `${API_PREFIX}${url}`,
+    headers,
+    ...(options.body === undefined ? {} : { payload: options.body as object }),
+  });
+  const text = response.body;
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.statusCode, body: body as T, headers: response.headers };
+}

@@ -1,0 +1,54 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { Database } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** PGlite: a dump of a freshly migrated database, loaded by every test file. */
+    pgliteTemplate: string;
+    /** PostgreSQL: a migrated database that every test file copies. */
+    pgTemplateDb: string;
+  }
+}
+
+/**
+ * Migrates one template database per run; each test file then starts from a copy of it,
+ * so files are isolated from each other and can run in parallel.
+ */
+export default async function setup(project: TestProject) {
+  const url = process.env['DATABASE_URL'];
+  if (url) {
+    const name = `sdcs_tpl_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const database = await Database.open({ databaseUrl: target.toString() });
+    await migrate(database);
+    await database.close();
+    project.provide('pgTemplateDb', name);
+    project.provide('pgliteTemplate', '');
+    return async () => {
+      const left = await admin.query<{ datname: string }>(
+        "select datname from pg_database where datname like 'sdcs_t%' and datname like $1",
+        [`%_${process.pid}_%`],
+      );
+      for (const row of left.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+      await admin.end();
+    };
+  }
+  const database = await Database.open({});
+  await migrate(database);
+  const dump = await database.dumpDataDir();
+  await database.close();
+  const file = join(tmpdir(), `sdcs-template-${process.pid}.tar`);
+  await writeFile(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteTemplate', file);
+  project.provide('pgTemplateDb', '');
+  return () => rm(file, { force: true });
+}
