@@ -39,7 +39,12 @@ async function main(argv: string[]): Promise<void> {
       }
       const { values } = parseArgs({
         args: rest,
-        options: { org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+        options: {
+          org: { type: 'string' },
+          email: { type: 'string' },
+          name: { type: 'string' },
+          password: { type: 'string' },
+        },
       });
       if (!values.org || !values.email) throw new ConfigError('init needs --org NAME and --email EMAIL');
       if (values.password !== undefined && values.password.length < 8) {

@@ -10,7 +10,12 @@ describe('configuration', () => {
   it('has working defaults and keeps a generated secret in the data directory', () => {
     const dataDir = dir();
     const config = loadConfig({ SDCS_DATA_DIR: dataDir });
-    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', allowSignup: false, databaseUrl: undefined });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      allowSignup: false,
+      databaseUrl: undefined,
+    });
     expect(config.publicUrl).toBe('http://127.0.0.1:3000');
     expect(config.secret).toBe(readFileSync(join(dataDir, 'secret'), 'utf8').trim());
     expect(loadConfig({ SDCS_DATA_DIR: dataDir }).secret).toBe(config.secret);

@@ -25,7 +25,11 @@ export class Database {
   ) {}
 
   /** Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. */
-  static async open(options: { databaseUrl?: string; dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
+  static async open(options: {
+    databaseUrl?: string;
+    dataDir?: string;
+    loadDataDir?: Blob;
+  }): Promise<Database> {
     if (options.databaseUrl) {
       pg.types.setTypeParser(INT8_OID, (v) => Number(v));
       const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });

@@ -21,7 +21,11 @@ describe('tenant isolation in the database', () => {
     expect(seen.orgs).toEqual([{ id: a.organizationId }]);
     // b's rows exist: the system scope sees them.
     const all = await t.database.system((tx) =>
-      tx.selectFrom('api_keys').select('organization_id').where('organization_id', '=', b.organizationId).execute(),
+      tx
+        .selectFrom('api_keys')
+        .select('organization_id')
+        .where('organization_id', '=', b.organizationId)
+        .execute(),
     );
     expect(all.length).toBeGreaterThan(0);
   });
@@ -33,12 +37,21 @@ describe('tenant isolation in the database', () => {
       t.database.tenant(a.organizationId, (tx) =>
         tx
           .insertInto('api_keys')
-          .values({ organization_id: b.organizationId, user_id: b.owner.userId, name: 'x', key_hash: 'h'.repeat(64) })
+          .values({
+            organization_id: b.organizationId,
+            user_id: b.owner.userId,
+            name: 'x',
+            key_hash: 'h'.repeat(64),
+          })
           .execute(),
       ),
     ).rejects.toThrow(/row-level security/);
     const updated = await t.database.tenant(a.organizationId, (tx) =>
-      tx.updateTable('api_keys').set({ name: 'stolen' }).where('organization_id', '=', b.organizationId).execute(),
+      tx
+        .updateTable('api_keys')
+        .set({ name: 'stolen' })
+        .where('organization_id', '=', b.organizationId)
+        .execute(),
     );
     expect(Number(updated[0]?.numUpdatedRows ?? 0)).toBe(0);
   });
@@ -47,7 +60,10 @@ describe('tenant isolation in the database', () => {
     const a = await createTenant(t);
     await t.database.tenant(a.organizationId, async () => undefined);
     const after = await t.database.system((tx) =>
-      sql<{ org: string | null; role: string }>`select sdcs_current_org() as org, current_user as role`.execute(tx),
+      sql<{
+        org: string | null;
+        role: string;
+      }>`select sdcs_current_org() as org, current_user as role`.execute(tx),
     );
     expect(after.rows[0]?.org).toBeNull();
     expect(after.rows[0]?.role).not.toBe('sdcs_app');
@@ -79,7 +95,12 @@ describe('tenant isolation in the database', () => {
       t.database.tenant(a.organizationId, async (tx) => {
         await tx
           .insertInto('api_keys')
-          .values({ organization_id: a.organizationId, user_id: a.owner.userId, name: 'ghost', key_hash: 'g'.repeat(64) })
+          .values({
+            organization_id: a.organizationId,
+            user_id: a.owner.userId,
+            name: 'ghost',
+            key_hash: 'g'.repeat(64),
+          })
           .execute();
         throw new Error('later step failed');
       }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { API_PREFIX, buildApp } from '../app.ts';
 import { openTestDatabase, testConfig, useTestApp } from '../../test/helpers/app.ts';
 import { createTenant } from '../../test/helpers/factories.ts';
+import { API_PREFIX, buildApp } from '../app.ts';
 
 const t = useTestApp();
 
@@ -9,7 +9,10 @@ describe('the error contract', () => {
   it('unknown routes answer 404 with the error body', async () => {
     const res = await t.app.inject({ method: 'GET', url: `${API_PREFIX}/no-such-thing` });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('/api/v1/no-such-thing') });
+    expect(res.json()).toEqual({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('/api/v1/no-such-thing'),
+    });
   });
 
   it('malformed JSON is a 400 with the error body', async () => {
@@ -76,7 +79,12 @@ describe('the error contract', () => {
     const { database, drop } = await openTestDatabase();
     const app = await buildApp({ database, config: testConfig() });
     app.get('/bad-sql', { config: { public: true } }, async () =>
-      database.system((tx) => tx.selectFrom('no_such_table' as 'users').selectAll().execute()),
+      database.system((tx) =>
+        tx
+          .selectFrom('no_such_table' as 'users')
+          .selectAll()
+          .execute(),
+      ),
     );
     try {
       const res = await app.inject({ method: 'GET', url: '/bad-sql' });
@@ -101,6 +109,9 @@ describe('the error contract', () => {
   it('GET /health names the engine', async () => {
     const res = await t.app.inject({ method: 'GET', url: `${API_PREFIX}/health` });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', database: process.env['DATABASE_URL'] ? 'postgres' : 'pglite' });
+    expect(res.json()).toEqual({
+      status: 'ok',
+      database: process.env['DATABASE_URL'] ? 'postgres' : 'pglite',
+    });
   });
 });

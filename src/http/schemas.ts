@@ -36,7 +36,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of [...statuses, 500]) {
-    out[status] = { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] ?? 'Internal server error' } as TSchema;
+    out[status] = {
+      ...ErrorBody,
+      description: ERROR_DESCRIPTIONS[status] ?? 'Internal server error',
+    } as TSchema;
   }
   return out;
 }

@@ -7,7 +7,13 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(coerceTypes: false | 'array'): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes, removeAdditional: false, useDefaults: true, strict: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+  });
   addFormats(ajv);
   return ajv;
 }

@@ -54,7 +54,10 @@ export async function addMember(
       .values({ email, name: `${role} ${email}`, password_hash: null, image: null })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await tx.insertInto('memberships').values({ organization_id: organizationId, user_id: user.id, role }).execute();
+    await tx
+      .insertInto('memberships')
+      .values({ organization_id: organizationId, user_id: user.id, role })
+      .execute();
     return user.id;
   });
   return { userId, email, role, token: await issueToken(t, organizationId, userId) };

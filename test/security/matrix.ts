@@ -35,5 +35,7 @@ export function rolesBelow(role: Role): Role[] {
 }
 
 export function memberOf(tenant: Tenant, role: Role) {
-  return { OWNER: tenant.owner, MANAGER: tenant.manager, COLLECTOR: tenant.collector, VIEWER: tenant.viewer }[role];
+  return { OWNER: tenant.owner, MANAGER: tenant.manager, COLLECTOR: tenant.collector, VIEWER: tenant.viewer }[
+    role
+  ];
 }

@@ -1,5 +1,5 @@
-import type { Role } from '../../src/db/schema/index.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/db/schema/index.ts';
 import { api, useTestApp } from '../helpers/app.ts';
 import { createTenant, issueToken, type Tenant } from '../helpers/factories.ts';
 import { memberOf, rolesBelow, type SecurityCase } from './matrix.ts';
@@ -69,7 +69,9 @@ describe.each(cases)('$method $route', (c) => {
 it('every API route has a case in the matrix', () => {
   const doc = t.app.swagger() as { paths: Record<string, Record<string, unknown>> };
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v1/, '').replace(/\{(\w+)\}/g, ':$1')}`),
+    Object.keys(ops).map(
+      (m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v1/, '').replace(/\{(\w+)\}/g, ':$1')}`,
+    ),
   );
   const covered = new Set(cases.map((c) => `${c.method} ${c.route}`));
   expect(documented.filter((r) => !covered.has(r))).toEqual([]);

@@ -3,7 +3,11 @@ import type { ColumnType, Generated } from 'kysely';
 /** A timestamp the database fills in; read as a Date, written as a Date or ISO string. */
 export type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
-export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
 /** A jsonb column: written through the `json()` helper, read as parsed JSON. */
 export type Json<T = unknown> = ColumnType<T, unknown, unknown>;
 

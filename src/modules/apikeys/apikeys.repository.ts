@@ -15,7 +15,15 @@ export const apiKeysRepository = {
     return tx
       .selectFrom('api_keys as k')
       .innerJoin('users as u', 'u.id', 'k.user_id')
-      .select(['k.id', 'k.name', 'k.key_hash', 'k.created_at', 'k.last_used_at', 'u.email as owner_email', 'k.user_id'])
+      .select([
+        'k.id',
+        'k.name',
+        'k.key_hash',
+        'k.created_at',
+        'k.last_used_at',
+        'u.email as owner_email',
+        'k.user_id',
+      ])
       .where('k.organization_id', '=', organizationId)
       .where('k.revoked_at', 'is', null)
       .orderBy('k.created_at')

@@ -37,7 +37,16 @@ export function findApiKey(tx: Tx, keyHash: string): Promise<CredentialRow | und
       j.onRef('m.organization_id', '=', 'k.organization_id').onRef('m.user_id', '=', 'k.user_id'),
     )
     .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.organization_id', 'k.user_id', 'm.role', 'u.email', 'u.name', 'u.image', 'k.last_used_at'])
+    .select([
+      'k.id',
+      'k.organization_id',
+      'k.user_id',
+      'm.role',
+      'u.email',
+      'u.name',
+      'u.image',
+      'k.last_used_at',
+    ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)
     .where('m.status', '=', 'active')
@@ -51,7 +60,10 @@ export async function touchApiKey(tx: Tx, id: string): Promise<void> {
     .set({ last_used_at: sql`now()` })
     .where('id', '=', id)
     .where((eb) =>
-      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+      eb.or([
+        eb('last_used_at', 'is', null),
+        eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`),
+      ]),
     )
     .execute();
 }

@@ -37,14 +37,18 @@ export const SignupResponse = Type.Object({
 export const LoginResponse = Type.Object({
   ...TokenFields,
   organizationId: Uuid,
-  organizations: Type.Array(
-    Type.Object({ id: Uuid, name: Type.String(), role: Type.String() }),
-    { description: 'Every organization the user belongs to; log in with organizationId to switch' },
-  ),
+  organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Type.String() }), {
+    description: 'Every organization the user belongs to; log in with organizationId to switch',
+  }),
 });
 
 export const MeResponse = Type.Object({
-  user: Type.Object({ id: Uuid, email: Type.String(), name: Type.String(), image: Type.Union([Type.String(), Type.Null()]) }),
+  user: Type.Object({
+    id: Uuid,
+    email: Type.String(),
+    name: Type.String(),
+    image: Type.Union([Type.String(), Type.Null()]),
+  }),
   organization: Type.Object({ id: Uuid, name: Type.String() }),
   role: Type.String({ description: 'OWNER, MANAGER, COLLECTOR or VIEWER' }),
   isAdmin: Type.Boolean({ description: 'Platform administrator' }),

@@ -3,13 +3,7 @@ import type { Database, Tx } from '../../db/client.ts';
 import type { Caller, CredentialResolver } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../../http/errors.ts';
 import { iso } from '../../http/schemas.ts';
-import {
-  hashPassword,
-  isAccessToken,
-  newAccessToken,
-  sha256Hex,
-  verifyPassword,
-} from '../../lib/secrets.ts';
+import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
 import {
   activeMemberships,
@@ -115,14 +109,21 @@ export async function login(
     return {
       ...token,
       organizationId: membership.organization_id,
-      organizations: memberships.map((m) => ({ id: m.organization_id, name: m.organization_name, role: m.role })),
+      organizations: memberships.map((m) => ({
+        id: m.organization_id,
+        name: m.organization_name,
+        role: m.role,
+      })),
     };
   });
 }
 
 export async function logout(database: Database, caller: Caller): Promise<void> {
   if (caller.credential.kind !== 'token') {
-    throw new AppError('BAD_REQUEST', 'Logout ends access tokens; revoke an API key with DELETE /apikeys/{id}');
+    throw new AppError(
+      'BAD_REQUEST',
+      'Logout ends access tokens; revoke an API key with DELETE /apikeys/{id}',
+    );
   }
   await database.tenant(caller.organizationId, (tx) => revokeAccessToken(tx, caller.credential.id));
 }

@@ -56,9 +56,13 @@ describe('POST /auth/signup', () => {
 describe('POST /auth/login and /auth/logout', () => {
   it('issues a token for the right password only', async () => {
     await api(t, 'POST', '/auth/signup', { body: signupBody('login@acme.test') });
-    const wrong = await api(t, 'POST', '/auth/login', { body: { email: 'login@acme.test', password: 'nope-nope' } });
+    const wrong = await api(t, 'POST', '/auth/login', {
+      body: { email: 'login@acme.test', password: 'nope-nope' },
+    });
     expect(wrong.status).toBe(401);
-    const unknown = await api(t, 'POST', '/auth/login', { body: { email: 'nobody@acme.test', password: 'whatever1' } });
+    const unknown = await api(t, 'POST', '/auth/login', {
+      body: { email: 'nobody@acme.test', password: 'whatever1' },
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.message).toBe(wrong.body.message);
     const ok = await api(t, 'POST', '/auth/login', {
@@ -81,7 +85,11 @@ describe('POST /auth/login and /auth/logout', () => {
         .execute(),
     );
     const res = await api(t, 'POST', '/auth/login', {
-      body: { email: 'multi@acme.test', password: 'correct horse battery', organizationId: other.organizationId },
+      body: {
+        email: 'multi@acme.test',
+        password: 'correct horse battery',
+        organizationId: other.organizationId,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.organizationId).toBe(other.organizationId);
@@ -89,7 +97,11 @@ describe('POST /auth/login and /auth/logout', () => {
     expect(me.body.role).toBe('VIEWER');
     const stranger = await createTenant(t);
     const refused = await api(t, 'POST', '/auth/login', {
-      body: { email: 'multi@acme.test', password: 'correct horse battery', organizationId: stranger.organizationId },
+      body: {
+        email: 'multi@acme.test',
+        password: 'correct horse battery',
+        organizationId: stranger.organizationId,
+      },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.issues[0].path).toBe('organizationId');

@@ -15,7 +15,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
         summary: 'Liveness and database reachability (no credential needed)',
         security: [],
         response: {
-          200: Type.Object({ status: Type.Literal('ok'), database: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]) }),
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            database: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]),
+          }),
           ...errors(),
         },
       },

@@ -9,7 +9,13 @@ export const BOOTSTRAP_EMAIL = 'owner@example.com';
 /** Creates an organization with an owner and an API key for that owner. */
 export async function createOrganizationWithKey(
   database: Database,
-  input: { organizationName: string; email: string; name: string; password: string | null; onlyIfEmpty?: boolean },
+  input: {
+    organizationName: string;
+    email: string;
+    name: string;
+    password: string | null;
+    onlyIfEmpty?: boolean;
+  },
 ) {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return database.system(async (tx) => {

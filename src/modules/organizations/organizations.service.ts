@@ -29,7 +29,11 @@ export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization
       .returningAll()
       .executeTakeFirstOrThrow();
   } else if (input.passwordHash && !user.password_hash) {
-    await tx.updateTable('users').set({ password_hash: input.passwordHash }).where('id', '=', user.id).execute();
+    await tx
+      .updateTable('users')
+      .set({ password_hash: input.passwordHash })
+      .where('id', '=', user.id)
+      .execute();
   }
   await tx
     .insertInto('memberships')

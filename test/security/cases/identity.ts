@@ -9,8 +9,19 @@ export const cases: SecurityCase[] = [
     public: true,
     prepare: async () => ({ url: '/auth/signup', body: {} }),
   },
-  { method: 'POST', route: '/auth/login', public: true, prepare: async () => ({ url: '/auth/login', body: {} }) },
-  { method: 'POST', route: '/auth/logout', minRole: 'VIEWER', consumesToken: true, prepare: async () => ({ url: '/auth/logout' }) },
+  {
+    method: 'POST',
+    route: '/auth/login',
+    public: true,
+    prepare: async () => ({ url: '/auth/login', body: {} }),
+  },
+  {
+    method: 'POST',
+    route: '/auth/logout',
+    minRole: 'VIEWER',
+    consumesToken: true,
+    prepare: async () => ({ url: '/auth/logout' }),
+  },
   { method: 'GET', route: '/me', minRole: 'VIEWER', prepare: async () => ({ url: '/me' }) },
   {
     method: 'POST',
@@ -25,7 +36,10 @@ export const cases: SecurityCase[] = [
     minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => {
-      const created = await api(t, 'POST', '/apikeys', { token: tenant.owner.token, body: { name: 'to revoke' } });
+      const created = await api(t, 'POST', '/apikeys', {
+        token: tenant.owner.token,
+        body: { name: 'to revoke' },
+      });
       return { url: `/apikeys/${created.body.id}` };
     },
   },
