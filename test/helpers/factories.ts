@@ -84,3 +84,49 @@ export async function createTenant(t: TestContext, name = `Org ${unique()}`): Pr
     viewer: await addMember(t, organizationId, 'VIEWER'),
   };
 }
+
+/** Stores a site directly (for tests of other modules); returns its id. */
+export async function createSite(
+  t: TestContext,
+  organizationId: string,
+  fields: {
+    name?: string;
+    parentId?: string | null;
+    code?: string | null;
+    metadata?: Record<string, unknown>;
+  } = {},
+): Promise<string> {
+  const row = await t.database.tenant(organizationId, (tx) =>
+    tx
+      .insertInto('sites')
+      .values({
+        organization_id: organizationId,
+        name: fields.name ?? `Site ${unique()}`,
+        parent_id: fields.parentId ?? null,
+        code: fields.code ?? null,
+        metadata: JSON.stringify(fields.metadata ?? {}),
+        address: JSON.stringify({}),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
+  return row.id;
+}
+
+/** Assigns sites to a member (each assignment includes the site's descendants). */
+export async function assignSites(
+  t: TestContext,
+  organizationId: string,
+  userId: string,
+  siteIds: string[],
+): Promise<void> {
+  if (siteIds.length === 0) return;
+  await t.database.tenant(organizationId, (tx) =>
+    tx
+      .insertInto('membership_sites')
+      .values(
+        siteIds.map((siteId) => ({ organization_id: organizationId, user_id: userId, site_id: siteId })),
+      )
+      .execute(),
+  );
+}
