@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type Config, loadConfig } from '../src/config.ts';
+import { Database } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+/** The engines a benchmark runs on: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export function engines(): Array<'pglite' | 'postgres'> {
+  return process.env['DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** A fresh migrated database of the given engine, and a function that removes it. */
+export async function freshDatabase(
+  engine: 'pglite' | 'postgres',
+): Promise<{ database: Database; config: Config; drop: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-bench-'));
+  const config = loadConfig({ SDCS_DATA_DIR: dataDir, SDCS_BOOTSTRAP: 'false', LOG_LEVEL: 'warn' });
+  if (engine === 'pglite') {
+    const database = await Database.open({ dataDir: join(dataDir, 'pglite') });
+    await migrate(database);
+    return { database, config, drop: () => database.close() };
+  }
+  const url = process.env['DATABASE_URL']!;
+  const name = `sdcs_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = await Database.open({ databaseUrl: target.toString() });
+  await migrate(database);
+  return {
+    database,
+    config: { ...config, databaseUrl: target.toString() },
+    drop: async () => {
+      await database.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Median of a list of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
