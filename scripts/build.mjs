@@ -6,8 +6,13 @@ import { build } from 'esbuild';
 const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
-  entryPoints: [`${root}src/cli.ts`],
-  outfile: `${root}dist/sdcs.mjs`,
+  // The sandbox's worker thread is its own entry: the pool starts `worker-entry.mjs` beside it.
+  entryPoints: [
+    { in: `${root}src/cli.ts`, out: 'sdcs' },
+    { in: `${root}src/sandbox/worker.ts`, out: 'worker-entry' },
+  ],
+  outdir: `${root}dist`,
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

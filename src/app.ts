@@ -8,10 +8,23 @@ import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerValidation } from './http/validation.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
+import { activitiesRoutes } from './modules/activities/activities.routes.ts';
+import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
+import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
+import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
+import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
+import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
+import { membersRoutes } from './modules/members/members.routes.ts';
+import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
+import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
+import { unitsRoutes } from './modules/units/units.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -19,12 +32,19 @@ export interface AppDeps {
   database: Database;
   config: Config;
   logger?: FastifyServerOptions['logger'];
+  /** Sends e-mail; by default SMTP when SMTP_URL is set, else `.eml` files in `<data dir>/outbox/`. */
+  mailer?: Mailer;
 }
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
 /** The composition root: builds the HTTP app over its dependencies, without side effects. */
-export async function buildApp({ database, config, logger = false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({
+  database,
+  config,
+  logger = false,
+  mailer = createMailer(config),
+}: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     bodyLimit: config.bodyLimitBytes,
@@ -65,12 +85,27 @@ export async function buildApp({ database, config, logger = false }: AppDeps): P
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
   registerAuth(app, credentialResolver(database, config));
+  app.addHook('onClose', async () => {
+    await mailer.close?.();
+  });
 
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { database });
       await api.register(authRoutes, { database, config });
       await api.register(apiKeysRoutes, { database });
+      await api.register(activityDefinitionsRoutes, { database });
+      await api.register(organizationsRoutes, { database });
+      await api.register(membersRoutes, { database });
+      await api.register(invitationsRoutes, { database, config, mailer });
+      await api.register(unitsRoutes, { database });
+      await api.register(datasetsRoutes, { database, config });
+      await api.register(datasetItemsRoutes, { database });
+      await api.register(sitesRoutes, { database, config });
+      await api.register(formsRoutes, { database });
+      await api.register(formSitesRoutes, { database });
+      await api.register(submissionsRoutes, { database });
+      await api.register(activitiesRoutes, { database });
     },
     { prefix: API_PREFIX },
   );

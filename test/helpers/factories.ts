@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Role } from '../../src/db/schema/index.ts';
 import { newAccessToken, sha256Hex } from '../../src/lib/secrets.ts';
 import { createOrganizationWithKey } from '../../src/modules/organizations/bootstrap.ts';
-import type { TestContext } from './app.ts';
+import { api, type TestContext } from './app.ts';
 
 export interface Member {
   userId: string;
@@ -129,4 +129,137 @@ export async function assignSites(
       )
       .execute(),
   );
+}
+
+/** Stores a coefficient dataset directly (for tests of other modules); returns its id. */
+export async function createDataset(
+  t: TestContext,
+  organizationId: string,
+  fields: { name?: string; isCommon?: boolean } = {},
+): Promise<string> {
+  const row = await t.database.tenant(organizationId, (tx) =>
+    tx
+      .insertInto('datasets')
+      .values({
+        organization_id: organizationId,
+        name: fields.name ?? `Dataset ${unique()}`,
+        description: null,
+        is_common: fields.isCommon ?? false,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
+  return row.id;
+}
+
+/** Stores a coefficient (dataset item) directly; returns its id. `unit` is a unit symbol. */
+export async function createDatasetItem(
+  t: TestContext,
+  organizationId: string,
+  datasetId: string,
+  fields: {
+    key: string;
+    value: number;
+    year: number;
+    name?: string;
+    unit?: string | null;
+    inputUnitId?: string | null;
+  },
+): Promise<string> {
+  const row = await t.database.tenant(organizationId, (tx) =>
+    tx
+      .insertInto('dataset_items')
+      .values({
+        organization_id: organizationId,
+        dataset_id: datasetId,
+        name: fields.name ?? fields.key,
+        key: fields.key,
+        value: fields.value,
+        unit: fields.unit ?? null,
+        year: fields.year,
+        description: null,
+        link: null,
+        metadata: JSON.stringify({}),
+        tags: [],
+        input_unit_id: fields.inputUnitId ?? null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
+  return row.id;
+}
+
+/** Creates a form through the API as the tenant's owner; answers the stored form. */
+export async function createForm(
+  t: TestContext,
+  tenant: Tenant,
+  body: { name?: string; periodType?: string; metadata?: Record<string, unknown>; elements?: unknown[] } = {},
+): Promise<{ id: string; elements: { id: string; key: string; type: string }[] } & Record<string, unknown>> {
+  const res = await api(t, 'POST', '/forms', {
+    token: tenant.owner.token,
+    body: {
+      name: body.name ?? `Form ${unique()}`,
+      periodType: body.periodType ?? 'MONTHLY',
+      ...(body.metadata ? { metadata: body.metadata } : {}),
+      elements: body.elements ?? [{ key: 'amount', label: 'Amount', type: 'NUMBER' }],
+    },
+  });
+  if (res.status !== 200) throw new Error(`form not created: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Makes a form active on the sites for the years, through the API as the tenant's owner. */
+export async function activateForm(
+  t: TestContext,
+  tenant: Tenant,
+  formId: string,
+  siteIds: string[],
+  years: number[],
+): Promise<void> {
+  const res = await api(t, 'PUT', '/form-sites', {
+    token: tenant.owner.token,
+    body: { formId, siteIds, years },
+  });
+  if (res.status !== 200) throw new Error(`form-sites not set: ${JSON.stringify(res.body)}`);
+}
+
+/**
+ * Stores an activity definition directly, without the API's syntax check (for tests of other
+ * modules); returns its id. Inputs are stored as given (`required`, `exportName` filled in).
+ */
+export async function createActivityDefinition(
+  t: TestContext,
+  organizationId: string,
+  fields: {
+    key?: string;
+    name?: string;
+    calcCode?: string;
+    inputs?: { name: string; type: 'string' | 'number' | 'boolean' | 'date'; required?: boolean }[];
+    metadataSchema?: Record<string, unknown> | null;
+    isCommon?: boolean;
+  } = {},
+): Promise<string> {
+  const key = fields.key ?? `activity-${unique()}`;
+  const inputs = (fields.inputs ?? [{ name: 'amount', type: 'number', required: true }]).map((input) => ({
+    required: false,
+    exportName: input.name,
+    ...input,
+  }));
+  const row = await t.database.system((tx) =>
+    tx
+      .insertInto('activity_definitions')
+      .values({
+        organization_id: organizationId,
+        key,
+        name: fields.name ?? key,
+        ui_code: '',
+        calc_code: fields.calcCode ?? 'return inputs.amount * 2',
+        inputs: JSON.stringify(inputs),
+        metadata_schema: fields.metadataSchema ? JSON.stringify(fields.metadataSchema) : null,
+        is_common: fields.isCommon ?? false,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
+  return row.id;
 }

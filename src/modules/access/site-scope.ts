@@ -43,7 +43,7 @@ export function forgetSiteScope(caller: Caller): void {
  * `.where((eb) => inSiteScope(eb, 's.id', scope))`.
  */
 export function inSiteScope<DB, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
+  _eb: ExpressionBuilder<DB, TB>,
   column: string,
   scope: SiteScope,
 ): Expression<SqlBool> {

@@ -66,15 +66,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
       schema: {
         operationId: 'auth.me',
         tags: ['Identity'],
-        summary: 'The caller: user, organization and role',
+        summary: 'The caller: user, organization, role and assigned sites',
         response: { 200: MeResponse, ...errors(401) },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      const organization = await database.tenant(caller.organizationId, (tx) =>
-        tx.selectFrom('organizations').select(['id', 'name']).executeTakeFirst(),
-      );
+      const { organization, sites } = await database.tenant(caller.organizationId, async (tx) => ({
+        organization: await tx.selectFrom('organizations').select(['id', 'name']).executeTakeFirst(),
+        sites: await tx
+          .selectFrom('membership_sites')
+          .select('site_id')
+          .where('organization_id', '=', caller.organizationId)
+          .where('user_id', '=', caller.userId)
+          .orderBy('site_id')
+          .execute(),
+      }));
       if (!organization) throw notFound('Organization');
       return {
         user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image },
@@ -82,6 +89,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
         role: caller.role,
         isAdmin: caller.isAdmin,
         credential: caller.credential.kind,
+        siteIds: sites.map((s) => s.site_id),
       };
     },
   );

@@ -53,4 +53,8 @@ export const MeResponse = Type.Object({
   role: Type.String({ description: 'OWNER, MANAGER, COLLECTOR or VIEWER' }),
   isAdmin: Type.Boolean({ description: 'Platform administrator' }),
   credential: Type.String({ description: '`token` or `apikey`' }),
+  siteIds: Type.Array(Uuid, {
+    description:
+      'Sites assigned to the caller directly; each includes its descendants (owners see every site)',
+  }),
 });

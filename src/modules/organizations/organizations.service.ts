@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import { conflict } from '../../http/errors.ts';
+import type { ValueStatus } from '../../db/schema/index.ts';
+import type { Caller } from '../../http/auth.ts';
+import { conflict, invalidField, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
 import { findUserByEmail } from '../auth/auth.repository.ts';
+import { organizationsRepository as repo } from './organizations.repository.ts';
 
 export interface NewOrganization {
   organizationName: string;
@@ -45,4 +49,36 @@ export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization
 export async function countOrganizations(tx: Tx): Promise<number> {
   const row = await sql<{ n: number }>`select count(*)::int as n from organizations`.execute(tx);
   return row.rows[0]?.n ?? 0;
+}
+
+type OrganizationRow = NonNullable<Awaited<ReturnType<typeof repo.get>>>;
+
+function present(row: OrganizationRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    defaultStatuses: row.default_statuses,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** The caller's organization. */
+export async function getOrganization(tx: Tx, caller: Caller) {
+  const row = await repo.get(tx, caller.organizationId);
+  if (!row) throw notFound('Organization');
+  return present(row);
+}
+
+/** Renames the organization and/or sets its default statuses; fields left out stay as they are. */
+export async function updateOrganization(
+  tx: Tx,
+  caller: Caller,
+  input: { name?: string; defaultStatuses?: ValueStatus[] },
+) {
+  const name = input.name?.trim();
+  if (name === '') throw invalidField('name', 'name must not be blank');
+  const row = await repo.update(tx, caller.organizationId, { name, defaultStatuses: input.defaultStatuses });
+  if (!row) throw notFound('Organization');
+  return present(row);
 }

@@ -18,3 +18,49 @@ export async function loadUnits(
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
+
+const UNIT_COLUMNS = ['id', 'symbol', 'name', 'dimension', 'factor_to_base', 'organization_id'] as const;
+
+/** Unit rows: the shared catalog (organization_id null) and each organization's own units. */
+export const unitsRepository = {
+  /** The catalog and the organization's own units, catalog first, then by dimension and size. */
+  list(tx: Tx, organizationId: string) {
+    return tx
+      .selectFrom('units')
+      .select(UNIT_COLUMNS)
+      .where((eb) => eb.or([eb('organization_id', 'is', null), eb('organization_id', '=', organizationId)]))
+      .orderBy((eb) => eb('organization_id', 'is not', null))
+      .orderBy('dimension')
+      .orderBy('factor_to_base')
+      .orderBy('symbol')
+      .execute();
+  },
+
+  /** Visible units (catalog or own) with the given symbol. */
+  findBySymbol(tx: Tx, organizationId: string, symbol: string) {
+    return tx
+      .selectFrom('units')
+      .select(UNIT_COLUMNS)
+      .where('symbol', '=', symbol)
+      .where((eb) => eb.or([eb('organization_id', 'is', null), eb('organization_id', '=', organizationId)]))
+      .execute();
+  },
+
+  insert(
+    tx: Tx,
+    organizationId: string,
+    unit: { symbol: string; name: string; dimension: string; factorToBase: number },
+  ) {
+    return tx
+      .insertInto('units')
+      .values({
+        organization_id: organizationId,
+        symbol: unit.symbol,
+        name: unit.name,
+        dimension: unit.dimension,
+        factor_to_base: unit.factorToBase,
+      })
+      .returning(UNIT_COLUMNS)
+      .executeTakeFirstOrThrow();
+  },
+};

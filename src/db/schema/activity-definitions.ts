@@ -1,0 +1,30 @@
+import type { Generated } from 'kysely';
+import type { CreatedAt, Json } from './identity.ts';
+
+/** The kinds of value an activity input holds. */
+export type ActivityInputType = 'string' | 'number' | 'boolean' | 'date';
+
+/** One input field of an activity definition, as stored (defaults filled in). */
+export interface ActivityInputDefinition {
+  name: string;
+  type: ActivityInputType;
+  required: boolean;
+  exportName: string;
+  example?: string;
+  editor?: { type: 'select'; options: { label: string; value: string }[] };
+}
+
+export interface ActivityDefinitionsTable {
+  id: Generated<string>;
+  organization_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  ui_code: string;
+  calc_code: string;
+  inputs: Json<ActivityInputDefinition[]>;
+  metadata_schema: Json<Record<string, unknown> | null>;
+  is_common: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}

@@ -1,0 +1,50 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { CreatedAt, Json } from './identity.ts';
+
+export interface DatasetsTable {
+  id: Generated<string>;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  /** Readable by every organization; changed only by platform admins of the owning one. */
+  is_common: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface DatasetItemsTable {
+  id: Generated<string>;
+  organization_id: string;
+  dataset_id: string;
+  /** The label. */
+  name: string;
+  key: string;
+  value: number;
+  /** Symbol of the unit the coefficient yields (e.g. kgCO2e), or null. */
+  unit: string | null;
+  year: number;
+  description: string | null;
+  link: string | null;
+  metadata: Json<Record<string, unknown>>;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  /** The unit the coefficient applies per (kWh in kgCO2e per kWh). */
+  input_unit_id: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export type DatasetItemAction = 'create' | 'update' | 'delete';
+export type DatasetItemChangeSource = 'api' | 'import' | 'dataset-delete';
+
+export interface DatasetItemHistoryTable {
+  id: Generated<string>;
+  organization_id: string;
+  dataset_id: string;
+  item_id: string;
+  action: DatasetItemAction;
+  source: DatasetItemChangeSource;
+  user_id: string | null;
+  before: Json<Record<string, unknown> | null>;
+  after: Json<Record<string, unknown> | null>;
+  changed_at: CreatedAt;
+}

@@ -1,0 +1,101 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { CreatedAt, Json, NullableTimestamp, ValueStatus } from './identity.ts';
+
+export type PeriodType = 'YEARLY' | 'QUARTERLY' | 'MONTHLY';
+export type ElementType =
+  | 'NUMBER'
+  | 'TEXT'
+  | 'BOOLEAN'
+  | 'SELECT'
+  | 'DATE'
+  | 'TIMESTAMP'
+  | 'FILE'
+  | 'ACTIVITY';
+
+export interface SelectOption {
+  label: string;
+  value: string;
+}
+
+export interface FormsTable {
+  id: Generated<string>;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  period_type: PeriodType;
+  metadata: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  deleted_at: NullableTimestamp;
+}
+
+export interface FormElementsTable {
+  id: Generated<string>;
+  organization_id: string;
+  form_id: string;
+  key: string;
+  label: string;
+  type: ElementType;
+  required: Generated<boolean>;
+  unit_id: string | null;
+  options: Json<SelectOption[] | null>;
+  activity_definition_id: string | null;
+  metadata: Json<Record<string, unknown>>;
+  position: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  deleted_at: NullableTimestamp;
+}
+
+export interface FormSitesTable {
+  id: Generated<string>;
+  organization_id: string;
+  form_id: string;
+  site_id: string;
+  year: number;
+  active: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface FormSubmissionsTable {
+  id: Generated<string>;
+  organization_id: string;
+  form_site_id: string;
+  user_id: string;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface FormElementSubmissionsTable {
+  id: Generated<string>;
+  organization_id: string;
+  form_submission_id: string;
+  element_id: string;
+  period_unit: number;
+  timestamp: NullableTimestamp;
+  value: Json;
+  original_value: Json;
+  numeric_value: number | null;
+  selected_unit_id: string | null;
+  status: ColumnType<ValueStatus, ValueStatus | undefined, ValueStatus>;
+  user_id: string;
+  recorded_at: CreatedAt;
+  created_at: CreatedAt;
+  deleted_at: NullableTimestamp;
+}
+
+export type HistoryAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'REVIEW';
+
+export interface FormValueHistoryTable {
+  id: Generated<string>;
+  seq: Generated<number>;
+  organization_id: string;
+  value_id: string;
+  action: HistoryAction;
+  user_id: string;
+  at: CreatedAt;
+  before: Json;
+  after: Json;
+  comment: string | null;
+}

@@ -1,0 +1,121 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+
+export const INPUT_TYPES = ['string', 'number', 'boolean', 'date'] as const;
+export const KEY_PATTERN = '^[a-z0-9]+(?:[_-][a-z0-9]+)*$';
+/** Input names are how calcCode reads them (`inputs.fuelType`): identifiers. */
+export const INPUT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+export const MAX_CALC_CODE = 100_000;
+export const MAX_UI_CODE = 200_000;
+
+const SelectOption = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 500 }),
+    value: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+
+const Editor = Type.Object(
+  {
+    type: Type.Literal('select', { description: 'A choice among `options`' }),
+    options: Type.Array(SelectOption, { minItems: 1, maxItems: 1000 }),
+  },
+  { additionalProperties: false },
+);
+
+export const InputDefinitionBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: INPUT_NAME_PATTERN,
+      description: 'The field of `inputs` calcCode reads; unique within the definition',
+    }),
+    type: Type.Enum([...INPUT_TYPES], {
+      description: 'string, number, boolean or date (an ISO date `YYYY-MM-DD`, sent as a string)',
+    }),
+    required: Type.Optional(Type.Boolean({ description: 'Default false' })),
+    exportName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Column name in exports; default: `name`' }),
+    ),
+    example: Type.Optional(Type.String({ maxLength: 1000 })),
+    editor: Type.Optional(Editor),
+  },
+  { additionalProperties: false },
+);
+export type InputDefinitionBody = Static<typeof InputDefinitionBody>;
+
+const editableFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  uiCode: Type.String({
+    maxLength: MAX_UI_CODE,
+    description: 'Body of the input form’s UI component, without the function header and closing brace',
+  }),
+  calcCode: Type.String({
+    minLength: 1,
+    maxLength: MAX_CALC_CODE,
+    description:
+      'Body of `async function calculate(inputs, context)`; returns a number or `{ value, metadata }`. Checked for syntax on save.',
+  }),
+  inputs: Type.Array(InputDefinitionBody, {
+    maxItems: 200,
+    description: 'The complete list; replaces the stored one',
+  }),
+  metadataSchema: Type.Optional(
+    Nullable(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'JSON Schema of the metadata the calculation returns',
+      }),
+    ),
+  ),
+  isCommon: Type.Optional(
+    Type.Boolean({ description: 'Share with every organization (platform admins only); default false' }),
+  ),
+};
+
+export const UpdateDefinitionBody = Type.Object(editableFields, { additionalProperties: false });
+export type UpdateDefinitionBody = Static<typeof UpdateDefinitionBody>;
+
+export const CreateDefinitionBody = Type.Object(
+  {
+    key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: KEY_PATTERN,
+        description: 'Slug, unique in the organization; default: derived from the name. Never changes.',
+      }),
+    ),
+    ...editableFields,
+  },
+  { additionalProperties: false },
+);
+export type CreateDefinitionBody = Static<typeof CreateDefinitionBody>;
+
+export const InputDefinition = Type.Object({
+  name: Type.String(),
+  type: Type.Enum([...INPUT_TYPES]),
+  required: Type.Boolean(),
+  exportName: Type.String(),
+  example: Type.Optional(Type.String()),
+  editor: Type.Optional(Editor),
+});
+
+export const ActivityDefinition = Type.Object({
+  id: Uuid,
+  key: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  uiCode: Type.String(),
+  calcCode: Type.String(),
+  inputs: Type.Array(InputDefinition),
+  organizationId: Uuid,
+  metadataSchema: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  isCommon: Type.Boolean({ description: 'Shared with every organization' }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type ActivityDefinition = Static<typeof ActivityDefinition>;

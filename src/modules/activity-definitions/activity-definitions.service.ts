@@ -1,0 +1,179 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
+import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';
+import {
+  type DefinitionFields,
+  type DefinitionRow,
+  activityDefinitionsRepository as repo,
+} from './activity-definitions.repository.ts';
+import type {
+  ActivityDefinition,
+  CreateDefinitionBody,
+  UpdateDefinitionBody,
+} from './activity-definitions.schemas.ts';
+
+const COMMON_IS_ADMIN_ONLY = 'Only platform admins can share an activity definition with every organization';
+
+function present(row: DefinitionRow): ActivityDefinition {
+  return {
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    uiCode: row.ui_code,
+    calcCode: row.calc_code,
+    inputs: row.inputs,
+    organizationId: row.organization_id,
+    metadataSchema: row.metadata_schema,
+    isCommon: row.is_common,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** A slug of a name: lower-case ASCII letters and digits joined by single dashes. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 80)
+    .replace(/^-+|-+$/g, '');
+  return slug || 'activity';
+}
+
+/**
+ * Checks what the schema cannot: unique input names, select options of the input's type, a
+ * metadataSchema Ajv can compile, and calcCode that compiles (in the sandbox). Runs before the
+ * transaction; throws one 400 listing every problem.
+ */
+export async function checkDefinitionContent(body: UpdateDefinitionBody): Promise<DefinitionFields> {
+  const fields: DefinitionFields = {
+    name: body.name,
+    description: body.description ?? null,
+    uiCode: body.uiCode,
+    calcCode: body.calcCode,
+    inputs: normalizeInputs(body.inputs),
+    metadataSchema: body.metadataSchema ?? null,
+    isCommon: body.isCommon ?? false,
+  };
+  const issues: Issue[] = inputDefinitionIssues(fields.inputs);
+  if (fields.metadataSchema) {
+    const problem = metadataSchemaProblem(fields.metadataSchema);
+    if (problem) issues.push({ path: 'metadataSchema', message: `metadataSchema ${problem}` });
+  }
+  const syntax = await checkSyntax(fields.calcCode);
+  if (syntax) issues.push({ path: 'calcCode', message: `calcCode: ${syntax.message}` });
+  if (issues.length > 0) throw badRequest('Invalid input data', issues);
+  return fields;
+}
+
+/** Sending `isCommon: true` needs a platform admin (checked before anything else). */
+export function authorizeCommon(caller: Caller, isCommon: boolean | undefined): void {
+  authorize(isCommon !== true || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
+}
+
+export async function listDefinitions(tx: Tx, caller: Caller): Promise<ActivityDefinition[]> {
+  return (await repo.listVisible(tx, caller.organizationId)).map(present);
+}
+
+export async function getDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
+  const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id) : undefined;
+  if (!row) throw notFound('Activity definition');
+  return present(row);
+}
+
+async function freeKey(tx: Tx, organizationId: string, base: string): Promise<string> {
+  const taken = await repo.keysLike(tx, organizationId, base);
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n += 1;
+  return `${base}-${n}`;
+}
+
+function keyInUse(key: string) {
+  return invalidField(
+    'key',
+    `key "${key}" is already used by another activity definition of this organization`,
+  );
+}
+
+export async function createDefinition(
+  tx: Tx,
+  caller: Caller,
+  body: CreateDefinitionBody,
+  fields: DefinitionFields,
+): Promise<ActivityDefinition> {
+  let key: string;
+  if (body.key !== undefined) {
+    if ((await repo.keysLike(tx, caller.organizationId, body.key)).has(body.key)) throw keyInUse(body.key);
+    key = body.key;
+  } else {
+    key = await freeKey(tx, caller.organizationId, slugify(body.name));
+  }
+  try {
+    return present(await repo.insert(tx, caller.organizationId, key, fields));
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw keyInUse(key);
+    throw error;
+  }
+}
+
+/** The caller's own definition; another organization's common one is read-only (403). */
+async function ownDefinition(tx: Tx, caller: Caller, id: string): Promise<DefinitionRow> {
+  const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id) : undefined;
+  if (!row) throw notFound('Activity definition');
+  if (row.organization_id !== caller.organizationId) {
+    throw forbidden('This common activity definition belongs to another organization and is read-only');
+  }
+  return row;
+}
+
+export async function updateDefinition(
+  tx: Tx,
+  caller: Caller,
+  id: string,
+  body: UpdateDefinitionBody,
+  fields: DefinitionFields,
+): Promise<ActivityDefinition> {
+  const row = await ownDefinition(tx, caller, id);
+  const isCommon = body.isCommon ?? row.is_common;
+  authorize(isCommon === row.is_common || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
+  return present(await repo.update(tx, caller.organizationId, row.id, { ...fields, isCommon }));
+}
+
+export async function deleteDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
+  const row = await ownDefinition(tx, caller, id);
+  try {
+    return present(await repo.remove(tx, caller.organizationId, row.id));
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503') {
+      throw badRequest('The activity definition is in use', [
+        {
+          message: 'Form elements or activities still refer to this activity definition; remove them first',
+        },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The stored definition `id` as the organization sees it (its own or a common one), for
+ * calculating activities; undefined when there is none. Pass `{calcCode, metadataSchema}` to
+ * `createCalcRunner` and check inputs with `activityInputIssues(definition.inputs, input)`.
+ */
+export async function getDefinitionForCalculation(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+): Promise<ActivityDefinition | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await repo.findVisible(tx, organizationId, id);
+  return row ? present(row) : undefined;
+}

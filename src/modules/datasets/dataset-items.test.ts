@@ -1,0 +1,340 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import {
+  addMember,
+  createDataset,
+  createTenant,
+  type Member,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
+
+const t = useTestApp();
+let tenant: Tenant;
+let other: Tenant;
+let platform: Tenant;
+let admin: Member;
+let grid: string;
+let kWhId: string;
+
+beforeAll(async () => {
+  tenant = await createTenant(t);
+  other = await createTenant(t);
+  platform = await createTenant(t);
+  admin = await addMember(t, platform.organizationId, 'OWNER', 'admin@platform.test');
+  grid = await createDataset(t, tenant.organizationId, { name: 'Grid factors' });
+  const units = await api(t, 'GET', '/units', { token: tenant.owner.token });
+  kWhId = units.body.find((u: { symbol: string }) => u.symbol === 'kWh').id;
+});
+
+let n = 0;
+const itemBody = (fields: Record<string, unknown> = {}) => ({
+  name: 'Electricity, national grid',
+  datasetId: grid,
+  data: { key: `electricity-${++n}`, value: 0.233, unit: 'kgCO2e' },
+  year: 2024,
+  ...fields,
+});
+const post = (body: object, member: Member = tenant.owner) =>
+  api(t, 'POST', '/dataset-items', { token: member.token, body });
+
+describe('POST /dataset-items', () => {
+  it('stores a coefficient and answers with exactly the documented fields', async () => {
+    const body = itemBody({
+      description: 'location-based',
+      link: 'https://example.org/factors',
+      metadata: { source: 'DEFRA', scope: 2 },
+      tags: ['electricity', 'scope 2'],
+      inputUnitId: kWhId,
+    });
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: body.name,
+      description: 'location-based',
+      link: 'https://example.org/factors',
+      year: 2024,
+      tags: ['electricity', 'scope 2'],
+      data: body.data,
+      metadata: { source: 'DEFRA', scope: 2 },
+      inputUnitId: kWhId,
+    });
+  });
+
+  it('fills in what is optional: no unit, empty metadata and tags, and the current year', async () => {
+    const res = await post({ name: 'Bare', datasetId: grid, data: { key: 'bare', value: -1.5e-9 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      year: new Date().getUTCFullYear(),
+      data: { key: 'bare', value: -1.5e-9, unit: null },
+      metadata: {},
+      tags: [],
+      description: null,
+      link: null,
+      inputUnitId: null,
+    });
+  });
+
+  it('400 naming data.key when the key already has an item for that year; other years are fine', async () => {
+    const first = await post(itemBody({ data: { key: 'diesel', value: 2.5 }, year: 2023 }));
+    expect(first.status).toBe(200);
+    expect((await post(itemBody({ data: { key: 'diesel', value: 2.6 }, year: 2024 }))).status).toBe(200);
+    const dup = await post(itemBody({ data: { key: 'diesel', value: 9 }, year: 2023 }));
+    expect(dup.status).toBe(400);
+    expect(dup.body.issues).toEqual([expect.objectContaining({ path: 'data.key' })]);
+    expect(dup.body.issues[0].message).toContain('diesel');
+    // The same key in another dataset is another coefficient.
+    const elsewhere = await createDataset(t, tenant.organizationId);
+    expect(
+      (await post(itemBody({ datasetId: elsewhere, data: { key: 'diesel', value: 1 }, year: 2023 }))).status,
+    ).toBe(200);
+  });
+
+  it('400 naming datasetId for an unknown, malformed or another organization’s dataset', async () => {
+    const theirs = await createDataset(t, other.organizationId);
+    for (const datasetId of [theirs, '00000000-0000-4000-8000-000000000000', 'grid']) {
+      const res = await post(itemBody({ datasetId }));
+      expect(res.status).toBe(400);
+      expect(res.body.issues).toEqual([expect.objectContaining({ path: 'datasetId' })]);
+    }
+  });
+
+  it('400 naming inputUnitId or data.unit for units the organization cannot use', async () => {
+    const custom = await api(t, 'POST', '/units', {
+      token: other.owner.token,
+      body: { symbol: 'parcel', name: 'parcel', dimension: 'count', factorToBase: 1 },
+    });
+    for (const inputUnitId of [custom.body.id, '00000000-0000-4000-8000-000000000000', 'kWh']) {
+      const res = await post(itemBody({ inputUnitId }));
+      expect(res.status).toBe(400);
+      expect(res.body.issues).toEqual([expect.objectContaining({ path: 'inputUnitId' })]);
+    }
+    const unit = await post(itemBody({ data: { key: 'u', value: 1, unit: 'kg CO2e' } }));
+    expect(unit.status).toBe(400);
+    expect(unit.body.issues).toEqual([expect.objectContaining({ path: 'data.unit' })]);
+  });
+
+  it('lets an organization use its own units, but a common dataset only catalog units', async () => {
+    const own = await api(t, 'POST', '/units', {
+      token: tenant.owner.token,
+      body: { symbol: 'crate', name: 'crate', dimension: 'count', factorToBase: 1 },
+    });
+    expect((await post(itemBody({ inputUnitId: own.body.id }))).status).toBe(200);
+
+    const adminUnit = await api(t, 'POST', '/units', {
+      token: admin.token,
+      body: { symbol: 'pallet', name: 'pallet', dimension: 'count', factorToBase: 1 },
+    });
+    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    const res = await post(itemBody({ datasetId: common, inputUnitId: adminUnit.body.id }), admin);
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([expect.objectContaining({ path: 'inputUnitId' })]);
+    expect((await post(itemBody({ datasetId: common, inputUnitId: kWhId }), admin)).status).toBe(200);
+  });
+
+  it('400 for keys with surrounding spaces or control characters, missing or mistyped fields', async () => {
+    const bodies = [
+      itemBody({ data: { key: ' padded', value: 1 } }),
+      itemBody({ data: { key: 'line\nbreak', value: 1 } }),
+      itemBody({ data: { key: 'k', value: '1' } }),
+      itemBody({ data: { key: 'k' } }),
+      itemBody({ data: { value: 1 } }),
+      itemBody({ data: { key: 'k', value: 1, extra: 1 } }),
+      itemBody({ name: '' }),
+      itemBody({ year: 1800 }),
+      itemBody({ year: 2024.5 }),
+      itemBody({ tags: 'a' }),
+      itemBody({ metadata: [] }),
+      itemBody({ unknown: true }),
+      { name: 'x', data: { key: 'k', value: 1 } },
+    ];
+    for (const body of bodies) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe('BAD_REQUEST');
+      expect(res.body.issues.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('403 below owner, and for owners writing to a common dataset; 401 without a credential', async () => {
+    for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
+      expect((await post(itemBody(), member)).status).toBe(403);
+    }
+    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    expect((await post(itemBody({ datasetId: common }))).status).toBe(403);
+    expect((await post(itemBody({ datasetId: common }), platform.owner)).status).toBe(403);
+    expect((await api(t, 'POST', '/dataset-items', { body: itemBody() })).status).toBe(401);
+  });
+});
+
+describe('GET /dataset-items', () => {
+  it('lists own and common items with exactly the list fields, never another organization’s', async () => {
+    const own = await post(itemBody({ metadata: { m: 1 }, tags: ['t'], inputUnitId: kWhId }));
+    const common = await createDataset(t, platform.organizationId, { name: 'Common list', isCommon: true });
+    const shared = await post(itemBody({ datasetId: common }), admin);
+    const theirsDs = await createDataset(t, other.organizationId);
+    const theirs = await post(itemBody({ datasetId: theirsDs }), other.owner);
+
+    const res = await api(t, 'GET', '/dataset-items', { token: tenant.manager.token });
+    expect(res.status).toBe(200);
+    const byId = new Map(res.body.map((i: { id: string }) => [i.id, i]));
+    expect(byId.get(own.body.id)).toEqual({
+      id: own.body.id,
+      name: own.body.name,
+      year: 2024,
+      datasetId: grid,
+      datasetName: 'Grid factors',
+      tags: ['t'],
+      metadata: { m: 1 },
+      inputUnitId: kWhId,
+    });
+    expect(byId.get(shared.body.id)).toMatchObject({ datasetId: common, datasetName: 'Common list' });
+    expect(byId.has(theirs.body.id)).toBe(false);
+  });
+
+  it('403 for collectors and viewers, 401 without a credential', async () => {
+    expect((await api(t, 'GET', '/dataset-items', { token: tenant.collector.token })).status).toBe(403);
+    expect((await api(t, 'GET', '/dataset-items', { token: tenant.viewer.token })).status).toBe(403);
+    expect((await api(t, 'GET', '/dataset-items')).status).toBe(401);
+  });
+});
+
+describe('GET, PUT and DELETE /dataset-items/{id}', () => {
+  it('reads one item with its data', async () => {
+    const item = await post(itemBody());
+    const res = await api(t, 'GET', `/dataset-items/${item.body.id}`, { token: tenant.manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(item.body);
+  });
+
+  it('replaces the fields sent, keeps the others, and records before and after', async () => {
+    const item = await post(itemBody({ metadata: { a: 1 }, tags: ['x'] }));
+    const res = await api(t, 'PUT', `/dataset-items/${item.body.id}`, {
+      token: tenant.owner.token,
+      body: { data: { key: item.body.data.key, value: 0.3 }, year: 2025 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...item.body,
+      data: { ...item.body.data, value: 0.3, unit: null },
+      year: 2025,
+    });
+
+    const history = await api(t, 'GET', `/dataset-items/${item.body.id}/history`, {
+      token: tenant.manager.token,
+    });
+    expect(history.status).toBe(200);
+    expect(history.body).toHaveLength(2);
+    expect(history.body[0]).toMatchObject({
+      action: 'create',
+      source: 'api',
+      before: null,
+      after: item.body,
+    });
+    expect(history.body[1]).toMatchObject({
+      action: 'update',
+      itemId: item.body.id,
+      datasetId: grid,
+      userId: tenant.owner.userId,
+      userEmail: tenant.owner.email,
+      before: item.body,
+      after: res.body,
+    });
+  });
+
+  it('writes nothing when nothing changes', async () => {
+    const item = await post(itemBody());
+    const res = await api(t, 'PUT', `/dataset-items/${item.body.id}`, {
+      token: tenant.owner.token,
+      body: { name: item.body.name },
+    });
+    expect(res.body).toEqual(item.body);
+    const history = await api(t, 'GET', `/dataset-items/${item.body.id}/history`, {
+      token: tenant.owner.token,
+    });
+    expect(history.body).toHaveLength(1);
+  });
+
+  it('400 naming data.key when the change would repeat a (key, year)', async () => {
+    const a = await post(itemBody({ year: 2020 }));
+    const b = await post(itemBody({ year: 2020 }));
+    const res = await api(t, 'PUT', `/dataset-items/${b.body.id}`, {
+      token: tenant.owner.token,
+      body: { data: a.body.data },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([expect.objectContaining({ path: 'data.key' })]);
+    for (const body of [{ datasetId: grid }, { year: 'soon' }, { data: { key: 'k' } }]) {
+      expect(
+        (await api(t, 'PUT', `/dataset-items/${b.body.id}`, { token: tenant.owner.token, body })).status,
+      ).toBe(400);
+    }
+  });
+
+  it('deletes an item and answers with it; its history stays readable', async () => {
+    const item = await post(itemBody());
+    const res = await api(t, 'DELETE', `/dataset-items/${item.body.id}`, { token: tenant.owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(item.body);
+    expect(
+      (await api(t, 'GET', `/dataset-items/${item.body.id}`, { token: tenant.owner.token })).status,
+    ).toBe(404);
+    const again = await api(t, 'DELETE', `/dataset-items/${item.body.id}`, { token: tenant.owner.token });
+    expect(again.status).toBe(404);
+    const history = await api(t, 'GET', `/dataset-items/${item.body.id}/history`, {
+      token: tenant.owner.token,
+    });
+    expect(history.body.map((h: { action: string }) => h.action)).toEqual(['create', 'delete']);
+    expect(history.body[1]).toMatchObject({ before: item.body, after: null });
+  });
+
+  it('404 for unknown, malformed or another organization’s item ids', async () => {
+    const theirsDs = await createDataset(t, other.organizationId);
+    const theirs = await post(itemBody({ datasetId: theirsDs }), other.owner);
+    for (const id of [theirs.body.id, '00000000-0000-4000-8000-000000000000', 'x']) {
+      const token = tenant.owner.token;
+      expect((await api(t, 'GET', `/dataset-items/${id}`, { token })).status).toBe(404);
+      expect((await api(t, 'PUT', `/dataset-items/${id}`, { token, body: { name: 'n' } })).status).toBe(404);
+      expect((await api(t, 'DELETE', `/dataset-items/${id}`, { token })).status).toBe(404);
+      expect((await api(t, 'GET', `/dataset-items/${id}/history`, { token })).status).toBe(404);
+    }
+  });
+
+  it('common items: readable by everyone, changed only by admins of the owning organization', async () => {
+    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    const item = await post(itemBody({ datasetId: common }), admin);
+    const token = tenant.owner.token;
+    expect((await api(t, 'GET', `/dataset-items/${item.body.id}`, { token })).status).toBe(200);
+    expect((await api(t, 'GET', `/dataset-items/${item.body.id}/history`, { token })).status).toBe(200);
+    expect(
+      (await api(t, 'PUT', `/dataset-items/${item.body.id}`, { token, body: { name: 'n' } })).status,
+    ).toBe(403);
+    expect((await api(t, 'DELETE', `/dataset-items/${item.body.id}`, { token })).status).toBe(403);
+    const byAdmin = await api(t, 'PUT', `/dataset-items/${item.body.id}`, {
+      token: admin.token,
+      body: { name: 'n' },
+    });
+    expect(byAdmin.status).toBe(200);
+    expect((await api(t, 'DELETE', `/dataset-items/${item.body.id}`, { token: admin.token })).status).toBe(
+      200,
+    );
+  });
+
+  it('403 below the required role, 401 without a credential', async () => {
+    const item = await post(itemBody());
+    const id = item.body.id;
+    for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
+      expect(
+        (await api(t, 'PUT', `/dataset-items/${id}`, { token: member.token, body: { name: 'n' } })).status,
+      ).toBe(403);
+      expect((await api(t, 'DELETE', `/dataset-items/${id}`, { token: member.token })).status).toBe(403);
+    }
+    for (const member of [tenant.collector, tenant.viewer]) {
+      expect((await api(t, 'GET', `/dataset-items/${id}`, { token: member.token })).status).toBe(403);
+      expect((await api(t, 'GET', `/dataset-items/${id}/history`, { token: member.token })).status).toBe(403);
+    }
+    expect((await api(t, 'PUT', `/dataset-items/${id}`, { body: { name: 'n' } })).status).toBe(401);
+    expect((await api(t, 'DELETE', `/dataset-items/${id}`)).status).toBe(401);
+    expect((await api(t, 'GET', `/dataset-items/${id}/history`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,33 @@
+import type { Caller } from '../../http/auth.ts';
+import { roleAtLeast } from '../auth/roles.ts';
+
+/** The parts of a dataset that decide who may change it. */
+export interface DatasetOwnership {
+  organization_id: string;
+  is_common: boolean;
+}
+
+/**
+ * Who may do what with coefficient datasets. Reading (lists, export, history) is for those who
+ * configure indicators: MANAGER and above. Writing is for OWNERs. A common dataset is shared
+ * with every organization and changed only by a platform admin of the organization that owns it.
+ */
+export const datasetPolicy = {
+  canRead: (caller: Caller) => roleAtLeast(caller.role, 'MANAGER'),
+
+  canWrite: (caller: Caller) => caller.role === 'OWNER',
+
+  /** Mark a dataset common (or no longer common): platform admins only. */
+  canShare: (caller: Caller) => caller.isAdmin,
+
+  canChange: (caller: Caller, dataset: DatasetOwnership) =>
+    caller.role === 'OWNER' &&
+    (dataset.is_common
+      ? caller.isAdmin && dataset.organization_id === caller.organizationId
+      : dataset.organization_id === caller.organizationId),
+};
+
+export const READ_DENIED = 'Only managers and owners can read coefficient datasets';
+export const WRITE_DENIED = 'Only organization owners can change coefficient datasets';
+export const COMMON_DENIED =
+  'Common datasets can be changed only by a platform administrator of the organization that owns them';

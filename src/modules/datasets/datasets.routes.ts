@@ -1,0 +1,169 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import { callerOf } from '../../http/auth.ts';
+import { authorize } from '../../http/errors.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
+import { datasetPolicy, READ_DENIED, WRITE_DENIED } from './datasets.policy.ts';
+import {
+  CreateDatasetBody,
+  Dataset,
+  DatasetIdParams,
+  ExportResult,
+  ImportBody,
+  ImportResult,
+  UpdateDatasetBody,
+} from './datasets.schemas.ts';
+import { createDataset, getDataset, listDatasets, removeDataset, updateDataset } from './datasets.service.ts';
+import { exportDataset, importDataset } from './datasets.transfer.ts';
+
+const TAGS = ['Datasets'];
+
+export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
+  app,
+  { database, config },
+) => {
+  app.post(
+    '/datasets',
+    {
+      schema: {
+        operationId: 'datasets.create',
+        tags: TAGS,
+        summary: 'Create a coefficient dataset (owners)',
+        description:
+          '`isCommon: true` shares it read-only with every organization; only platform admins may set it.',
+        body: CreateDatasetBody,
+        response: { 200: Dataset, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
+      return database.tenant(caller.organizationId, (tx) => createDataset(tx, caller, request.body));
+    },
+  );
+
+  app.get(
+    '/datasets',
+    {
+      schema: {
+        operationId: 'datasets.list',
+        tags: TAGS,
+        summary: 'List the organization’s datasets and the common ones (managers and owners)',
+        response: { 200: Type.Array(Dataset), ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canRead(caller), READ_DENIED);
+      return database.tenant(caller.organizationId, (tx) => listDatasets(tx, caller));
+    },
+  );
+
+  app.get(
+    '/datasets/:id',
+    {
+      schema: {
+        operationId: 'datasets.get',
+        tags: TAGS,
+        summary: 'Get a dataset (managers and owners)',
+        params: IdParams,
+        response: { 200: Dataset, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canRead(caller), READ_DENIED);
+      return database.tenant(caller.organizationId, (tx) => getDataset(tx, caller, request.params.id));
+    },
+  );
+
+  app.put(
+    '/datasets/:id',
+    {
+      schema: {
+        operationId: 'datasets.update',
+        tags: TAGS,
+        summary: 'Rename or describe a dataset (owners)',
+        description: 'Common datasets: platform admins of the owning organization only (403 otherwise).',
+        params: IdParams,
+        body: UpdateDatasetBody,
+        response: { 200: Dataset, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
+      return database.tenant(caller.organizationId, (tx) =>
+        updateDataset(tx, caller, request.params.id, request.body),
+      );
+    },
+  );
+
+  app.delete(
+    '/datasets/:id',
+    {
+      schema: {
+        operationId: 'datasets.delete',
+        tags: TAGS,
+        summary: 'Delete a dataset and its items (owners)',
+        description:
+          'Answers with the deleted dataset. The items’ deletion stays in their history. Calculations that used them no longer find them.',
+        params: IdParams,
+        response: { 200: Dataset, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
+      return database.tenant(caller.organizationId, (tx) => removeDataset(tx, caller, request.params.id));
+    },
+  );
+
+  app.get(
+    '/datasets/:datasetId/export',
+    {
+      schema: {
+        operationId: 'datasets.export',
+        tags: TAGS,
+        summary: 'Export a dataset’s items as CSV (managers and owners)',
+        description:
+          'Columns `label,key,value,unit,year`, then one `metadata.<field>` column per metadata field in sorted order. Importing the file back changes nothing.',
+        params: DatasetIdParams,
+        response: { 200: ExportResult, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canRead(caller), READ_DENIED);
+      return database.tenant(caller.organizationId, (tx) =>
+        exportDataset(tx, caller, request.params.datasetId),
+      );
+    },
+  );
+
+  app.post(
+    '/datasets/:id/import',
+    {
+      bodyLimit: config.largeBodyLimitBytes,
+      schema: {
+        operationId: 'datasets.import',
+        tags: TAGS,
+        summary: 'Import items from CSV (owners)',
+        description:
+          'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Columns not in the file keep their stored values; an empty metadata cell removes the field. Rows with problems are skipped and listed as `Row N: …`.',
+        params: IdParams,
+        body: ImportBody,
+        response: { 200: ImportResult, ...errors(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
+      return database.tenant(caller.organizationId, (tx) =>
+        importDataset(tx, caller, request.params.id, request.body.csvContent),
+      );
+    },
+  );
+};

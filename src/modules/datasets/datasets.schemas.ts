@@ -1,0 +1,162 @@
+import Type from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Description = Nullable(Type.String({ maxLength: 5000 }));
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form fields; exported as `metadata.<field>` CSV columns',
+});
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2200;
+const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR });
+
+export const Dataset = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  isCommon: Type.Boolean({ description: 'Shared read-only with every organization' }),
+  organizationId: Uuid,
+  itemCount: Type.Integer({ minimum: 0 }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export const CreateDatasetBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    isCommon: Type.Optional(
+      Type.Boolean({ description: 'Share with every organization (platform admins only)', default: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateDatasetBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    isCommon: Type.Optional(Type.Boolean({ description: 'Platform admins only' })),
+  },
+  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+);
+
+export const DatasetIdParams = Type.Object({ datasetId: Type.String({ description: 'The dataset' }) });
+
+export const ItemData = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'What the coefficient is for; unique in the dataset per year',
+    }),
+    value: Type.Number({ description: 'The coefficient' }),
+    unit: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 32,
+          description:
+            'Symbol of the unit the coefficient yields per input unit (kgCO2e in kgCO2e per kWh); a unit the organization can see',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const itemFields = {
+  name: Type.String({ minLength: 1, maxLength: 500, description: 'The label' }),
+  data: ItemData,
+  year: Type.Optional({ ...Year, description: 'Defaults to the current calendar year (UTC)' }),
+  description: Type.Optional(Description),
+  link: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Where the value comes from' }))),
+  metadata: Type.Optional(Metadata),
+  tags: Type.Optional(Tags),
+  inputUnitId: Type.Optional(
+    Nullable(Type.String({ description: 'The unit the coefficient applies per (kWh in kgCO2e per kWh)' })),
+  ),
+};
+
+export const CreateItemBody = Type.Object(
+  { ...itemFields, datasetId: Type.String({ description: 'The dataset the item belongs to' }) },
+  { additionalProperties: false },
+);
+
+export const UpdateItemBody = Type.Object(
+  {
+    name: Type.Optional(itemFields.name),
+    data: Type.Optional(ItemData),
+    year: Type.Optional(Year),
+    description: itemFields.description,
+    link: itemFields.link,
+    metadata: itemFields.metadata,
+    tags: itemFields.tags,
+    inputUnitId: itemFields.inputUnitId,
+  },
+  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+);
+
+export const DatasetItem = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  link: Nullable(Type.String()),
+  year: Type.Integer(),
+  tags: Type.Array(Type.String()),
+  data: Type.Object({ key: Type.String(), value: Type.Number(), unit: Nullable(Type.String()) }),
+  metadata: Metadata,
+  inputUnitId: Nullable(Uuid),
+});
+
+export const ListedDatasetItem = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  year: Type.Integer(),
+  datasetId: Uuid,
+  datasetName: Type.String(),
+  tags: Type.Array(Type.String()),
+  metadata: Metadata,
+  inputUnitId: Nullable(Uuid),
+});
+
+export const ItemChange = Type.Object({
+  id: Uuid,
+  itemId: Uuid,
+  datasetId: Uuid,
+  action: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]),
+  source: Type.Union([Type.Literal('api'), Type.Literal('import'), Type.Literal('dataset-delete')], {
+    description: 'api: an item call; import: a CSV import; dataset-delete: its dataset was deleted',
+  }),
+  userId: Nullable(Uuid),
+  userName: Nullable(Type.String()),
+  userEmail: Nullable(Type.String()),
+  changedAt: DateTime,
+  before: Nullable(DatasetItem),
+  after: Nullable(DatasetItem),
+});
+
+export const ExportResult = Type.Object({
+  csvContent: Type.String(),
+  filename: Type.String(),
+  itemCount: Type.Integer({ minimum: 0 }),
+});
+
+export const ImportBody = Type.Object(
+  {
+    csvContent: Type.String({
+      description:
+        'CSV with a header row: label, key, value (required), unit, year, inputUnit (a unit symbol) and metadata.<field> columns',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportResult = Type.Object({
+  created: Type.Integer({ minimum: 0 }),
+  updated: Type.Integer({ minimum: 0 }),
+  unchanged: Type.Integer({ minimum: 0, description: 'Rows equal to the stored item (nothing written)' }),
+  failed: Type.Integer({ minimum: 0 }),
+  errors: Type.Array(Type.String(), { description: '`Row N: …`, N counting data rows from 1' }),
+});

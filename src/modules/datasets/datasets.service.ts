@@ -1,0 +1,91 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { type AppError, authorize, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { datasetItemsRepository as items } from './dataset-items.repository.ts';
+import { COMMON_DENIED, datasetPolicy } from './datasets.policy.ts';
+import { datasetsRepository as repo } from './datasets.repository.ts';
+
+type DatasetRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
+
+function present(row: DatasetRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    isCommon: row.is_common,
+    organizationId: row.organization_id,
+    itemCount: row.item_count ?? 0,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** A dataset the caller can read, or the error given (404 for a path id, 400 for a body id). */
+export async function readableDataset(tx: Tx, caller: Caller, id: string, missing: () => AppError) {
+  const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
+  if (!row) throw missing();
+  return row;
+}
+
+/**
+ * A dataset the caller may change, locked until the transaction ends: 403 for a common dataset
+ * unless the caller is a platform admin of its organization.
+ */
+export async function writableDataset(tx: Tx, caller: Caller, id: string, missing: () => AppError) {
+  const row = await readableDataset(tx, caller, id, missing);
+  authorize(datasetPolicy.canChange(caller, row), COMMON_DENIED);
+  await repo.lock(tx, caller.organizationId, row.id);
+  return row;
+}
+
+const datasetNotFound = () => notFound('Dataset');
+
+export async function listDatasets(tx: Tx, caller: Caller) {
+  return (await repo.list(tx, caller.organizationId)).map(present);
+}
+
+export async function getDataset(tx: Tx, caller: Caller, id: string) {
+  return present(await readableDataset(tx, caller, id, datasetNotFound));
+}
+
+export async function createDataset(
+  tx: Tx,
+  caller: Caller,
+  input: { name: string; description?: string | null; isCommon?: boolean },
+) {
+  const isCommon = input.isCommon ?? false;
+  authorize(
+    !isCommon || datasetPolicy.canShare(caller),
+    'Only platform administrators can create common datasets',
+  );
+  const { id } = await repo.insert(tx, caller.organizationId, {
+    name: input.name,
+    description: input.description ?? null,
+    isCommon,
+  });
+  return getDataset(tx, caller, id);
+}
+
+export async function updateDataset(
+  tx: Tx,
+  caller: Caller,
+  id: string,
+  changes: { name?: string; description?: string | null; isCommon?: boolean },
+) {
+  const row = await writableDataset(tx, caller, id, datasetNotFound);
+  if (changes.isCommon !== undefined && changes.isCommon !== row.is_common) {
+    authorize(datasetPolicy.canShare(caller), 'Only platform administrators can share or unshare datasets');
+  }
+  await repo.update(tx, caller.organizationId, row.id, changes);
+  return getDataset(tx, caller, row.id);
+}
+
+/** Deletes a dataset with its items; the items' deletion is kept in their history. */
+export async function removeDataset(tx: Tx, caller: Caller, id: string) {
+  const row = await writableDataset(tx, caller, id, datasetNotFound);
+  await items.appendDatasetDeletion(tx, caller.organizationId, row.id, caller.userId);
+  await repo.remove(tx, caller.organizationId, row.id);
+  return present(row);
+}

@@ -1,0 +1,155 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import {
+  type ItemFields,
+  type ItemRow,
+  datasetItemsRepository as items,
+} from './dataset-items.repository.ts';
+import {
+  currentYear,
+  keyProblem,
+  presentItem,
+  sameJson,
+  type UnitIndex,
+  usableUnits,
+} from './dataset-items.rules.ts';
+import {
+  exportFileName,
+  type ImportColumns,
+  itemsToCsv,
+  metadataCell,
+  parseCsv,
+  parseNumber,
+  readHeader,
+} from './datasets.csv.ts';
+import { datasetsRepository } from './datasets.repository.ts';
+import { MAX_YEAR, MIN_YEAR } from './datasets.schemas.ts';
+import { readableDataset, writableDataset } from './datasets.service.ts';
+
+const datasetNotFound = () => notFound('Dataset');
+
+/** The dataset's items as CSV: `label,key,value,unit,year`, then sorted `metadata.<field>` columns. */
+export async function exportDataset(tx: Tx, caller: Caller, id: string) {
+  const dataset = await readableDataset(tx, caller, id, datasetNotFound);
+  const rows = await items.listForDataset(tx, caller.organizationId, dataset);
+  return { csvContent: itemsToCsv(rows), filename: exportFileName(dataset.name), itemCount: rows.length };
+}
+
+const slot = (key: string, year: number) => `${year}\u0000${key}`;
+
+/** One data row read against the header; `problems` is empty when the row is usable. */
+function readRow(
+  cells: string[],
+  cols: ImportColumns,
+  units: UnitIndex,
+  existing: Map<string, ItemRow>,
+): { problems: string[]; fields?: ItemFields; match?: ItemRow } {
+  if (cells.length !== cols.width) {
+    return { problems: [`has ${cells.length} fields where the header has ${cols.width}`] };
+  }
+  const problems: string[] = [];
+  const label = cells[cols.label]!;
+  if (label.trim() === '') problems.push('label is empty');
+  else if (label.length > 500) problems.push('label is longer than 500 characters');
+  const key = cells[cols.key]!;
+  const keyIssue = keyProblem(key);
+  if (keyIssue) problems.push(keyIssue);
+  const value = parseNumber(cells[cols.value]!);
+  if (value === null) problems.push(`value "${cells[cols.value]}" is not a number`);
+
+  let year = currentYear();
+  const yearText = cols.year === undefined ? '' : cells[cols.year]!.trim();
+  if (yearText !== '') {
+    year = /^\d+$/.test(yearText) ? Number(yearText) : Number.NaN;
+    if (!(year >= MIN_YEAR && year <= MAX_YEAR))
+      problems.push(`year "${yearText}" is not a year from ${MIN_YEAR} to ${MAX_YEAR}`);
+  }
+  const symbolOf = (column: number | undefined, what: string) => {
+    if (column === undefined) return undefined;
+    const symbol = cells[column]!.trim();
+    if (symbol === '') return null;
+    const unit = units.bySymbol.get(symbol);
+    if (!unit) problems.push(`${what} "${symbol}" is not the symbol of a unit you can use here`);
+    return unit ?? null;
+  };
+  const unit = symbolOf(cols.unit, 'unit');
+  const inputUnit = symbolOf(cols.inputUnit, 'inputUnit');
+  if (problems.length > 0) return { problems };
+
+  const match = existing.get(slot(key, year));
+  // A Map, so that any field name (even "__proto__") is plain data.
+  const metadata = new Map(Object.entries(match?.metadata ?? {}));
+  for (const [field, column] of cols.metadata) {
+    const cell = cells[column]!;
+    const before = metadata.get(field);
+    if (cell === '') metadata.delete(field);
+    // CSV has no types: a cell that reads exactly as the stored number, boolean or object keeps it.
+    else if (!(before !== undefined && typeof before !== 'string' && metadataCell(before) === cell)) {
+      metadata.set(field, cell);
+    }
+  }
+  const fields: ItemFields = {
+    name: label,
+    key,
+    value: value!,
+    unit: unit === undefined ? (match?.unit ?? null) : (unit?.symbol ?? null),
+    year,
+    description: match?.description ?? null,
+    link: match?.link ?? null,
+    metadata: Object.fromEntries(metadata),
+    tags: match?.tags ?? [],
+    input_unit_id: inputUnit === undefined ? (match?.input_unit_id ?? null) : (inputUnit?.id ?? null),
+  };
+  return { problems, fields, ...(match ? { match } : {}) };
+}
+
+/**
+ * Imports CSV into a dataset: each row creates or updates the item of its (key, year). Rows
+ * with problems are skipped and reported as `Row N: …`; the rest is written with a few
+ * multi-row statements, and each change lands in the items' history.
+ */
+export async function importDataset(tx: Tx, caller: Caller, id: string, csvContent: string) {
+  const dataset = await writableDataset(tx, caller, id, datasetNotFound);
+  const records = parseCsv(csvContent);
+  const cols = readHeader(records[0]);
+  const units = await usableUnits(tx, caller.organizationId, dataset);
+  const stored = await items.listForDataset(tx, caller.organizationId, dataset);
+  const existing = new Map(stored.map((r) => [slot(r.key, r.year), r]));
+
+  const errors: string[] = [];
+  const creates: ItemFields[] = [];
+  const updates: Array<{ before: ItemRow; fields: ItemFields }> = [];
+  const rowOfSlot = new Map<string, number>();
+  let unchanged = 0;
+  records.slice(1).forEach((cells, index) => {
+    const n = index + 1;
+    const { problems, fields, match } = readRow(cells, cols, units, existing);
+    if (fields) {
+      const first = rowOfSlot.get(slot(fields.key, fields.year));
+      if (first !== undefined)
+        problems.push(`key "${fields.key}" for ${fields.year} is already on row ${first}`);
+      else rowOfSlot.set(slot(fields.key, fields.year), n);
+    }
+    if (problems.length > 0 || !fields) {
+      errors.push(`Row ${n}: ${problems.join('; ')}`);
+    } else if (!match) {
+      creates.push(fields);
+    } else if (sameJson(presentItem({ ...match, ...fields }), presentItem(match))) {
+      unchanged += 1;
+    } else {
+      updates.push({ before: match, fields });
+    }
+  });
+
+  const org = caller.organizationId;
+  await items.insertMany(tx, org, dataset.id, caller.userId, creates);
+  await items.updateMany(
+    tx,
+    org,
+    caller.userId,
+    updates.map((u) => ({ ...u.fields, id: u.before.id })),
+  );
+  if (creates.length + updates.length > 0) await datasetsRepository.touch(tx, org, dataset.id);
+  return { created: creates.length, updated: updates.length, unchanged, failed: errors.length, errors };
+}

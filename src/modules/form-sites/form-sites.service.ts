@@ -1,0 +1,67 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../http/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { policy } from '../access/access.policy.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { formsRepository } from '../forms/forms.repository.ts';
+import { formSitesRepository as repo } from './form-sites.repository.ts';
+import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
+
+/**
+ * Makes, for every listed year, the form's active sites exactly `siteIds`. Removed triples
+ * are deactivated (their data hidden, not deleted) and re-added ones revived. Every site
+ * added or removed must be one the caller manages.
+ */
+export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBody): Promise<void> {
+  const org = caller.organizationId;
+  // Locking the form serializes concurrent changes of its sites.
+  const form = isUuid(body.formId) ? await formsRepository.find(tx, org, body.formId, 'update') : undefined;
+  if (!form) throw notFound('Form');
+
+  const siteIds = [...new Set(body.siteIds)];
+  const years = [...new Set(body.years)];
+  const known = await repo.existingSites(tx, org, siteIds.filter(isUuid));
+  const issues: Issue[] = [];
+  body.siteIds.forEach((id, i) => {
+    if (!known.has(id))
+      issues.push({ path: `siteIds.${i}`, message: `siteIds.${i} is not a site of this organization` });
+  });
+  if (issues.length > 0) throw badRequest('Unknown sites', issues);
+
+  const wanted = new Set(siteIds);
+  const current = await repo.active(tx, org, form.id, years);
+  const activeNow = new Set(current.map((r) => `${r.site_id}|${r.year}`));
+  const removed = current.filter((r) => !wanted.has(r.site_id));
+  const added = years.flatMap((year) =>
+    siteIds.filter((siteId) => !activeNow.has(`${siteId}|${year}`)).map((siteId) => ({ siteId, year })),
+  );
+
+  const scope = await siteScope(tx, caller);
+  const touched = new Set([...added.map((a) => a.siteId), ...removed.map((r) => r.site_id)]);
+  for (const siteId of touched) {
+    authorize(
+      policy.canManageSite(caller, scope, siteId),
+      'Changing where a form is active needs manager rights on every site added or removed',
+    );
+  }
+  await repo.deactivate(
+    tx,
+    org,
+    removed.map((r) => r.id),
+  );
+  await repo.activate(tx, org, form.id, added);
+}
+
+/** Active triples on the sites the caller may read. */
+export async function listFormSites(tx: Tx, caller: Caller, query: FormSitesQuery) {
+  const org = caller.organizationId;
+  if (query.formId && !(await formsRepository.find(tx, org, query.formId))) {
+    throw invalidField('formId', 'formId is not a form of this organization');
+  }
+  if (query.siteId && (await repo.existingSites(tx, org, [query.siteId])).size === 0) {
+    throw invalidField('siteId', 'siteId is not a site of this organization');
+  }
+  const rows = await repo.list(tx, org, await siteScope(tx, caller), query);
+  return rows.map((r) => ({ id: r.id, formId: r.form_id, siteId: r.site_id, year: r.year }));
+}

@@ -1,0 +1,112 @@
+import type { Tx } from '../../db/client.ts';
+import type { SelectOption } from '../../db/schema/index.ts';
+import type { Caller } from '../../http/auth.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { checkChangesAgainstValues, planElements } from './forms.elements.ts';
+import { formsRepository as repo } from './forms.repository.ts';
+import type { Form, FormBody } from './forms.schemas.ts';
+
+type FormRow = Awaited<ReturnType<typeof repo.list>>[number];
+type ElementRow = Awaited<ReturnType<typeof repo.elements>>[number];
+
+function present(form: FormRow, elements: ElementRow[]): Form {
+  return {
+    id: form.id,
+    organizationId: form.organization_id,
+    name: form.name,
+    description: form.description,
+    periodType: form.period_type,
+    metadata: form.metadata,
+    elements: elements.map((e) => ({
+      id: e.id,
+      key: e.key,
+      label: e.label,
+      type: e.type,
+      required: e.required,
+      unitId: e.unit_id,
+      options: e.options as SelectOption[] | null,
+      activityDefinitionId: e.activity_definition_id,
+      metadata: e.metadata,
+      order: e.position,
+    })),
+    createdAt: iso(form.created_at),
+    updatedAt: iso(form.updated_at),
+  };
+}
+
+/** Every live form of the organization with its live elements (two queries). */
+export async function listForms(tx: Tx, caller: Caller): Promise<Form[]> {
+  const forms = await repo.list(tx, caller.organizationId);
+  const elements = await repo.elements(
+    tx,
+    caller.organizationId,
+    forms.map((f) => f.id),
+  );
+  const byForm = new Map<string, ElementRow[]>();
+  for (const e of elements) {
+    const list = byForm.get(e.form_id);
+    if (list) list.push(e);
+    else byForm.set(e.form_id, [e]);
+  }
+  return forms.map((f) => present(f, byForm.get(f.id) ?? []));
+}
+
+export async function getForm(tx: Tx, caller: Caller, id: string): Promise<Form> {
+  const form = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
+  if (!form) throw notFound('Form');
+  return present(form, await repo.elements(tx, caller.organizationId, [id]));
+}
+
+function fieldsOf(body: FormBody) {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    periodType: body.periodType,
+    metadata: body.metadata ?? {},
+  };
+}
+
+export async function createForm(tx: Tx, caller: Caller, body: FormBody): Promise<Form> {
+  const org = caller.organizationId;
+  const plan = await planElements(tx, org, body.elements, []);
+  if (plan.issues.length > 0) throw badRequest('Invalid form elements', plan.issues);
+  const { id } = await repo.insert(tx, org, fieldsOf(body));
+  await repo.upsertElements(tx, org, id, plan.rows);
+  return getForm(tx, caller, id);
+}
+
+/**
+ * Replaces a form's fields and element list: elements are matched by id or key, new ones
+ * are added, and the live ones left out are soft-deleted (their values are kept).
+ */
+export async function updateForm(tx: Tx, caller: Caller, id: string, body: FormBody): Promise<Form> {
+  const org = caller.organizationId;
+  const form = isUuid(id) ? await repo.find(tx, org, id, 'update') : undefined;
+  if (!form) throw notFound('Form');
+  const stored = await repo.elements(tx, org, [id], true);
+  const plan = await planElements(tx, org, body.elements, stored);
+  if (plan.issues.length > 0) throw badRequest('Invalid form elements', plan.issues);
+  const issues = await checkChangesAgainstValues(tx, org, plan, stored, form.period_type !== body.periodType);
+  if (issues.length > 0) throw badRequest('The change would invalidate stored values', issues);
+
+  await repo.softDeleteElementsExcept(tx, org, id, [...plan.matched.keys()]);
+  const renamed = plan.rows.filter((r) => {
+    const before = plan.matched.get(r.id);
+    return before !== undefined && before.key !== r.key;
+  });
+  await repo.parkKeys(
+    tx,
+    org,
+    renamed.map((r) => r.id),
+  );
+  await repo.upsertElements(tx, org, id, plan.rows);
+  await repo.update(tx, org, id, fieldsOf(body));
+  return getForm(tx, caller, id);
+}
+
+/** Soft-deletes a form: it leaves the API, its elements, form-sites and values stay stored. */
+export async function deleteForm(tx: Tx, caller: Caller, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.softDelete(tx, caller.organizationId, id))) throw notFound('Form');
+}

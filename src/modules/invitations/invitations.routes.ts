@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import { callerOf } from '../../http/auth.ts';
+import { AppError, authorize } from '../../http/errors.ts';
+import { errors } from '../../http/schemas.ts';
+import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import { memberPolicy } from '../members/members.policy.ts';
+import { AcceptBody, AcceptResult, InvitationResult, InviteBody } from './invitations.schemas.ts';
+import { acceptInvitation, inviteMember } from './invitations.service.ts';
+
+export const invitationsRoutes: FastifyPluginAsyncTypebox<{
+  database: Database;
+  config: Config;
+  mailer: Mailer;
+}> = async (app, { database, config, mailer }) => {
+  app.post(
+    '/organizations/current/invitations',
+    {
+      schema: {
+        operationId: 'invitations.create',
+        tags: ['Organization'],
+        summary: 'Invite someone by e-mail (managers and owners)',
+        description:
+          'Creates a pending membership with the role and sites and e-mails a link valid for 7 days. Only owners invite owners; managers invite collectors and viewers to sites within their scope. A pending invitation for the same e-mail, or an existing member, is refused with `success: false`; an expired invitation is replaced.',
+        body: InviteBody,
+        response: { 200: InvitationResult, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(memberPolicy.canManagePeople(caller), 'Only managers and owners can invite people');
+      try {
+        return await inviteMember({ database, mailer, config }, caller, request.body);
+      } catch (err) {
+        if (!(err instanceof MailDeliveryError)) throw err;
+        request.log.error({ err }, 'invitation e-mail not sent');
+        throw new AppError(
+          'INTERNAL_SERVER_ERROR',
+          'The invitation e-mail could not be sent, so nothing was saved',
+        );
+      }
+    },
+  );
+
+  app.post(
+    '/invitations/accept',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'invitations.accept',
+        tags: ['Organization'],
+        summary: 'Accept an invitation and receive an access token (no credential needed)',
+        description:
+          'A new account takes the name and password given; an e-mail that already has an account confirms with that account’s password. Unknown, used or expired tokens are refused with `success: false`.',
+        security: [],
+        body: AcceptBody,
+        response: { 200: AcceptResult, ...errors(400) },
+      },
+    },
+    (request) => acceptInvitation(database, config, request.body),
+  );
+};

@@ -1,0 +1,48 @@
+import Type from 'typebox';
+import { DateTime, Uuid } from '../../http/schemas.ts';
+
+export const InviteBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320, description: 'Who to invite' }),
+    assignedSiteIds: Type.Array(Type.String(), {
+      maxItems: 1000,
+      description: 'Sites the invitee will work on; each includes all its descendants',
+    }),
+    role: Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description: 'Owner, Manager, Collector or Viewer, in any letter case (e.g. `COLLECTOR`)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const InvitationResult = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+});
+
+export const AcceptBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'The token from the invitation link' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Your name (kept as is for an existing account)',
+    }),
+    password: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'A new password of at least 8 characters, or the password of your existing account',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const AcceptResult = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  accessToken: Type.String({ description: 'Send as `Authorization: Bearer <accessToken>`' }),
+  expiresAt: DateTime,
+  organizationId: Uuid,
+});

@@ -1,0 +1,143 @@
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, badRequest } from '../../http/errors.ts';
+import { hashPassword, randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { issueAccessToken } from '../auth/auth.service.ts';
+import { memberPolicy } from '../members/members.policy.ts';
+import { membersRepository as members } from '../members/members.repository.ts';
+import { grantMessage, requireRole, requireSites } from '../members/members.service.ts';
+import { invitationMail } from './invitations.mail.ts';
+import { invitationsRepository as repo } from './invitations.repository.ts';
+
+export const INVITATION_TTL_DAYS = 7;
+const MIN_PASSWORD = 8;
+
+/** A refusal in the invitation result's shape: status 400, `{code, message, success: false}`. */
+const refuse = (message: string, issues?: { path: string; message: string }[]) =>
+  badRequest(message, issues, { success: false });
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown })?.code === '23505';
+
+export interface InviteInput {
+  email: string;
+  assignedSiteIds: string[];
+  role: string;
+}
+
+/**
+ * Invites someone: a pending membership with the role and sites, a 7-day token stored as its
+ * SHA-256, and the e-mail with the link. The e-mail is sent last inside the transaction, so a
+ * failure to send leaves nothing behind. An expired invitation is replaced by the new one.
+ */
+export async function inviteMember(
+  deps: { database: Database; mailer: Mailer; config: Config },
+  caller: Caller,
+  input: InviteInput,
+) {
+  const org = caller.organizationId;
+  const role = requireRole(input.role, 'role');
+  authorize(memberPolicy.canGrantRole(caller, role), grantMessage(role));
+  const email = input.email.trim();
+  const token = `sdcs_inv_${randomBase62(43)}`;
+  try {
+    await deps.database.tenant(org, async (tx) => {
+      const siteIds = await requireSites(tx, org, input.assignedSiteIds, 'assignedSiteIds');
+      authorize(
+        memberPolicy.canAssignSites(await siteScope(tx, caller), siteIds),
+        'You can only invite people to sites you manage',
+      );
+      const user = await repo.findOrCreateUser(tx, email);
+      const existing = await members.lock(tx, org, user.id);
+      if (existing?.status === 'active') throw refuse(`${email} is already a member of this organization`);
+      if (existing) {
+        const open = await repo.findOpen(tx, org, user.id);
+        if (open?.live) throw refuse(`${email} already has a pending invitation to this organization`);
+        // The earlier invitation expired (or was never sent): this one replaces it.
+        authorize(memberPolicy.canManageMember(caller, existing.role), grantMessage(existing.role));
+        await repo.deleteOpen(tx, org, user.id);
+        await members.setRole(tx, org, user.id, role);
+      } else {
+        await members.insert(tx, org, { userId: user.id, role, status: 'pending' });
+      }
+      await members.replaceSites(tx, org, user.id, siteIds);
+      const invitation = await repo.insert(tx, org, {
+        userId: user.id,
+        email,
+        tokenHash: sha256Hex(token),
+        invitedBy: caller.userId,
+        ttlDays: INVITATION_TTL_DAYS,
+      });
+      const { name: organizationName } = await repo.organizationName(tx, org);
+      await deps.mailer.send(
+        invitationMail({
+          to: email,
+          organizationName,
+          inviterName: caller.name,
+          role,
+          link: `${deps.config.publicUrl}/accept-invitation?token=${token}`,
+          expiresAt: invitation.expires_at,
+        }),
+      );
+    });
+  } catch (err) {
+    // A concurrent invitation of the same person won the race for the membership or the token slot.
+    if (isUniqueViolation(err))
+      throw refuse(`${email} already has a pending invitation to this organization`);
+    throw err;
+  }
+  return { success: true, message: `Invitation sent to ${email}` };
+}
+
+export interface AcceptInput {
+  token: string;
+  name: string;
+  password: string;
+}
+
+/**
+ * Accepts an invitation: activates the membership and returns an access token. A new account
+ * takes the name and password given; an existing account must confirm with its password.
+ */
+export async function acceptInvitation(database: Database, config: Config, input: AcceptInput) {
+  const found = await database.system((tx) => repo.findByTokenHash(tx, sha256Hex(input.token)));
+  if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');
+  if (found.accepted_at) throw refuse('This invitation has already been accepted; sign in instead');
+  if (!found.live) throw refuse('This invitation has expired; ask for a new invitation');
+
+  const existingAccount = found.password_hash !== null;
+  let passwordHash: string | null = null;
+  if (existingAccount) {
+    if (!(await verifyPassword(found.password_hash, input.password))) {
+      throw refuse('An account with this e-mail address exists: enter its password to accept', [
+        { path: 'password', message: 'password does not match the existing account' },
+      ]);
+    }
+  } else {
+    const name = input.name.trim();
+    if (name === '') throw refuse('Choose a name', [{ path: 'name', message: 'name must not be blank' }]);
+    if (input.password.length < MIN_PASSWORD) {
+      throw refuse(`Choose a password of at least ${MIN_PASSWORD} characters`, [
+        { path: 'password', message: `password must have at least ${MIN_PASSWORD} characters` },
+      ]);
+    }
+    passwordHash = await hashPassword(input.password);
+  }
+
+  const org = found.organization_id;
+  return database.tenant(org, async (tx) => {
+    if (!(await repo.claim(tx, org, found.id)))
+      throw refuse('This invitation is no longer valid; ask for a new one');
+    await repo.activateMembership(tx, org, found.user_id);
+    if (passwordHash) await repo.setFirstCredentials(tx, found.user_id, input.name.trim(), passwordHash);
+    const token = await issueAccessToken(tx, config, org, found.user_id);
+    return {
+      success: true,
+      message: `Welcome to ${found.organization_name}`,
+      organizationId: org,
+      ...token,
+    };
+  });
+}

@@ -1,0 +1,33 @@
+import type { Role } from '../../db/schema/index.ts';
+import type { Caller } from '../../http/auth.ts';
+import type { SiteScope } from '../access/access.policy.ts';
+import { ROLES, roleAtLeast } from '../auth/roles.ts';
+
+/** A role name in any letter case (`Collector`, `COLLECTOR`) as stored, upper case; null if unknown. */
+export function parseRole(value: string): Role | null {
+  const upper = value.trim().toUpperCase();
+  return (ROLES as readonly string[]).includes(upper) ? (upper as Role) : null;
+}
+
+/**
+ * Who may manage whom. Owners manage everyone and grant every role. Managers manage
+ * collectors and viewers only, give only those roles, and only on sites within their scope.
+ */
+export const memberPolicy = {
+  /** List, invite, change and remove members at all: MANAGER or above. */
+  canManagePeople: (caller: Caller) => roleAtLeast(caller.role, 'MANAGER'),
+
+  /** Change or remove a member who has `role`. */
+  canManageMember: (caller: Caller, role: Role) =>
+    caller.role === 'OWNER' || (caller.role === 'MANAGER' && !roleAtLeast(role, 'MANAGER')),
+
+  /** Give `role` to someone, by invitation or by a change of role. */
+  canGrantRole: (caller: Caller, role: Role) => memberPolicy.canManageMember(caller, role),
+
+  /** Assign (or take away) these sites: each must be within the caller's scope. */
+  canAssignSites: (scope: SiteScope, siteIds: Iterable<string>) => {
+    if (scope.all) return true;
+    for (const id of siteIds) if (!scope.siteIds.has(id)) return false;
+    return true;
+  },
+};

@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { callerOf } from '../../http/auth.ts';
+import { authorize } from '../../http/errors.ts';
+import { errors } from '../../http/schemas.ts';
+import { memberPolicy } from './members.policy.ts';
+import { Member, MemberParams, UpdateMemberBody } from './members.schemas.ts';
+import { listMembers, removeMember, updateMember } from './members.service.ts';
+
+const MANAGERS_ONLY = 'Only managers and owners can manage members';
+
+export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+  app.get(
+    '/organizations/current/members',
+    {
+      schema: {
+        operationId: 'members.list',
+        tags: ['Organization'],
+        summary: 'List the organization’s members and pending invitees (managers and owners)',
+        response: { 200: Type.Array(Member), ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
+      return database.tenant(caller.organizationId, (tx) => listMembers(tx, caller));
+    },
+  );
+
+  app.patch(
+    '/organizations/current/members/:userId',
+    {
+      schema: {
+        operationId: 'members.update',
+        tags: ['Organization'],
+        summary: 'Change a member’s role or assigned sites (managers and owners)',
+        description:
+          'Only owners grant or take away OWNER, and the last owner cannot be demoted. Managers change collectors and viewers only, to those roles only, and only add or remove sites within their own scope. `siteIds` replaces the assignment.',
+        params: MemberParams,
+        body: UpdateMemberBody,
+        response: { 200: Member, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
+      return database.tenant(caller.organizationId, (tx) =>
+        updateMember(tx, caller, request.params.userId, request.body),
+      );
+    },
+  );
+
+  app.delete(
+    '/organizations/current/members/:userId',
+    {
+      schema: {
+        operationId: 'members.remove',
+        tags: ['Organization'],
+        summary: 'Remove a member or cancel a pending invitation (managers and owners)',
+        description:
+          'The member’s access tokens and API keys in this organization are revoked. The last owner cannot be removed; managers remove only collectors and viewers whose sites are all within their scope.',
+        params: MemberParams,
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
+      await database.tenant(caller.organizationId, (tx) => removeMember(tx, caller, request.params.userId));
+      return { success: true };
+    },
+  );
+};

@@ -1,0 +1,123 @@
+import type { Tx } from '../../db/client.ts';
+import type { Role } from '../../db/schema/index.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { memberPolicy, parseRole } from './members.policy.ts';
+import { membersRepository as repo } from './members.repository.ts';
+
+type MemberRow = Awaited<ReturnType<typeof repo.list>>[number];
+
+function present(row: MemberRow) {
+  return {
+    userId: row.user_id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: row.status,
+    siteIds: row.site_ids ?? [],
+    createdAt: iso(row.created_at),
+    invitationExpiresAt: iso(row.invitation_expires_at),
+  };
+}
+
+const ROLE_HELP = 'must be one of Owner, Manager, Collector, Viewer (any letter case)';
+
+/** A role from a request field, or a 400 naming the field. */
+export function requireRole(value: string, field: string): Role {
+  const role = parseRole(value);
+  if (!role) throw invalidField(field, `${field} ${ROLE_HELP}`);
+  return role;
+}
+
+/** Site ids from a request field, deduplicated; a 400 names each one that is not a site of the organization. */
+export async function requireSites(tx: Tx, organizationId: string, ids: string[], field: string) {
+  const unique = [...new Set(ids)];
+  const known = await repo.existingSiteIds(tx, organizationId, unique.filter(isUuid));
+  const issues: Issue[] = [];
+  ids.forEach((id, index) => {
+    if (!known.has(id))
+      issues.push({
+        path: `${field}.${index}`,
+        message: `${field}.${index} is not a site of this organization`,
+      });
+  });
+  if (issues.length > 0) throw badRequest('Unknown site', issues);
+  return unique;
+}
+
+export const grantMessage = (role: Role) =>
+  role === 'OWNER'
+    ? 'Only owners can grant the OWNER role'
+    : 'Managers can only give the COLLECTOR or VIEWER role';
+
+const MANAGE_MESSAGE = 'Managers can only manage collectors and viewers';
+const SITES_MESSAGE = 'You can only assign sites you manage';
+
+/** Refuses (400) to leave the organization without an active owner once `userId` stops being one. */
+async function keepAnotherOwner(tx: Tx, organizationId: string, userId: string): Promise<void> {
+  const owners = await repo.activeOwners(tx, organizationId);
+  if (!owners.some((id) => id !== userId)) {
+    throw badRequest('The organization needs at least one owner: make another member owner first');
+  }
+}
+
+async function lockMember(tx: Tx, caller: Caller, userId: string) {
+  if (!isUuid(userId)) throw notFound('Member');
+  await repo.lockMemberships(tx, caller.organizationId);
+  const member = await repo.lock(tx, caller.organizationId, userId);
+  if (!member) throw notFound('Member');
+  authorize(memberPolicy.canManageMember(caller, member.role), MANAGE_MESSAGE);
+  return member;
+}
+
+export async function listMembers(tx: Tx, caller: Caller) {
+  return (await repo.list(tx, caller.organizationId)).map(present);
+}
+
+/** Changes a member's role and/or site assignments (the list given replaces the current one). */
+export async function updateMember(
+  tx: Tx,
+  caller: Caller,
+  userId: string,
+  input: { role?: string; siteIds?: string[] },
+) {
+  const org = caller.organizationId;
+  const member = await lockMember(tx, caller, userId);
+  const role = input.role === undefined ? undefined : requireRole(input.role, 'role');
+  const siteIds =
+    input.siteIds === undefined ? undefined : await requireSites(tx, org, input.siteIds, 'siteIds');
+  if (role) authorize(memberPolicy.canGrantRole(caller, role), grantMessage(role));
+  if (siteIds) {
+    const current = await repo.siteIdsOf(tx, org, userId);
+    const changed = [
+      ...siteIds.filter((id) => !current.includes(id)),
+      ...current.filter((id) => !siteIds.includes(id)),
+    ];
+    authorize(memberPolicy.canAssignSites(await siteScope(tx, caller), changed), SITES_MESSAGE);
+  }
+  if (role && role !== member.role) {
+    if (member.role === 'OWNER' && member.status === 'active') await keepAnotherOwner(tx, org, userId);
+    await repo.setRole(tx, org, userId, role);
+  }
+  if (siteIds) await repo.replaceSites(tx, org, userId, siteIds);
+  const [row] = await repo.list(tx, org, userId);
+  return present(row!);
+}
+
+/** Removes a member (or cancels a pending invitation) and revokes their tokens and API keys. */
+export async function removeMember(tx: Tx, caller: Caller, userId: string): Promise<void> {
+  const org = caller.organizationId;
+  const member = await lockMember(tx, caller, userId);
+  if (caller.role !== 'OWNER') {
+    const sites = await repo.siteIdsOf(tx, org, userId);
+    authorize(
+      memberPolicy.canAssignSites(await siteScope(tx, caller), sites),
+      'You can only remove members of sites you manage',
+    );
+  }
+  if (member.role === 'OWNER' && member.status === 'active') await keepAnotherOwner(tx, org, userId);
+  await repo.remove(tx, org, userId);
+}

@@ -1,0 +1,117 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+
+/**
+ * A value or null for request bodies, as one JSON Schema type list rather than a union, so
+ * that a bad value gets one issue (`latitude must be <= 90`) instead of one per branch.
+ */
+const OrNull = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] });
+
+/** Length limits shared by the JSON routes and the CSV import. */
+export const SITE_LIMITS = { name: 200, code: 100, addressField: 200 } as const;
+
+export const ADDRESS_FIELDS = ['line1', 'line2', 'city', 'postalCode', 'region', 'country'] as const;
+export type AddressField = (typeof ADDRESS_FIELDS)[number];
+
+const addressField = (description: string) =>
+  Type.Optional(Type.String({ maxLength: SITE_LIMITS.addressField, description }));
+
+export const Address = Type.Object(
+  {
+    line1: addressField('First street line'),
+    line2: addressField('Second street line'),
+    city: addressField('City or town'),
+    postalCode: addressField('Postal or ZIP code'),
+    region: addressField('State, province or region'),
+    country: addressField('Country (name or ISO code, as you prefer)'),
+  },
+  { additionalProperties: false, description: 'Postal address; empty strings are dropped' },
+);
+
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form attributes of the site (any JSON values)',
+});
+
+const Latitude = Type.Number({ minimum: -90, maximum: 90, description: 'Degrees north (WGS 84)' });
+const Longitude = Type.Number({ minimum: -180, maximum: 180, description: 'Degrees east (WGS 84)' });
+const Name = Type.String({ minLength: 1, maxLength: SITE_LIMITS.name, description: 'Display name' });
+const Code = Type.String({
+  minLength: 1,
+  maxLength: SITE_LIMITS.code,
+  description: 'Short code, unique in the organization regardless of letter case',
+});
+
+export const Site = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  code: Nullable(Type.String()),
+  parentId: Nullable(Uuid),
+  latitude: Nullable(Type.Number()),
+  longitude: Nullable(Type.Number()),
+  address: Nullable(Address),
+  metadata: Metadata,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type SiteOut = Static<typeof Site>;
+
+export const CreateSiteBody = Type.Object(
+  {
+    name: Name,
+    code: Type.Optional(OrNull(Code)),
+    parentId: Type.Optional(
+      OrNull(Type.String({ description: 'The parent site; omit or null for a top-level site (owners)' })),
+    ),
+    latitude: Type.Optional(OrNull(Latitude)),
+    longitude: Type.Optional(OrNull(Longitude)),
+    address: Type.Optional(OrNull(Address)),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateSiteInput = Static<typeof CreateSiteBody>;
+
+export const UpdateSiteBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    code: Type.Optional(OrNull(Code)),
+    parentId: Type.Optional(
+      OrNull(Type.String({ description: 'Moves the site; null makes it a top-level site (owners)' })),
+    ),
+    latitude: Type.Optional(OrNull(Latitude)),
+    longitude: Type.Optional(OrNull(Longitude)),
+    address: Type.Optional(OrNull(Address)),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change; null clears a field' },
+);
+export type UpdateSiteInput = Static<typeof UpdateSiteBody>;
+
+export const ListSitesQuery = Type.Object({
+  parentId: Type.Optional(Type.String({ description: 'Only the direct children of this site' })),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Text contained in the name or code' }),
+  ),
+});
+export type ListSitesFilter = Static<typeof ListSitesQuery>;
+
+export const ImportSitesBody = Type.Object(
+  {
+    csvContent: Type.String({
+      description:
+        'CSV with a header row. Columns: name (required), code, parent (code, name or id of a stored site or of another row), latitude, longitude, line1, line2, city, postalCode, region, country (also as address.<field>), metadata.<field>.',
+    }),
+    organizationId: Type.String({ description: 'Must be the caller’s organization' }),
+  },
+  { additionalProperties: false },
+);
+export type ImportSitesInput = Static<typeof ImportSitesBody>;
+
+export const ImportResult = Type.Object({
+  success: Type.Integer({ description: 'Rows imported' }),
+  failed: Type.Integer({ description: 'Rows skipped because of an error' }),
+  errors: Type.Array(Type.String(), { description: '`Row N: …` for each failed row (N counts data rows)' }),
+  logs: Type.Array(Type.String(), { description: 'What was created' }),
+});
+export type ImportResultOut = Static<typeof ImportResult>;

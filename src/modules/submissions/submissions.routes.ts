@@ -1,0 +1,119 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { callerOf } from '../../http/auth.ts';
+import { authorize } from '../../http/errors.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
+import { roleAtLeast } from '../auth/roles.ts';
+import { reviewValue, valueHistory } from './submissions.history.ts';
+import {
+  HistoryEntry,
+  ReviewBody,
+  Submission,
+  SubmissionPage,
+  SubmissionsQuery,
+  SubmitBody,
+  ValueItem,
+} from './submissions.schemas.ts';
+import { getSubmission, listSubmissions, submit } from './submissions.service.ts';
+
+const TAGS = ['Form submissions'];
+
+export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
+  app,
+  { database },
+) => {
+  app.post(
+    '/form-submissions',
+    {
+      schema: {
+        operationId: 'formSubmissions.submit',
+        tags: TAGS,
+        summary: 'Create or update the submission of a form, site and year (collectors)',
+        description:
+          'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`).',
+        body: SubmitBody,
+        response: { 200: Submission, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(roleAtLeast(caller.role, 'COLLECTOR'), 'Viewers cannot enter data');
+      return database.tenant(caller.organizationId, (tx) => submit(tx, caller, request.body));
+    },
+  );
+
+  app.get(
+    '/form-submissions',
+    {
+      schema: {
+        operationId: 'formSubmissions.list',
+        tags: TAGS,
+        summary: 'List submissions, with their current values, on the sites you can read',
+        querystring: SubmissionsQuery,
+        response: { 200: SubmissionPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return database.tenant(caller.organizationId, (tx) => listSubmissions(tx, caller, request.query));
+    },
+  );
+
+  app.get(
+    '/form-submissions/:id',
+    {
+      schema: {
+        operationId: 'formSubmissions.get',
+        tags: TAGS,
+        summary: 'Get a submission with all its current values',
+        params: IdParams,
+        response: { 200: Submission, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return database.tenant(caller.organizationId, (tx) => getSubmission(tx, caller, request.params.id));
+    },
+  );
+
+  app.post(
+    '/form-submissions/values/:id/review',
+    {
+      schema: {
+        operationId: 'formSubmissions.reviewValue',
+        tags: TAGS,
+        summary: 'Approve or reject a value (managers of its site)',
+        description:
+          'The review and its comment join the value’s history. Writing the value again makes it COMPLETED.',
+        params: IdParams,
+        body: ReviewBody,
+        response: { 200: ValueItem, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(roleAtLeast(caller.role, 'MANAGER'), 'Values are reviewed by managers and owners');
+      return database.tenant(caller.organizationId, (tx) =>
+        reviewValue(tx, caller, request.params.id, request.body),
+      );
+    },
+  );
+
+  app.get(
+    '/form-submissions/values/:id/history',
+    {
+      schema: {
+        operationId: 'formSubmissions.valueHistory',
+        tags: TAGS,
+        summary: 'Every change of a value, oldest first (also of deleted values)',
+        params: IdParams,
+        response: { 200: Type.Array(HistoryEntry), ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return database.tenant(caller.organizationId, (tx) => valueHistory(tx, caller, request.params.id));
+    },
+  );
+};

@@ -1,0 +1,228 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import {
+  activateForm,
+  assignSites,
+  createForm,
+  createSite,
+  createTenant,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
+
+const t = useTestApp();
+let tenant: Tenant;
+let site: string;
+let form: Awaited<ReturnType<typeof createForm>>;
+const units: Record<string, string> = {};
+
+const submit = (body: Record<string, unknown>, token = tenant.collector.token) =>
+  api(t, 'POST', '/form-submissions', {
+    token,
+    body: { formId: form.id, siteId: site, year: 2025, ...body },
+  });
+const elementId = (key: string) => form.elements.find((e) => e.key === key)!.id;
+
+beforeAll(async () => {
+  tenant = await createTenant(t);
+  const rows = await t.database.system((tx) =>
+    tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
+  );
+  for (const r of rows) units[r.symbol] = r.id;
+  site = await createSite(t, tenant.organizationId, { metadata: { erp: 'S-1' } });
+  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
+  await assignSites(t, tenant.organizationId, tenant.viewer.userId, [site]);
+  form = await createForm(t, tenant, {
+    periodType: 'QUARTERLY',
+    metadata: { code: 'Q-FORM' },
+    elements: [
+      { key: 'energy', label: 'Energy', type: 'NUMBER', unitId: units['kWh'], metadata: { ext: 'E' } },
+      { key: 'plain', label: 'Plain number', type: 'NUMBER' },
+      { key: 'note', label: 'Note', type: 'TEXT' },
+      { key: 'flag', label: 'Flag', type: 'BOOLEAN' },
+      {
+        key: 'kind',
+        label: 'Kind',
+        type: 'SELECT',
+        options: [
+          { label: 'A', value: 'a' },
+          { label: 'B', value: 'b' },
+        ],
+      },
+      { key: 'day', label: 'Day', type: 'DATE' },
+      { key: 'event', label: 'Event', type: 'TIMESTAMP' },
+      { key: 'doc', label: 'Document', type: 'FILE' },
+      { key: 'dup1', label: 'Dup 1', type: 'TEXT', metadata: { group: 'g' } },
+      { key: 'dup2', label: 'Dup 2', type: 'TEXT', metadata: { group: 'g' } },
+    ],
+  });
+  await activateForm(t, tenant, form.id, [site], [2025]);
+});
+
+describe('POST /form-submissions: writing', () => {
+  it('creates the one submission of (form, site, year), then updates it', async () => {
+    const first = await submit({
+      values: [
+        { elementKey: 'note', periodUnit: 1, value: 'hello' },
+        { elementId: elementId('flag'), periodUnit: 2, value: true },
+      ],
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      organizationId: tenant.organizationId,
+      formId: form.id,
+      siteId: site,
+      year: 2025,
+      userId: tenant.collector.userId,
+      deletedAt: null,
+    });
+    expect(first.body.values).toEqual([
+      {
+        formElementSubmissionId: expect.any(String),
+        elementId: elementId('note'),
+        elementKey: 'note',
+        periodUnit: 1,
+        timestamp: null,
+        status: 'COMPLETED',
+        value: 'hello',
+        originalValue: null,
+        selectedUnitId: null,
+        userId: tenant.collector.userId,
+        userName: expect.any(String),
+        userEmail: tenant.collector.email,
+        userImage: null,
+        recordedAt: expect.any(String),
+        deletedAt: null,
+      },
+      expect.objectContaining({ elementKey: 'flag', periodUnit: 2, value: true }),
+    ]);
+    const second = await submit(
+      { values: [{ elementKey: 'note', periodUnit: 1, value: 'changed' }] },
+      tenant.owner.token,
+    );
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.body.formSiteId).toBe(first.body.formSiteId);
+    expect(second.body.values[0].formElementSubmissionId).toBe(first.body.values[0].formElementSubmissionId);
+    expect(second.body.values[0]).toMatchObject({ value: 'changed', userId: tenant.owner.userId });
+
+    const got = await api(t, 'GET', `/form-submissions/${first.body.id}`, { token: tenant.viewer.token });
+    expect(got.status).toBe(200);
+    expect(
+      got.body.values.map((v: { elementKey: string; value: unknown }) => [v.elementKey, v.value]),
+    ).toEqual([
+      ['note', 'changed'],
+      ['flag', true],
+    ]);
+  });
+
+  it('finds form, site and elements by metadata', async () => {
+    const res = await api(t, 'POST', '/form-submissions', {
+      token: tenant.collector.token,
+      body: {
+        formMetadataKey: 'code',
+        formMetadataValue: 'Q-FORM',
+        siteMetadataKey: 'erp',
+        siteMetadataValue: 'S-1',
+        year: 2025,
+        values: [{ elementMetadataKey: 'ext', elementMetadataValue: 'E', periodUnit: 3, value: 12.5 }],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.values[0]).toMatchObject({ elementId: elementId('energy'), periodUnit: 3, value: 12.5 });
+  });
+
+  it('converts NUMBER values from selectedUnitId into the element’s unit', async () => {
+    const res = await submit({
+      values: [{ elementKey: 'energy', periodUnit: 4, value: 2.5, selectedUnitId: units['MWh'] }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.values[0]).toMatchObject({
+      value: 2500,
+      originalValue: 2.5,
+      selectedUnitId: units['MWh'],
+    });
+    const stored = await t.database.system((tx) =>
+      tx
+        .selectFrom('form_element_submissions')
+        .select(['numeric_value', 'original_value'])
+        .where('id', '=', res.body.values[0].formElementSubmissionId)
+        .executeTakeFirstOrThrow(),
+    );
+    expect(stored).toEqual({ numeric_value: 2500, original_value: 2.5 });
+  });
+
+  it('accepts each type’s valid values', async () => {
+    const res = await submit({
+      values: [
+        { elementKey: 'plain', periodUnit: 1, value: -3 },
+        { elementKey: 'kind', periodUnit: 1, value: 'b' },
+        { elementKey: 'day', periodUnit: 1, value: '2024-02-29' },
+        { elementKey: 'doc', periodUnit: 1, value: '0b0e6f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b' },
+        { elementKey: 'event', timestamp: '2025-05-02T10:00:00+02:00', value: { reading: 7 } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.values.map((v: { value: unknown }) => v.value)).toEqual([
+      -3,
+      'b',
+      '2024-02-29',
+      '0b0e6f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b',
+      { reading: 7 },
+    ]);
+    expect(res.body.values[4]).toMatchObject({ periodUnit: 5, timestamp: '2025-05-02T08:00:00.000Z' });
+  });
+
+  it('null clears a value: the row is kept as deleted and shown with deletedAt', async () => {
+    const written = await submit({ values: [{ elementKey: 'plain', periodUnit: 2, value: 1 }] });
+    const id = written.body.values[0].formElementSubmissionId;
+    const cleared = await submit({ values: [{ elementKey: 'plain', periodUnit: 2, value: null }] });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.values[0]).toMatchObject({
+      formElementSubmissionId: id,
+      value: null,
+      deletedAt: expect.any(String),
+    });
+    const got = await api(t, 'GET', `/form-submissions/${written.body.id}`, { token: tenant.owner.token });
+    expect(
+      got.body.values.map((v: { formElementSubmissionId: string }) => v.formElementSubmissionId),
+    ).not.toContain(id);
+    const nothing = await submit({ values: [{ elementKey: 'plain', periodUnit: 3, value: null }] });
+    expect(nothing.status).toBe(200);
+    expect(nothing.body.values[0]).toMatchObject({
+      formElementSubmissionId: null,
+      value: null,
+      status: null,
+    });
+    const again = await submit({ values: [{ elementKey: 'plain', periodUnit: 2, value: 4 }] });
+    expect(again.body.values[0]).toMatchObject({ formElementSubmissionId: id, value: 4, deletedAt: null });
+  });
+});
+
+describe('POST /form-submissions: concurrency', () => {
+  it('concurrent writes of one new (form, site, year) make one submission and one value with its full history', async () => {
+    const fresh = await createSite(t, tenant.organizationId);
+    await activateForm(t, tenant, form.id, [site, fresh], [2025]);
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        submit(
+          { siteId: fresh, values: [{ elementKey: 'plain', periodUnit: 1, value: n }] },
+          tenant.owner.token,
+        ),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    const valueIds = new Set(results.map((r) => r.body.values[0].formElementSubmissionId));
+    expect(valueIds.size).toBe(1);
+    const [valueId] = [...valueIds];
+    const history = await api(t, 'GET', `/form-submissions/values/${valueId}/history`, {
+      token: tenant.owner.token,
+    });
+    expect(history.body.map((h: { action: string }) => h.action)).toEqual([
+      'CREATE',
+      'UPDATE',
+      'UPDATE',
+      'UPDATE',
+      'UPDATE',
+    ]);
+  });
+});

@@ -1,0 +1,221 @@
+import type { ElementType, PeriodType } from '../../db/schema/index.ts';
+import type { Issue } from '../../http/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { activityListProblem } from '../activities/activities.inputs.ts';
+import { convertValue, type UnitFactor, UnitMismatchError } from '../units/units.convert.ts';
+import { type ElementInfo, optionValues } from './submissions.resolve.ts';
+import type { SubmitValue } from './submissions.schemas.ts';
+
+export const TEXT_MAX_LENGTH = 10_000;
+/** Largest TIMESTAMP record value, as JSON text. */
+export const RECORD_MAX_BYTES = 65_536;
+
+const PERIOD_UNITS: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
+
+/** A value ready to store. */
+export interface Checked {
+  value: unknown;
+  /** The value as sent, when it was converted from another unit; else null. */
+  originalValue: unknown;
+  /** The value as a number, when it is one (what indicators sum). */
+  numericValue: number | null;
+}
+
+/** Why a value was refused, and which of its fields to blame. */
+export interface Refusal {
+  field: 'value' | 'selectedUnitId';
+  message: string;
+}
+
+interface CheckContext {
+  element: ElementInfo;
+  elementUnit: UnitFactor | undefined;
+  selectedUnit: UnitFactor | undefined;
+}
+
+type Check = (value: unknown, ctx: CheckContext) => Checked | Refusal;
+
+const plain = (value: unknown, numericValue: number | null = null): Checked => ({
+  value,
+  originalValue: null,
+  numericValue,
+});
+const refuse = (message: string, field: Refusal['field'] = 'value'): Refusal => ({ field, message });
+
+function isIsoDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+/**
+ * The rules of each element type, in one place. For ACTIVITY values only the shape (a list of
+ * input objects); `planActivities` checks the inputs and calculates them.
+ */
+export const VALUE_CHECKS: Record<ElementType, Check> = {
+  NUMBER(value, { elementUnit, selectedUnit }) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return refuse('must be a finite number');
+    if (!selectedUnit) return plain(value, value);
+    if (!elementUnit)
+      return refuse('cannot be used: the element has no unit to convert into', 'selectedUnitId');
+    try {
+      const converted = convertValue(value, selectedUnit, elementUnit);
+      return { value: converted, originalValue: value, numericValue: converted };
+    } catch (error) {
+      if (error instanceof UnitMismatchError) return refuse(error.message, 'selectedUnitId');
+      throw error;
+    }
+  },
+  TEXT(value) {
+    if (typeof value !== 'string') return refuse('must be a string');
+    if (value.length > TEXT_MAX_LENGTH) return refuse(`must be at most ${TEXT_MAX_LENGTH} characters`);
+    return plain(value);
+  },
+  BOOLEAN(value) {
+    return typeof value === 'boolean' ? plain(value) : refuse('must be true or false');
+  },
+  SELECT(value, { element }) {
+    const allowed = optionValues(element);
+    if (typeof value !== 'string' || !allowed.includes(value)) {
+      return refuse(`must be one of the options: ${allowed.map((o) => JSON.stringify(o)).join(', ')}`);
+    }
+    return plain(value);
+  },
+  DATE(value) {
+    return typeof value === 'string' && isIsoDate(value) ? plain(value) : refuse('must be a date YYYY-MM-DD');
+  },
+  TIMESTAMP(value) {
+    if (JSON.stringify(value).length > RECORD_MAX_BYTES)
+      return refuse(`must be at most ${RECORD_MAX_BYTES} bytes of JSON`);
+    return plain(value, typeof value === 'number' && Number.isFinite(value) ? value : null);
+  },
+  FILE(value) {
+    return isUuid(value) ? plain(value.toLowerCase()) : refuse('must be a media id (UUID)');
+  },
+  ACTIVITY(value) {
+    // The list's inputs are checked against the definition and calculated by the activities module.
+    const problem = activityListProblem(value);
+    return problem ? refuse(problem) : plain(value);
+  },
+};
+
+/** A value of the request, checked: what to write or delete, at which period. */
+export interface PlannedValue {
+  index: number;
+  element: ElementInfo;
+  periodUnit: number;
+  timestamp: Date | null;
+  /** null: delete the stored value of this element and period (or timestamp). */
+  checked: Checked | null;
+  selectedUnitId: string | null;
+}
+
+/** The identity of a stored value: (element, periodUnit), or (element, timestamp) for TIMESTAMP. */
+export const slotOf = (elementId: string, periodUnit: number, timestamp: Date | null) =>
+  timestamp ? `${elementId}|t${timestamp.getTime()}` : `${elementId}|p${periodUnit}`;
+
+type Context = { year: number; periodType: PeriodType; units: Map<string, UnitFactor> };
+
+/** Finds each value's period and checks it against its element's type; returns plans and issues. */
+export function checkValues(
+  values: SubmitValue[],
+  elements: (ElementInfo | undefined)[],
+  context: Context,
+): { planned: PlannedValue[]; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const planned: PlannedValue[] = [];
+  const slots = new Map<string, number>();
+  for (const [index, input] of values.entries()) {
+    const element = elements[index];
+    if (!element) continue;
+    const result = checkOne(input, index, element, context);
+    if ('message' in result) {
+      issues.push(result);
+      continue;
+    }
+    const slot = slotOf(element.id, result.periodUnit, result.timestamp);
+    const earlier = slots.get(slot);
+    if (earlier !== undefined) {
+      const path = `values.${index}`;
+      const what = result.timestamp ? 'timestamp' : 'period';
+      issues.push({ path, message: `${path} writes the same element and ${what} as values.${earlier}` });
+      continue;
+    }
+    slots.set(slot, index);
+    planned.push(result);
+  }
+  return { planned, issues };
+}
+
+function checkOne(
+  input: SubmitValue,
+  index: number,
+  element: ElementInfo,
+  context: Context,
+): PlannedValue | Issue {
+  const refusal = (field: string, message: string): Issue => {
+    const path = `values.${index}.${field}`;
+    return { path, message: `${path} ${message}` };
+  };
+  const period = periodOf(input, element, context.year, context.periodType);
+  if ('message' in period) return refusal(period.field, period.message);
+
+  const selectedUnitId = input.selectedUnitId?.toLowerCase() ?? null;
+  const selectedUnit = selectedUnitId ? context.units.get(selectedUnitId) : undefined;
+  if (selectedUnitId && element.type !== 'NUMBER') {
+    return refusal('selectedUnitId', 'is only allowed for NUMBER elements');
+  }
+  if (selectedUnitId && !selectedUnit) return refusal('selectedUnitId', 'is not a known unit');
+
+  let checked: Checked | null = null;
+  if (input.value !== null) {
+    const elementUnit = element.unit_id ? context.units.get(element.unit_id) : undefined;
+    const result = VALUE_CHECKS[element.type](input.value, { element, elementUnit, selectedUnit });
+    if ('message' in result) return refusal(result.field, result.message);
+    checked = result;
+  }
+  return {
+    index,
+    element,
+    periodUnit: period.periodUnit,
+    timestamp: period.timestamp,
+    checked,
+    selectedUnitId: checked ? selectedUnitId : null,
+  };
+}
+
+function periodOf(
+  input: SubmitValue,
+  element: ElementInfo,
+  year: number,
+  periodType: PeriodType,
+): { periodUnit: number; timestamp: Date | null } | { field: string; message: string } {
+  if (element.type === 'TIMESTAMP') {
+    if (input.timestamp === undefined)
+      return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
+    const timestamp = new Date(input.timestamp);
+    if (Number.isNaN(timestamp.getTime()))
+      return { field: 'timestamp', message: 'is not a valid ISO 8601 time' };
+    if (timestamp.getUTCFullYear() !== year) {
+      return { field: 'timestamp', message: `is in ${timestamp.getUTCFullYear()} (UTC), not in ${year}` };
+    }
+    const month = timestamp.getUTCMonth() + 1;
+    if (input.periodUnit !== undefined && input.periodUnit !== month) {
+      return {
+        field: 'periodUnit',
+        message: `must be the UTC month of the timestamp (${month}) or left out`,
+      };
+    }
+    return { periodUnit: month, timestamp };
+  }
+  if (input.timestamp !== undefined) return { field: 'timestamp', message: 'is only for TIMESTAMP elements' };
+  const last = PERIOD_UNITS[periodType];
+  if (input.periodUnit === undefined) return { field: 'periodUnit', message: 'is required' };
+  if (input.periodUnit < 1 || input.periodUnit > last) {
+    return {
+      field: 'periodUnit',
+      message: `must be ${last === 1 ? '1' : `1..${last}`} for a ${periodType} form`,
+    };
+  }
+  return { periodUnit: input.periodUnit, timestamp: null };
+}

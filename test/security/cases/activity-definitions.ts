@@ -1,0 +1,53 @@
+import { createActivityDefinition } from '../../helpers/factories.ts';
+import type { SecurityCase } from '../matrix.ts';
+
+const body = (name = 'Matrix definition') => ({
+  name,
+  uiCode: '',
+  calcCode: 'return inputs.amount * 2',
+  inputs: [{ name: 'amount', type: 'number', required: true }],
+});
+
+/** Definitions are organization-wide configuration: no site scope to prepare. */
+export const cases: SecurityCase[] = [
+  {
+    method: 'GET',
+    route: '/activity-definitions',
+    minRole: 'VIEWER',
+    prepare: async () => ({ url: '/activity-definitions' }),
+  },
+  {
+    method: 'POST',
+    route: '/activity-definitions',
+    minRole: 'MANAGER',
+    prepare: async () => ({ url: '/activity-definitions', body: body() }),
+  },
+  {
+    method: 'GET',
+    route: '/activity-definitions/:id',
+    minRole: 'VIEWER',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({
+      url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,
+    }),
+  },
+  {
+    method: 'PUT',
+    route: '/activity-definitions/:id',
+    minRole: 'MANAGER',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({
+      url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,
+      body: body('Renamed'),
+    }),
+  },
+  {
+    method: 'DELETE',
+    route: '/activity-definitions/:id',
+    minRole: 'MANAGER',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({
+      url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,
+    }),
+  },
+];
