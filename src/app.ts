@@ -19,6 +19,7 @@ import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
@@ -112,6 +113,7 @@ export async function buildApp({
   app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect(`${API_PREFIX}/health`),
   );
+  registerAcceptPage(app, API_PREFIX);
 
   return app;
 }

@@ -31,6 +31,8 @@ describe('configuration', () => {
       SDCS_ALLOW_SIGNUP: 'true',
       SDCS_ADMIN_EMAILS: 'A@x.org, b@y.org',
       SMTP_URL: 'smtp://mail:25',
+      SDCS_CALC_TIME_MS: '120',
+      SDCS_CALC_MEMORY_MB: '64',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -39,6 +41,8 @@ describe('configuration', () => {
       databaseUrl: 'postgres://u@db/sdcs',
       allowSignup: true,
       smtpUrl: 'smtp://mail:25',
+      calcTimeMs: 120,
+      calcMemoryBytes: 64 * 1024 * 1024,
     });
     expect([...config.adminEmails]).toEqual(['a@x.org', 'b@y.org']);
   });
@@ -49,6 +53,7 @@ describe('configuration', () => {
     [{ SDCS_ALLOW_SIGNUP: 'maybe' }, /SDCS_ALLOW_SIGNUP/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ SDCS_SECRET: 'short' }, /SDCS_SECRET/],
+    [{ SDCS_CALC_TIME_MS: '0' }, /SDCS_CALC_TIME_MS/],
   ])('refuses %o with one clear line', (env, pattern) => {
     expect(() => loadConfig({ SDCS_DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ SDCS_DATA_DIR: dir(), ...env })).toThrow(pattern);

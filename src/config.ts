@@ -19,6 +19,9 @@ export interface Config {
   largeBodyLimitBytes: number;
   bootstrap: boolean;
   logLevel: string;
+  /** Limits of one calcCode calculation. */
+  calcTimeMs: number;
+  calcMemoryBytes: number;
 }
 
 /** A configuration problem: start-up prints its message as one line and exits. */
@@ -104,5 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     largeBodyLimitBytes: int(env, 'SDCS_IMPORT_BODY_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
     bootstrap: bool(env, 'SDCS_BOOTSTRAP', true),
     logLevel: env['LOG_LEVEL'] || 'info',
+    calcTimeMs: int(env, 'SDCS_CALC_TIME_MS', 50, 1, 60_000),
+    calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
+import { checkSyntax, configureSandboxLimits, shutdownSandbox } from './sandbox/index.ts';
 
 /** Opens the configured database: the server at DATABASE_URL, else PGlite in the data directory. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -16,6 +17,9 @@ export function openConfiguredDatabase(config: Config): Promise<Database> {
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const started = performance.now();
+  configureSandboxLimits({ cpuTimeMs: config.calcTimeMs, memoryBytes: config.calcMemoryBytes });
+  // Start the calculation worker now, in parallel, so the first calculation does not wait for it.
+  void checkSyntax('return 0').catch(() => undefined);
   const database = await openConfiguredDatabase(config);
   await migrate(database);
   const app = await buildApp({
@@ -44,6 +48,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     try {
       await app.close();
       await database.close();
+      await shutdownSandbox();
     } finally {
       process.exit(0);
     }

@@ -3,7 +3,7 @@
  * time, memory, stack and output. User code never runs in the service's own JavaScript realm.
  */
 export { CalculationError, type CalculationErrorKind } from './calculation-error.ts';
-export { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits.ts';
+export { configureSandboxLimits, DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits.ts';
 export { compileMetadataSchema, MetadataSchemaError, metadataSchemaProblem } from './metadata-schema.ts';
 export { shutdownSandbox } from './pool.ts';
 export {

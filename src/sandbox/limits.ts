@@ -38,9 +38,20 @@ const MINIMUM: SandboxLimits = {
   maxCoefficientCalls: 0,
 };
 
+let processDefaults: Partial<SandboxLimits> = {};
+
+/**
+ * Sets the limits every runner of this process starts from (the service sets them from its
+ * configuration at start-up); a runner's own `limits` still override them.
+ */
+export function configureSandboxLimits(overrides: Partial<SandboxLimits>): void {
+  resolveLimits(overrides);
+  processDefaults = { ...overrides };
+}
+
 /** The defaults with `overrides` applied; throws on a limit that is not a sane integer. */
 export function resolveLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
-  const limits = { ...DEFAULT_LIMITS, ...overrides };
+  const limits = { ...DEFAULT_LIMITS, ...processDefaults, ...overrides };
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof SandboxLimits)[]) {
     const value = limits[key];
     if (!Number.isSafeInteger(value) || value < MINIMUM[key]) {

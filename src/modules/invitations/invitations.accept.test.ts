@@ -208,3 +208,13 @@ describe('POST /invitations/accept', () => {
     );
   });
 });
+
+describe('the page the invitation e-mail links to', () => {
+  it('is served without a credential and posts to the accept operation', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/accept-invitation?token=abc' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('/api/v1/invitations/accept');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+});
