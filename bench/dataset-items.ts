@@ -106,7 +106,7 @@ console.log(
   `dataset items: list of ${3 * PER_DATASET + COMMON} items (median of ${RUNS}); export, import of ${PER_DATASET} rows`,
 );
 console.log(
-  '| engine | GET /dataset-items s | of which query s | answer MiB | export 30k s | import 30k new s | re-import unchanged s | import 30k updates s |',
+  '| engine | GET /dataset-items s | of which database s | answer MiB | export 30k s | import 30k new s | re-import unchanged s | import 30k updates s |',
 );
 console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);

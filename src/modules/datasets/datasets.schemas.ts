@@ -110,6 +110,17 @@ export const DatasetItem = Type.Object({
   inputUnitId: Nullable(Uuid),
 });
 
+/**
+ * A uuid or null as one JSON Schema type (`type: [string, null]`), which the response
+ * serializer writes directly; `Nullable` (anyOf) makes it test every value against both branches,
+ * which doubled the serialization time of a 100,000-item list.
+ */
+const UuidOrNull = Type.Unsafe<string | null>({
+  type: ['string', 'null'],
+  format: 'uuid',
+  description: 'Identifier (UUID) or null',
+});
+
 export const ListedDatasetItem = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -118,7 +129,7 @@ export const ListedDatasetItem = Type.Object({
   datasetName: Type.String(),
   tags: Type.Array(Type.String()),
   metadata: Metadata,
-  inputUnitId: Nullable(Uuid),
+  inputUnitId: UuidOrNull,
 });
 
 export const ItemChange = Type.Object({

@@ -206,11 +206,10 @@ describe('POST /datasets/{id}/import', () => {
     ).toBe(400);
   });
 
-  it('writes nothing when a statement fails', async () => {
+  it('refuses a body over the import limit (413) and changes nothing', async () => {
     const id = await newDataset();
     await importCsv(id, 'label,key,value,year\nA,a,1,2024\n');
     const before = (await exportCsv(id)).body.csvContent;
-    // A body over the size limit is refused as a whole.
     const huge = `label,key,value,year\n${'B,b,1,2024\n'.repeat(1)}${'x'.repeat(t.config.largeBodyLimitBytes)}`;
     const res = await importCsv(id, huge);
     expect(res.status).toBe(413);
