@@ -20,20 +20,31 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   configureSandboxLimits({ cpuTimeMs: config.calcTimeMs, memoryBytes: config.calcMemoryBytes });
   // Start the calculation worker now, in parallel, so the first calculation does not wait for it.
   void checkSyntax('return 0').catch(() => undefined);
+  const phases: Record<string, number> = { loadMs: Math.round(started) };
+  const mark = (name: string, since: number) => {
+    phases[name] = Math.round(performance.now() - since);
+    return performance.now();
+  };
+  let t = performance.now();
   const database = await openConfiguredDatabase(config);
+  t = mark('openDatabaseMs', t);
   await migrate(database);
+  t = mark('migrateMs', t);
   const app = await buildApp({
     database,
     config,
     logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
   });
+  t = mark('buildAppMs', t);
   const welcome = await bootstrapIfEmpty(database, config);
+  t = mark('bootstrapMs', t);
   await app.listen({ port: config.port, host: config.host });
+  mark('listenMs', t);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   app.log.info(
-    { database: database.engine, startupMs: Math.round(performance.now() - started) },
+    { database: database.engine, startupMs: Math.round(performance.now() - started), ...phases },
     `SDCS listening on ${base} (API ${base}/api/v1, docs ${base}/docs)`,
   );
   if (welcome) process.stdout.write(welcome(base));
