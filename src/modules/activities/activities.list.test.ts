@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import {
+  activateForm,
+  assignSites,
+  createActivityDefinition,
+  createForm,
+  createSite,
+  createTenant,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
+import { shutdownSandbox } from '../../sandbox/index.ts';
+
+const t = useTestApp();
+let tenant: Tenant;
+let other: Tenant;
+let region: string;
+let alpha: string;
+let beta: string;
+let zeta: string;
+let form: Awaited<ReturnType<typeof createForm>>;
+
+afterAll(() => shutdownSandbox());
+
+const list = (query: string, token = tenant.owner.token) =>
+  api(t, 'GET', `/activities?formId=${form.id}&key=trips${query}`, { token });
+/** Activities as `site year/period value` strings, in answer order. */
+const brief = (activities: any[]) =>
+  activities.map((a) => `${a.siteName} ${a.year}/${a.periodUnit} ${a.value}`);
+
+beforeAll(async () => {
+  tenant = await createTenant(t);
+  other = await createTenant(t);
+  region = await createSite(t, tenant.organizationId, { name: 'Region' });
+  beta = await createSite(t, tenant.organizationId, { name: 'Beta', parentId: region });
+  alpha = await createSite(t, tenant.organizationId, { name: 'alpha', parentId: region });
+  zeta = await createSite(t, tenant.organizationId, { name: 'zeta' });
+  await assignSites(t, tenant.organizationId, tenant.viewer.userId, [region]);
+  const definition = await createActivityDefinition(t, tenant.organizationId, {
+    key: 'trips',
+    inputs: [{ name: 'km', type: 'number', required: true }],
+    calcCode: 'return inputs.km',
+  });
+  form = await createForm(t, tenant, {
+    periodType: 'QUARTERLY',
+    elements: [
+      { label: 'Trips', type: 'ACTIVITY', activityDefinitionId: definition },
+      { key: 'n', label: 'N', type: 'NUMBER' },
+    ],
+  });
+  await activateForm(t, tenant, form.id, [alpha, beta, zeta], [2024, 2025]);
+  const enter = async (siteId: string, year: number, periodUnit: number, kms: number[]) => {
+    const res = await api(t, 'POST', '/form-submissions', {
+      token: tenant.owner.token,
+      body: {
+        formId: form.id,
+        siteId,
+        year,
+        values: [{ elementKey: 'trips', periodUnit, value: kms.map((km) => ({ km })) }],
+      },
+    });
+    if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  };
+  await enter(zeta, 2025, 1, [1]);
+  await enter(beta, 2025, 2, [2, 3]);
+  await enter(beta, 2024, 4, [4]);
+  await enter(alpha, 2025, 1, [5]);
+  await enter(alpha, 2024, 1, [6]);
+});
+
+describe('GET /activities', () => {
+  it('lists by site name (letter case ignored), year, period and list position', async () => {
+    const res = await list('');
+
+    expect(res.status).toBe(200);
+    expect(brief(res.body.activities)).toEqual([
+      'alpha 2024/1 6',
+      'alpha 2025/1 5',
+      'Beta 2024/4 4',
+      'Beta 2025/2 2',
+      'Beta 2025/2 3',
+      'zeta 2025/1 1',
+    ]);
+    expect(res.body.pagination).toEqual({ total: 6, limit: 100, offset: 0, hasMore: false });
+    expect(res.body.noActivity).toEqual([]);
+  });
+
+  it('pages with limit and offset over a stable order', async () => {
+    const pages = [await list('&limit=4'), await list('&limit=4&offset=4'), await list('&limit=4&offset=8')];
+
+    expect(pages.map((p) => p.body.pagination.hasMore)).toEqual([true, false, false]);
+    expect(pages.flatMap((p) => brief(p.body.activities))).toEqual(brief((await list('')).body.activities));
+    expect(pages[2]!.body.activities).toEqual([]);
+  });
+
+  it('shows only the sites the caller can read (assigned sites and their descendants)', async () => {
+    const res = await list('', tenant.viewer.token);
+
+    expect(res.status).toBe(200);
+    expect(res.body.activities.map((a: any) => a.siteName)).toEqual([
+      'alpha',
+      'alpha',
+      'Beta',
+      'Beta',
+      'Beta',
+    ]);
+    expect(res.body.pagination.total).toBe(5);
+  });
+
+  it('filters by siteIds, years and periodUnits, comma-separated or repeated', async () => {
+    expect(brief((await list(`&siteIds=${alpha},${zeta}&years=2025`)).body.activities)).toEqual([
+      'alpha 2025/1 5',
+      'zeta 2025/1 1',
+    ]);
+    expect(brief((await list(`&siteIds=${beta}&siteIds=${zeta}&periodUnits=2,4`)).body.activities)).toEqual([
+      'Beta 2024/4 4',
+      'Beta 2025/2 2',
+      'Beta 2025/2 3',
+    ]);
+    expect(brief((await list('&years=2024&years=2023')).body.activities)).toEqual([
+      'alpha 2024/1 6',
+      'Beta 2024/4 4',
+    ]);
+  });
+
+  it('hides the activities of a form-site that is no longer active', async () => {
+    await api(t, 'PUT', '/form-sites', {
+      token: tenant.owner.token,
+      body: { formId: form.id, siteIds: [alpha, zeta], years: [2024] },
+    });
+
+    const res = await list('&years=2024');
+
+    expect(brief(res.body.activities)).toEqual(['alpha 2024/1 6']);
+    await activateForm(t, tenant, form.id, [alpha, beta, zeta], [2024]);
+  });
+
+  it('answers 400 naming the parameter for malformed filters', async () => {
+    const cases: [string, string][] = [
+      ['&siteIds=nope', 'siteIds'],
+      [`&siteIds=${alpha},`, 'siteIds'],
+      ['&siteIds=00000000-0000-4000-8000-000000000000', 'siteIds'],
+      ['&years=20x5', 'years'],
+      ['&years=1800', 'years'],
+      ['&periodUnits=5', 'periodUnits'],
+      ['&periodUnits=1.5', 'periodUnits'],
+      ['&limit=0', 'querystring.limit'],
+      ['&limit=1001', 'querystring.limit'],
+      ['&offset=-1', 'querystring.offset'],
+      ['&colour=red', 'querystring.colour'],
+    ];
+    for (const [query, path] of cases) {
+      const res = await list(query);
+      expect(res.status, query).toBe(400);
+      expect(
+        res.body.issues?.map((i: any) => i.path),
+        query,
+      ).toContain(path);
+    }
+  });
+
+  it('answers 400 when formId or key is missing, or the key names another type of element', async () => {
+    const missing = await api(t, 'GET', `/activities?formId=${form.id}`, { token: tenant.owner.token });
+    const number = await api(t, 'GET', `/activities?formId=${form.id}&key=n`, { token: tenant.owner.token });
+
+    expect(missing.status).toBe(400);
+    expect(missing.body.issues).toMatchObject([{ path: 'querystring.key' }]);
+    expect(number.status).toBe(400);
+    expect(number.body.issues).toMatchObject([{ path: 'key', message: expect.stringMatching(/NUMBER/) }]);
+  });
+
+  it('answers 404 for an unknown, malformed or other tenant’s form, and an unknown key', async () => {
+    const foreign = await createForm(t, other);
+    const urls = [
+      '/activities?formId=00000000-0000-4000-8000-000000000000&key=trips',
+      '/activities?formId=not-a-uuid&key=trips',
+      `/activities?formId=${foreign.id}&key=amount`,
+      `/activities?formId=${form.id}&key=nothing`,
+    ];
+    for (const url of urls) {
+      const res = await api(t, 'GET', url, { token: tenant.owner.token });
+      expect(res.status, url).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('finds an element with a key of its own by its activity definition’s key too', async () => {
+    const definition = await createActivityDefinition(t, tenant.organizationId, { key: 'commute' });
+    const custom = await createForm(t, tenant, {
+      elements: [{ key: 'my-commute', label: 'Commute', type: 'ACTIVITY', activityDefinitionId: definition }],
+    });
+    await activateForm(t, tenant, custom.id, [zeta], [2025]);
+    await api(t, 'POST', '/form-submissions', {
+      token: tenant.owner.token,
+      body: {
+        formId: custom.id,
+        siteId: zeta,
+        year: 2025,
+        values: [{ elementKey: 'my-commute', periodUnit: 1, value: [{ amount: 4 }] }],
+      },
+    });
+
+    const byElementKey = await api(t, 'GET', `/activities?formId=${custom.id}&key=my-commute`, {
+      token: tenant.owner.token,
+    });
+    const byDefinitionKey = await api(t, 'GET', `/activities?formId=${custom.id}&key=commute`, {
+      token: tenant.owner.token,
+    });
+
+    expect(byElementKey.body.activities.map((a: any) => a.value)).toEqual([8]);
+    expect(byDefinitionKey.body.activities).toEqual(byElementKey.body.activities);
+  });
+
+  it('answers 403 for a site of the organization the caller cannot read', async () => {
+    const res = await list(`&siteIds=${alpha},${zeta}`, tenant.viewer.token);
+
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('FORBIDDEN');
+  });
+
+  it('lists the no-activity markers under the same filters and scope', async () => {
+    for (const [siteId, periodUnit] of [
+      [zeta, 3],
+      [alpha, 3],
+      [alpha, 4],
+    ] as const) {
+      const res = await api(t, 'POST', '/activities/no-activity/mark', {
+        token: tenant.owner.token,
+        body: { formId: form.id, key: 'trips', siteId, year: 2025, periodUnit },
+      });
+      expect(res.status).toBe(200);
+    }
+
+    const all = await list('&periodUnits=3,4');
+    const viewer = await list('&years=2025&periodUnits=3', tenant.viewer.token);
+
+    expect(all.body.noActivity.map((m: any) => `${m.siteName} ${m.periodUnit}`)).toEqual([
+      'alpha 3',
+      'alpha 4',
+      'zeta 3',
+    ]);
+    expect(viewer.body.noActivity.map((m: any) => `${m.siteName} ${m.periodUnit}`)).toEqual(['alpha 3']);
+  });
+});

@@ -1,0 +1,58 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, invalidField } from '../../http/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { policy } from '../access/access.policy.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { submissionsRepository } from '../submissions/submissions.repository.ts';
+import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
+import type { MarkerBody } from './activities.schemas.ts';
+import { markersRepository as repo, type Slot } from './markers.repository.ts';
+
+/**
+ * The period a marker request names, checked like a submission: a live form and ACTIVITY
+ * element, a site of the organization (400 otherwise) the caller may enter data for (403), a
+ * period of the form's period type and an active form-site for the year (400).
+ */
+async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
+  const org = caller.organizationId;
+  const element = await resolveActivityElement(tx, org, body.formId, body.key, 'invalid');
+  const site = isUuid(body.siteId) ? await submissionsRepository.siteExists(tx, org, body.siteId) : undefined;
+  if (!site) throw invalidField('siteId', 'siteId is not a site of this organization');
+  const scope = await siteScope(tx, caller);
+  authorize(policy.canWriteSiteData(caller, scope, site.id), 'You cannot enter data for this site');
+  checkPeriodUnit(element.periodType, body.periodUnit);
+  const formSite = await submissionsRepository.activeFormSite(tx, org, element.formId, site.id, body.year);
+  if (!formSite) throw invalidField('year', `The form is not active on this site for ${body.year}`);
+  const slot: Slot = {
+    elementId: element.elementId,
+    siteId: site.id,
+    year: body.year,
+    periodUnit: body.periodUnit,
+  };
+  return { formId: element.formId, formSiteId: formSite.id, slot };
+}
+
+/**
+ * Marks a period as having no activity. Marking again answers the same marker; a period that
+ * has activities cannot be marked (400): remove them first.
+ */
+export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
+  const { formId, formSiteId, slot } = await resolveSlot(tx, caller, body);
+  await repo.lockFormSite(tx, formSiteId);
+  if (await repo.slotHasActivities(tx, caller.organizationId, slot)) {
+    throw invalidField(
+      'periodUnit',
+      'This period has activities; remove them before marking it as having no activity',
+    );
+  }
+  return { success: true, id: await repo.mark(tx, caller.organizationId, formId, slot, caller.userId) };
+}
+
+/** Removes the marker of a period; a period that is not marked is a 400 naming `periodUnit`. */
+export async function unmarkNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
+  const { slot } = await resolveSlot(tx, caller, body);
+  const id = await repo.unmark(tx, caller.organizationId, slot);
+  if (!id) throw invalidField('periodUnit', 'This period is not marked as having no activity');
+  return { success: true, id };
+}

@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import {
+  activateForm,
+  assignSites,
+  createActivityDefinition,
+  createForm,
+  createSite,
+  createTenant,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
+import { shutdownSandbox } from '../../sandbox/index.ts';
+
+const t = useTestApp();
+let tenant: Tenant;
+let other: Tenant;
+let site: string;
+let hiddenSite: string;
+let form: Awaited<ReturnType<typeof createForm>>;
+let period = 0;
+
+afterAll(() => shutdownSandbox());
+
+const CALC = [
+  "if (inputs.kind === 'broken') throw new Error('no factor for broken');",
+  "const factor = inputs.kind === 'car' ? 0.2 : 0.1;",
+  'return { value: inputs.km * factor, metadata: { factor, who: inputs.who ?? null } };',
+].join('\n');
+
+/** Enters a new period with these inputs (as the owner); answers the value item. */
+async function enter(inputs: Record<string, unknown>[], siteId = site) {
+  period += 1;
+  const res = await api(t, 'POST', '/form-submissions', {
+    token: tenant.owner.token,
+    body: {
+      formId: form.id,
+      siteId,
+      year: 2025,
+      values: [{ elementKey: 'trips', periodUnit: period, value: inputs }],
+    },
+  });
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return res.body.values[0];
+}
+const patch = (id: string, input: unknown, token = tenant.collector.token) =>
+  api(t, 'PATCH', `/activities/${id}`, { token, body: { input } });
+const valueRow = (id: string) =>
+  t.database.tenant(tenant.organizationId, (tx) =>
+    tx
+      .selectFrom('form_element_submissions')
+      .select(['value', 'numeric_value', 'status', 'user_id'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow(),
+  );
+
+beforeAll(async () => {
+  tenant = await createTenant(t);
+  other = await createTenant(t);
+  site = await createSite(t, tenant.organizationId, { name: 'Office' });
+  hiddenSite = await createSite(t, tenant.organizationId, { name: 'Elsewhere' });
+  for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
+    await assignSites(t, tenant.organizationId, member.userId, [site]);
+  }
+  const definition = await createActivityDefinition(t, tenant.organizationId, {
+    key: 'trips',
+    inputs: [
+      { name: 'kind', type: 'string', required: true },
+      { name: 'km', type: 'number', required: true },
+      { name: 'who', type: 'string' },
+    ],
+    calcCode: CALC,
+  });
+  form = await createForm(t, tenant, {
+    periodType: 'MONTHLY',
+    elements: [{ label: 'Trips', type: 'ACTIVITY', activityDefinitionId: definition }],
+  });
+  await activateForm(t, tenant, form.id, [site, hiddenSite], [2025]);
+});
+
+describe('PATCH /activities/{activityId}', () => {
+  it('merges the input (sent fields win, others kept, null clears) and calculates again', async () => {
+    const item = await enter([
+      { kind: 'car', km: 100, who: 'Ann' },
+      { kind: 'bus', km: 10 },
+    ]);
+    const id = item.activities[0].activityId;
+
+    const res = await patch(id, { km: 50, who: null });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      value: 10,
+      input: { kind: 'car', km: 50 },
+      metadata: { factor: 0.2, who: null },
+    });
+    const row = await valueRow(item.formElementSubmissionId);
+    expect(row.value).toEqual([
+      { kind: 'car', km: 50 },
+      { kind: 'bus', km: 10 },
+    ]);
+    expect(row.numeric_value).toBe(11);
+    expect(row.user_id).toBe(tenant.collector.userId);
+  });
+
+  it('resets the value’s review status to COMPLETED and records both histories', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+    const id = item.activities[0].activityId;
+    const reviewed = await api(t, 'POST', `/form-submissions/values/${item.formElementSubmissionId}/review`, {
+      token: tenant.manager.token,
+      body: { status: 'APPROVED' },
+    });
+    expect(reviewed.body.status).toBe('APPROVED');
+
+    await patch(id, { kind: 'bus' });
+
+    expect((await valueRow(item.formElementSubmissionId)).status).toBe('COMPLETED');
+    const history = await api(t, 'GET', `/form-submissions/values/${item.formElementSubmissionId}/history`, {
+      token: tenant.viewer.token,
+    });
+    expect(history.body.map((h: any) => h.action)).toEqual(['CREATE', 'REVIEW', 'UPDATE']);
+    expect(history.body[2]).toMatchObject({
+      before: { value: [{ kind: 'car', km: 10 }], status: 'APPROVED' },
+      after: { value: [{ kind: 'bus', km: 10 }], status: 'COMPLETED' },
+      userId: tenant.collector.userId,
+    });
+    const activityHistory = await t.database.tenant(tenant.organizationId, (tx) =>
+      tx
+        .selectFrom('activity_history')
+        .select(['action', 'before', 'after'])
+        .where('activity_id', '=', id)
+        .orderBy('seq')
+        .execute(),
+    );
+    expect(activityHistory).toEqual([
+      { action: 'CREATE', before: null, after: expect.objectContaining({ value: 2 }) },
+      {
+        action: 'UPDATE',
+        before: expect.objectContaining({ value: 2 }),
+        after: { input: { kind: 'bus', km: 10 }, value: 1, metadata: { factor: 0.1, who: null } },
+      },
+    ]);
+  });
+
+  it('writes nothing when the merged input gives the same result', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+    const reviewed = await api(t, 'POST', `/form-submissions/values/${item.formElementSubmissionId}/review`, {
+      token: tenant.manager.token,
+      body: { status: 'APPROVED' },
+    });
+    expect(reviewed.status).toBe(200);
+
+    const res = await patch(item.activities[0].activityId, { km: 10 });
+
+    expect(res.status).toBe(200);
+    expect(res.body.value).toBe(2);
+    expect((await valueRow(item.formElementSubmissionId)).status).toBe('APPROVED');
+  });
+
+  it('answers 400 naming the input for invalid fields, and changes nothing', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+    const id = item.activities[0].activityId;
+
+    const wrongType = await patch(id, { km: 'ten' });
+    const unknown = await patch(id, { colour: 'red' });
+    const cleared = await patch(id, { km: null });
+    const notObject = await api(t, 'PATCH', `/activities/${id}`, {
+      token: tenant.collector.token,
+      body: { input: [1] },
+    });
+
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.issues).toEqual([
+      { path: 'input.km', message: 'input.km must be a finite number' },
+    ]);
+    expect(unknown.body.issues).toMatchObject([{ path: 'input.colour' }]);
+    expect(cleared.body.issues).toEqual([{ path: 'input.km', message: 'input.km is required' }]);
+    expect(notObject.status).toBe(400);
+    expect((await valueRow(item.formElementSubmissionId)).value).toEqual([{ kind: 'car', km: 10 }]);
+  });
+
+  it('answers 400 with the calculation’s message when it fails, and changes nothing', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+
+    const res = await patch(item.activities[0].activityId, { kind: 'broken' });
+
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([
+      { path: 'input', message: expect.stringMatching(/no factor for broken/) },
+    ]);
+    const row = await valueRow(item.formElementSubmissionId);
+    expect(row).toMatchObject({ value: [{ kind: 'car', km: 10 }], numeric_value: 2 });
+  });
+
+  it('answers 404 for unknown, malformed and other tenants’ ids, and for sites outside the caller’s scope', async () => {
+    const hidden = await enter([{ kind: 'car', km: 1 }], hiddenSite);
+    const foreignDefinition = await createActivityDefinition(t, other.organizationId, { key: 'x' });
+    const foreignForm = await createForm(t, other, {
+      elements: [{ key: 'x', label: 'X', type: 'ACTIVITY', activityDefinitionId: foreignDefinition }],
+    });
+    const foreignSite = await createSite(t, other.organizationId);
+    await activateForm(t, other, foreignForm.id, [foreignSite], [2025]);
+    const foreign = await api(t, 'POST', '/form-submissions', {
+      token: other.owner.token,
+      body: {
+        formId: foreignForm.id,
+        siteId: foreignSite,
+        year: 2025,
+        values: [{ elementKey: 'x', periodUnit: 1, value: [{ amount: 1 }] }],
+      },
+    });
+
+    const ids = [
+      '00000000-0000-4000-8000-000000000000',
+      'not-a-uuid',
+      foreign.body.values[0].activities[0].activityId,
+      hidden.activities[0].activityId,
+    ];
+    for (const id of ids) {
+      const res = await patch(id, { km: 1 });
+      expect(res.status, id).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers 403 to viewers', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+
+    const res = await patch(item.activities[0].activityId, { km: 1 }, tenant.viewer.token);
+
+    expect(res.status).toBe(403);
+  });
+
+  it('answers 404 once the value holding the activity is deleted', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+    const removed = await api(t, 'POST', '/form-submissions', {
+      token: tenant.owner.token,
+      body: {
+        formId: form.id,
+        siteId: site,
+        year: 2025,
+        values: [{ elementKey: 'trips', periodUnit: period, value: null }],
+      },
+    });
+    expect(removed.status).toBe(200);
+
+    const res = await patch(item.activities[0].activityId, { km: 1 });
+
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,305 @@
+import { sql } from 'kysely';
+import { json, type Tx } from '../../db/client.ts';
+import type { ActivityHistoryAction } from '../../db/schema/index.ts';
+
+/** Rows per multi-row statement (one JSON parameter, or at most a few thousand bound ones). */
+const CHUNK = 1000;
+
+export function chunks<T>(rows: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** What the history keeps of an activity before and after a change. */
+export interface ActivitySnapshot {
+  input: Record<string, unknown>;
+  value: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface ActivityInsert extends ActivitySnapshot {
+  id: string;
+  valueId: string;
+  elementId: string;
+  definitionId: string;
+  formSiteId: string;
+  siteId: string;
+  year: number;
+  periodUnit: number;
+  position: number;
+}
+
+export interface ActivityUpdate extends ActivitySnapshot {
+  id: string;
+  definitionId: string;
+}
+
+export interface ActivityHistoryWrite {
+  activityId: string;
+  action: ActivityHistoryAction;
+  before: ActivitySnapshot | null;
+  after: ActivitySnapshot | null;
+}
+
+/** Activity rows and their history; every method takes the organization id. */
+export const activitiesRepository = {
+  /** The activities of these values (element, period slots), locked, in list order. */
+  lockByValues(tx: Tx, organizationId: string, valueIds: string[]) {
+    if (valueIds.length === 0) return Promise.resolve([]);
+    return tx
+      .selectFrom('activities')
+      .select(['id', 'form_element_submission_id', 'position', 'input', 'value', 'metadata'])
+      .where('organization_id', '=', organizationId)
+      .where('form_element_submission_id', 'in', valueIds)
+      .orderBy('form_element_submission_id')
+      .orderBy('position')
+      .forUpdate()
+      .execute();
+  },
+
+  async insert(tx: Tx, organizationId: string, userId: string, rows: ActivityInsert[]) {
+    for (const part of chunks(rows, 500)) {
+      await tx
+        .insertInto('activities')
+        .values(
+          part.map((r) => ({
+            id: r.id,
+            organization_id: organizationId,
+            form_element_submission_id: r.valueId,
+            element_id: r.elementId,
+            activity_definition_id: r.definitionId,
+            form_site_id: r.formSiteId,
+            site_id: r.siteId,
+            year: r.year,
+            period_unit: r.periodUnit,
+            position: r.position,
+            input: json(r.input),
+            value: r.value,
+            metadata: json(r.metadata),
+            user_id: userId,
+          })),
+        )
+        .execute();
+    }
+  },
+
+  /** Rewrites input, value, metadata and definition of activities, one statement per chunk. */
+  async update(tx: Tx, organizationId: string, userId: string | null, rows: ActivityUpdate[]) {
+    for (const part of chunks(rows)) {
+      const doc = part.map((r) => ({
+        id: r.id,
+        input: r.input,
+        value: r.value,
+        metadata: r.metadata,
+        definition_id: r.definitionId,
+      }));
+      await sql`
+        update activities a
+           set input = r.input, value = r.value, metadata = r.metadata,
+               activity_definition_id = r.definition_id,
+               user_id = coalesce(${userId}::uuid, a.user_id), updated_at = now()
+          from jsonb_to_recordset(${JSON.stringify(doc)}::jsonb)
+               as r(id uuid, input jsonb, value double precision, metadata jsonb, definition_id uuid)
+         where a.organization_id = ${organizationId} and a.id = r.id`.execute(tx);
+    }
+  },
+
+  async remove(tx: Tx, organizationId: string, ids: string[]) {
+    for (const part of chunks(ids)) {
+      await tx
+        .deleteFrom('activities')
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', part)
+        .execute();
+    }
+  },
+
+  async insertHistory(tx: Tx, organizationId: string, userId: string, rows: ActivityHistoryWrite[]) {
+    for (const part of chunks(rows)) {
+      await tx
+        .insertInto('activity_history')
+        .values(
+          part.map((r) => ({
+            organization_id: organizationId,
+            activity_id: r.activityId,
+            action: r.action,
+            user_id: userId,
+            before: r.before === null ? null : json(r.before),
+            after: r.after === null ? null : json(r.after),
+          })),
+        )
+        .execute();
+    }
+  },
+
+  /** Sets the numeric value (the sum of the activities) of values where it differs. */
+  async setValueSums(tx: Tx, organizationId: string, sums: { id: string; total: number }[]) {
+    for (const part of chunks(sums)) {
+      await sql`
+        update form_element_submissions v set numeric_value = r.total
+          from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as r(id uuid, total double precision)
+         where v.organization_id = ${organizationId} and v.id = r.id
+           and v.numeric_value is distinct from r.total`.execute(tx);
+    }
+  },
+
+  /**
+   * Sets the numeric value of these values to the sum of their activities, added in list order
+   * (as the service adds them, so equal lists give equal sums).
+   */
+  async resumValues(tx: Tx, organizationId: string, valueIds: string[]) {
+    for (const part of chunks(valueIds)) {
+      await sql`
+        update form_element_submissions v set numeric_value = s.total
+          from (select form_element_submission_id as id, sum(value order by position) as total
+                  from activities
+                 where organization_id = ${organizationId}
+                   and form_element_submission_id = any(${part}::uuid[])
+                 group by form_element_submission_id) s
+         where v.organization_id = ${organizationId} and v.id = s.id
+           and v.numeric_value is distinct from s.total`.execute(tx);
+    }
+  },
+
+  /** The next page of a definition's activities after (year, id), not locked: what to lock next. */
+  definitionPage(
+    tx: Tx,
+    organizationId: string,
+    definitionId: string,
+    after: { year: number; id: string } | null,
+    limit: number,
+  ) {
+    let query = tx
+      .selectFrom('activities as a')
+      .select(['a.id', 'a.year', 'a.form_element_submission_id'])
+      .where('a.organization_id', '=', organizationId)
+      .where('a.activity_definition_id', '=', definitionId);
+    if (after) query = query.where(sql<boolean>`(a.year, a.id) > (${after.year}, ${after.id}::uuid)`);
+    return query.orderBy('a.year').orderBy('a.id').limit(limit).execute();
+  },
+
+  /**
+   * Locks values (in id order). Every writer of activities locks the value holding them first,
+   * so holding it, its activities stay as read until the transaction ends.
+   */
+  async lockValues(tx: Tx, organizationId: string, valueIds: string[]) {
+    for (const part of chunks([...new Set(valueIds)].sort())) {
+      await sql`select id from form_element_submissions
+                 where organization_id = ${organizationId} and id = any(${part}::uuid[])
+                 order by id for update`.execute(tx);
+    }
+  },
+
+  /** Activities of a definition by id, with their sites, in (year, id) order. */
+  definitionActivities(tx: Tx, organizationId: string, definitionId: string, ids: string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return tx
+      .selectFrom('activities as a')
+      .innerJoin('sites as s', (j) =>
+        j.onRef('s.organization_id', '=', 'a.organization_id').onRef('s.id', '=', 'a.site_id'),
+      )
+      .select([
+        'a.id',
+        'a.form_element_submission_id',
+        'a.input',
+        'a.value',
+        'a.metadata',
+        'a.year',
+        'a.period_unit',
+        'a.site_id',
+        's.name as site_name',
+        's.metadata as site_metadata',
+      ])
+      .where('a.organization_id', '=', organizationId)
+      .where('a.activity_definition_id', '=', definitionId)
+      .where('a.id', 'in', ids)
+      .orderBy('a.year')
+      .orderBy('a.id')
+      .execute();
+  },
+
+  /**
+   * An activity whose value is visible (live form and element, active form-site), its value
+   * locked (which keeps the value's activities as read, see `lockValues`).
+   */
+  findForUpdate(tx: Tx, organizationId: string, id: string) {
+    return tx
+      .selectFrom('activities as a')
+      .innerJoin('form_element_submissions as v', (j) =>
+        j
+          .onRef('v.organization_id', '=', 'a.organization_id')
+          .onRef('v.id', '=', 'a.form_element_submission_id'),
+      )
+      .innerJoin('form_sites as fs', (j) =>
+        j.onRef('fs.organization_id', '=', 'a.organization_id').onRef('fs.id', '=', 'a.form_site_id'),
+      )
+      .innerJoin('forms as f', (j) =>
+        j.onRef('f.organization_id', '=', 'fs.organization_id').onRef('f.id', '=', 'fs.form_id'),
+      )
+      .innerJoin('form_elements as e', (j) =>
+        j.onRef('e.organization_id', '=', 'a.organization_id').onRef('e.id', '=', 'a.element_id'),
+      )
+      .innerJoin('sites as s', (j) =>
+        j.onRef('s.organization_id', '=', 'a.organization_id').onRef('s.id', '=', 'a.site_id'),
+      )
+      .select([
+        'a.id',
+        'a.form_element_submission_id',
+        'a.activity_definition_id',
+        'a.position',
+        'a.input',
+        'a.value',
+        'a.metadata',
+        'a.year',
+        'a.period_unit',
+        'a.site_id',
+        's.name as site_name',
+        's.metadata as site_metadata',
+        'v.value as list',
+        'v.original_value',
+        'v.selected_unit_id',
+        'v.status',
+      ])
+      .where('a.organization_id', '=', organizationId)
+      .where('a.id', '=', id)
+      .where('v.deleted_at', 'is', null)
+      .where('fs.active', '=', true)
+      .where('f.deleted_at', 'is', null)
+      .where('e.deleted_at', 'is', null)
+      .forUpdate('v')
+      .executeTakeFirst();
+  },
+
+  /** The inputs of a value's activities, in list order. */
+  async inputsOf(tx: Tx, organizationId: string, valueId: string) {
+    const rows = await tx
+      .selectFrom('activities')
+      .select('input')
+      .where('organization_id', '=', organizationId)
+      .where('form_element_submission_id', '=', valueId)
+      .orderBy('position')
+      .execute();
+    return rows.map((r) => r.input);
+  },
+
+  /** What a calculation's `context.site` shows of a site. */
+  site(tx: Tx, organizationId: string, siteId: string) {
+    return tx
+      .selectFrom('sites')
+      .select(['id', 'name', 'metadata'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', siteId)
+      .executeTakeFirstOrThrow();
+  },
+
+  /** Rewrites a value after one of its activities changed: a new entry, COMPLETED again. */
+  rewriteValue(tx: Tx, organizationId: string, valueId: string, userId: string, list: unknown) {
+    return tx
+      .updateTable('form_element_submissions')
+      .set({ value: json(list), status: 'COMPLETED', user_id: userId, recorded_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', valueId)
+      .execute();
+  },
+};

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Database } from '../../db/client.ts';
+import { callerOf } from '../../http/auth.ts';
+import { authorize } from '../../http/errors.ts';
+import { errors } from '../../http/schemas.ts';
+import { roleAtLeast } from '../auth/roles.ts';
+import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
+import {
+  ActivitiesQuery,
+  ActivityPage,
+  ActivityParams,
+  MarkerBody,
+  MarkerResult,
+  PatchActivityBody,
+  PatchActivityResult,
+} from './activities.schemas.ts';
+import { listActivities, patchActivity } from './activities.service.ts';
+
+const TAGS = ['Activities'];
+const VIEWERS_CANNOT_WRITE = 'Viewers cannot enter data';
+
+export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
+  app,
+  { database },
+) => {
+  app.get(
+    '/activities',
+    {
+      schema: {
+        operationId: 'activities.list',
+        tags: TAGS,
+        summary: 'List the activities of an ACTIVITY element on the sites you can read',
+        description:
+          'Name the element by its form and key. siteIds, years and periodUnits filter (comma-separated or repeated). Ordered by site name, year, period and the order of entry. An unknown form or key is a 404; a site of the organization you cannot read is a 403. `noActivity` lists the periods marked as having no activity under the same filters.',
+        querystring: ActivitiesQuery,
+        response: { 200: ActivityPage, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return database.tenant(caller.organizationId, (tx) => listActivities(tx, caller, request.query));
+    },
+  );
+
+  app.patch(
+    '/activities/:activityId',
+    {
+      schema: {
+        operationId: 'activities.update',
+        tags: TAGS,
+        summary: 'Change some inputs of an activity and calculate it again (collectors)',
+        description:
+          'Sent input fields replace the stored ones, fields not sent are kept, null clears a field. The merged input is checked against the activity definition and calculated again; a failed calculation is a 400 and changes nothing. The value holding the activity becomes COMPLETED again.',
+        params: ActivityParams,
+        body: PatchActivityBody,
+        response: { 200: PatchActivityResult, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
+      return database.tenant(caller.organizationId, (tx) =>
+        patchActivity(tx, caller, request.params.activityId, request.body),
+      );
+    },
+  );
+
+  app.post(
+    '/activities/no-activity/mark',
+    {
+      schema: {
+        operationId: 'activities.markNoActivity',
+        tags: TAGS,
+        summary: 'Mark a period of an ACTIVITY element as having no activity (collectors)',
+        description:
+          'Says “nothing to report” for the element on the site and period, which is different from data not entered yet. Marking again answers the same marker. A period that has activities cannot be marked; writing activities later removes the marker.',
+        body: MarkerBody,
+        response: { 200: MarkerResult, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
+      return database.tenant(caller.organizationId, (tx) => markNoActivity(tx, caller, request.body));
+    },
+  );
+
+  app.post(
+    '/activities/no-activity/unmark',
+    {
+      schema: {
+        operationId: 'activities.unmarkNoActivity',
+        tags: TAGS,
+        summary: 'Remove the no-activity marker of a period (collectors)',
+        description: 'Answers the removed marker’s id. A period that is not marked is a 400.',
+        body: MarkerBody,
+        response: { 200: MarkerResult, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
+      return database.tenant(caller.organizationId, (tx) => unmarkNoActivity(tx, caller, request.body));
+    },
+  );
+};

@@ -1,0 +1,129 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, Uuid } from '../../http/schemas.ts';
+import { Year } from '../form-sites/form-sites.schemas.ts';
+
+const InputObject = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Input values by input name, as the activity definition’s `inputs` declare them',
+});
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'What the calculation returned beside the value',
+});
+
+/** An activity as the answer of POST /form-submissions shows it, for ACTIVITY values. */
+export const ActivitySummary = Type.Object({
+  activityId: Uuid,
+  input: InputObject,
+  value: Type.Number(),
+  metadata: Metadata,
+});
+export type ActivitySummary = Static<typeof ActivitySummary>;
+
+export const Activity = Type.Object({
+  activityId: Uuid,
+  formElementSubmissionId: Uuid,
+  input: InputObject,
+  value: Type.Number(),
+  siteId: Uuid,
+  siteName: Type.String(),
+  year: Type.Integer(),
+  periodUnit: Type.Integer(),
+  metadata: Metadata,
+});
+export type Activity = Static<typeof Activity>;
+
+const List = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String({ maxLength: 20_000 }), {
+      maxItems: 1000,
+      description: `${description}; comma-separated, or the parameter repeated`,
+    }),
+  );
+
+export const ActivitiesQuery = Type.Object(
+  {
+    formId: Type.String({ minLength: 1, maxLength: 100, description: 'The form' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Key of the ACTIVITY element in the form (by default its activity definition’s key)',
+    }),
+    siteIds: List('Only these sites (exactly these, not their sub-sites)'),
+    years: List('Only these years'),
+    periodUnits: List('Only these periods'),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type ActivitiesQuery = Static<typeof ActivitiesQuery>;
+
+export const NoActivityMarker = Type.Object({
+  id: Uuid,
+  siteId: Uuid,
+  siteName: Type.String(),
+  year: Type.Integer(),
+  periodUnit: Type.Integer(),
+  createdAt: DateTime,
+});
+
+export const ActivityPage = Type.Object({
+  activities: Type.Array(Activity),
+  noActivity: Type.Array(NoActivityMarker, {
+    description: 'The periods marked “no activity” that match the filters (all of them, not paged)',
+  }),
+  pagination: Type.Object({
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    hasMore: Type.Boolean(),
+  }),
+});
+export type ActivityPage = Static<typeof ActivityPage>;
+
+export const ActivityParams = Type.Object({
+  activityId: Type.String({ description: 'Identifier of the activity' }),
+});
+
+export const PatchActivityBody = Type.Object(
+  {
+    input: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Fields to change; fields not sent keep their value, null clears a field',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PatchActivityBody = Static<typeof PatchActivityBody>;
+
+export const PatchActivityResult = Type.Object({
+  value: Type.Number(),
+  input: InputObject,
+  metadata: Metadata,
+});
+export type PatchActivityResult = Static<typeof PatchActivityResult>;
+
+export const MarkerBody = Type.Object(
+  {
+    formId: Type.String({ minLength: 1, maxLength: 100, description: 'The form' }),
+    key: Type.String({ minLength: 1, maxLength: 100, description: 'Key of the ACTIVITY element' }),
+    siteId: Type.String({ minLength: 1, maxLength: 100, description: 'The site' }),
+    year: Year,
+    periodUnit: Type.Integer({ minimum: 1, maximum: 12, description: 'The period within the year' }),
+  },
+  { additionalProperties: false },
+);
+export type MarkerBody = Static<typeof MarkerBody>;
+
+export const MarkerResult = Type.Object({
+  success: Type.Boolean(),
+  id: Uuid,
+});
+
+export const RecalculateResult = Type.Object({
+  recalculated: Type.Integer({ description: 'Activities calculated without error' }),
+  changed: Type.Integer({ description: 'Of those, how many got a new value or new metadata' }),
+  failed: Type.Integer({ description: 'Activities whose calculation failed; they keep their value' }),
+  failures: Type.Array(Type.Object({ activityId: Uuid, message: Type.String() }), {
+    description: 'The first 100 failures',
+  }),
+});
+export type RecalculateResult = Static<typeof RecalculateResult>;

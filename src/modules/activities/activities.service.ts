@@ -1,0 +1,165 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { authorize, badRequest, forbidden, invalidField, notFound } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { policy } from '../access/access.policy.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { snapshotOf } from '../submissions/submissions.history.ts';
+import { valuesRepository } from '../submissions/values.repository.ts';
+import { failed, failureMessage, withCalculations } from './activities.calculate.ts';
+import { checkActivityInput } from './activities.inputs.ts';
+import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
+import { LAST_PERIOD, resolveActivityElement } from './activities.resolve.ts';
+import type {
+  ActivitiesQuery,
+  ActivityPage,
+  PatchActivityBody,
+  PatchActivityResult,
+} from './activities.schemas.ts';
+import { listingRepository } from './listing.repository.ts';
+
+/** The items of a list parameter sent comma-separated, repeated, or both; null when absent. */
+function listItems(values: string[] | undefined, name: string): string[] | null {
+  if (values === undefined) return null;
+  const items = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  if (items.some((v) => v === '')) throw invalidField(name, `${name} has an empty item`);
+  if (items.length === 0) throw invalidField(name, `${name} names nothing`);
+  return [...new Set(items)];
+}
+
+function integers(values: string[] | null, name: string, min: number, max: number): number[] | null {
+  if (!values) return null;
+  return values.map((v) => {
+    const n = /^-?\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+    if (!(n >= min && n <= max)) throw invalidField(name, `${name}: "${v}" is not an integer ${min}..${max}`);
+    return n;
+  });
+}
+
+/**
+ * A page of the activities of one ACTIVITY element (form + key) on the sites the caller can
+ * read, with the no-activity markers matching the same filters. Sites named in `siteIds` must
+ * be the organization's (400) and readable by the caller (403).
+ */
+export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQuery): Promise<ActivityPage> {
+  const org = caller.organizationId;
+  const element = await resolveActivityElement(tx, org, query.formId, query.key, 'notFound');
+  const siteIds = listItems(query.siteIds, 'siteIds')?.map((s) => s.toLowerCase()) ?? null;
+  const years = integers(listItems(query.years, 'years'), 'years', 1900, 2200);
+  const last = LAST_PERIOD[element.periodType];
+  const periodUnits = integers(listItems(query.periodUnits, 'periodUnits'), 'periodUnits', 1, last);
+  const scope = await siteScope(tx, caller);
+  if (siteIds) {
+    const malformed = siteIds.find((id) => !isUuid(id));
+    if (malformed) throw invalidField('siteIds', `siteIds: "${malformed}" is not a site id (UUID)`);
+    const known = await listingRepository.existingSites(tx, org, siteIds);
+    const unknown = siteIds.find((id) => !known.has(id));
+    if (unknown) throw invalidField('siteIds', `siteIds: ${unknown} is not a site of this organization`);
+    const hidden = siteIds.find((id) => !policy.canReadSite(scope, id));
+    if (hidden) throw forbidden(`You cannot read the data of site ${hidden}`);
+  }
+
+  const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
+  const { total, rows } = await listingRepository.page(tx, org, filter, query);
+  const markers = await listingRepository.markers(tx, org, element.formId, filter);
+  return {
+    activities: rows.map((r) => ({
+      activityId: r.id,
+      formElementSubmissionId: r.form_element_submission_id,
+      input: r.input,
+      value: r.value,
+      siteId: r.site_id,
+      siteName: r.site_name,
+      year: r.year,
+      periodUnit: r.period_unit,
+      metadata: r.metadata,
+    })),
+    noActivity: markers.map((m) => ({
+      id: m.id,
+      siteId: m.site_id,
+      siteName: m.site_name,
+      year: m.year,
+      periodUnit: m.period_unit,
+      createdAt: iso(m.created_at),
+    })),
+    pagination: {
+      total,
+      limit: query.limit,
+      offset: query.offset,
+      hasMore: query.offset + rows.length < total,
+    },
+  };
+}
+
+/**
+ * Changes some input fields of an activity (COLLECTOR+ on its site) and calculates it again with
+ * the definition it was calculated with. The value holding the activity gets the new list of
+ * inputs, becomes COMPLETED again and records the change in its history, as does the activity.
+ * An input that changes nothing writes nothing.
+ */
+export async function patchActivity(
+  tx: Tx,
+  caller: Caller,
+  id: string,
+  body: PatchActivityBody,
+): Promise<PatchActivityResult> {
+  const org = caller.organizationId;
+  const row = isUuid(id) ? await repo.findForUpdate(tx, org, id) : undefined;
+  const scope = await siteScope(tx, caller);
+  if (!row || !policy.canReadSite(scope, row.site_id)) throw notFound('Activity');
+  authorize(policy.canWriteSiteData(caller, scope, row.site_id), 'You cannot enter data for this site');
+
+  const definition = await getDefinitionForCalculation(tx, org, row.activity_definition_id);
+  if (!definition) {
+    throw badRequest('The activity’s definition is no longer available', [
+      {
+        path: 'input',
+        message: 'The activity definition this activity was calculated with is no longer available',
+      },
+    ]);
+  }
+  const checked = checkActivityInput(definition.inputs, { ...row.input, ...body.input }, 'input');
+  if ('issues' in checked) throw badRequest('Invalid input data', checked.issues);
+  const site = { id: row.site_id, name: row.site_name, metadata: row.site_metadata };
+  const [outcome] = await withCalculations(tx, org, (calculations) => {
+    calculations.prepare(definition);
+    return calculations.run([
+      {
+        definitionId: definition.id,
+        input: checked.input,
+        context: { year: row.year, periodUnit: row.period_unit, site },
+      },
+    ]);
+  });
+  if (failed(outcome!)) {
+    throw badRequest('The activity calculation failed', [
+      { path: 'input', message: `input: ${failureMessage(outcome)}` },
+    ]);
+  }
+  const before: ActivitySnapshot = { input: row.input, value: row.value, metadata: row.metadata };
+  const after: ActivitySnapshot = {
+    input: checked.input,
+    value: outcome!.value,
+    metadata: outcome!.metadata,
+  };
+  if (isDeepStrictEqual(before, after)) return before;
+
+  await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
+  await repo.insertHistory(tx, org, caller.userId, [{ activityId: row.id, action: 'UPDATE', before, after }]);
+  const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
+  await repo.rewriteValue(tx, org, row.form_element_submission_id, caller.userId, list);
+  await repo.resumValues(tx, org, [row.form_element_submission_id]);
+  const previous = snapshotOf({ ...row, value: row.list });
+  await valuesRepository.insertHistory(tx, org, caller.userId, [
+    {
+      valueId: row.form_element_submission_id,
+      action: 'UPDATE',
+      before: previous,
+      after: { ...previous, value: list, status: 'COMPLETED' },
+    },
+  ]);
+  return after;
+}

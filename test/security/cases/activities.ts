@@ -1,0 +1,103 @@
+import { api, type TestContext } from '../../helpers/app.ts';
+import {
+  activateForm,
+  assignSites,
+  createActivityDefinition,
+  createForm,
+  createSite,
+  type Tenant,
+} from '../../helpers/factories.ts';
+import type { SecurityCase } from '../matrix.ts';
+
+/**
+ * A monthly form with an ACTIVITY element `trips`, active for 2025 on a site assigned to the
+ * tenant's manager, collector and viewer (so 403s come from the role).
+ */
+async function activityForm(t: TestContext, tenant: Tenant) {
+  const siteId = await createSite(t, tenant.organizationId);
+  for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
+    await assignSites(t, tenant.organizationId, member.userId, [siteId]);
+  }
+  const definitionId = await createActivityDefinition(t, tenant.organizationId);
+  const form = await createForm(t, tenant, {
+    elements: [{ key: 'trips', label: 'Trips', type: 'ACTIVITY', activityDefinitionId: definitionId }],
+  });
+  await activateForm(t, tenant, form.id, [siteId], [2025]);
+  return { formId: form.id, siteId, definitionId };
+}
+
+/** A stored activity of the tenant; answers its id. */
+async function storedActivity(t: TestContext, tenant: Tenant): Promise<string> {
+  const { formId, siteId } = await activityForm(t, tenant);
+  const res = await api(t, 'POST', '/form-submissions', {
+    token: tenant.owner.token,
+    body: {
+      formId,
+      siteId,
+      year: 2025,
+      values: [{ elementKey: 'trips', periodUnit: 1, value: [{ amount: 1 }] }],
+    },
+  });
+  if (res.status !== 200) throw new Error(`activity not stored: ${JSON.stringify(res.body)}`);
+  return res.body.values[0].activities[0].activityId;
+}
+
+/** A marker body for a period of a fresh form; with `marked`, the period is marked first. */
+async function markerBody(t: TestContext, tenant: Tenant, marked: boolean) {
+  const { formId, siteId } = await activityForm(t, tenant);
+  const body = { formId, key: 'trips', siteId, year: 2025, periodUnit: 2 };
+  if (marked) {
+    const res = await api(t, 'POST', '/activities/no-activity/mark', { token: tenant.owner.token, body });
+    if (res.status !== 200) throw new Error(`period not marked: ${JSON.stringify(res.body)}`);
+  }
+  return body;
+}
+
+export const cases: SecurityCase[] = [
+  {
+    method: 'GET',
+    route: '/activities',
+    minRole: 'VIEWER',
+    prepare: async (t, tenant) => {
+      const { formId, siteId } = await activityForm(t, tenant);
+      return { url: `/activities?formId=${formId}&key=trips&siteIds=${siteId}` };
+    },
+  },
+  {
+    method: 'PATCH',
+    route: '/activities/:activityId',
+    minRole: 'COLLECTOR',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({
+      url: `/activities/${await storedActivity(t, tenant)}`,
+      body: { input: { amount: 2 } },
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/activities/no-activity/mark',
+    minRole: 'COLLECTOR',
+    prepare: async (t, tenant) => ({
+      url: '/activities/no-activity/mark',
+      body: await markerBody(t, tenant, false),
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/activities/no-activity/unmark',
+    minRole: 'COLLECTOR',
+    prepare: async (t, tenant) => ({
+      url: '/activities/no-activity/unmark',
+      body: await markerBody(t, tenant, true),
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/activity-definitions/:id/recalculate',
+    minRole: 'MANAGER',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({
+      url: `/activity-definitions/${(await activityForm(t, tenant)).definitionId}/recalculate`,
+    }),
+  },
+];
