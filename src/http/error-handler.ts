@@ -56,6 +56,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const pgCode = (error as { code?: string }).code;
     if (pgCode === '23505') return send(reply, 'CONFLICT', 'A record with these values already exists');
+    if (pgCode === '40P01' || pgCode === '40001') {
+      request.log.warn({ err: error }, 'transaction aborted by a concurrent one');
+      return send(reply, 'CONFLICT', 'The request collided with a concurrent change and was undone; send it again');
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST';

@@ -96,6 +96,22 @@ describe('the error contract', () => {
     }
   });
 
+  it('a transaction aborted by a concurrent one (deadlock) is a 409 that asks to retry', async () => {
+    const { database, drop } = await openTestDatabase();
+    const app = await buildApp({ database, config: testConfig() });
+    app.get('/deadlock', { config: { public: true } }, async () => {
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/deadlock' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('again') });
+    } finally {
+      await app.close();
+      await drop();
+    }
+  });
+
   it('serves the OpenAPI document and the interactive docs without a credential', async () => {
     const doc = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(doc.statusCode).toBe(200);

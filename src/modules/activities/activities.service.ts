@@ -7,6 +7,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
 import { failed, failureMessage, withCalculations } from './activities.calculate.ts';
@@ -55,7 +56,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
   if (siteIds) {
     const malformed = siteIds.find((id) => !isUuid(id));
     if (malformed) throw invalidField('siteIds', `siteIds: "${malformed}" is not a site id (UUID)`);
-    const known = await listingRepository.existingSites(tx, org, siteIds);
+    const known = await sitesRepository.existingIds(tx, org, siteIds);
     const unknown = siteIds.find((id) => !known.has(id));
     if (unknown) throw invalidField('siteIds', `siteIds: ${unknown} is not a site of this organization`);
     const hidden = siteIds.find((id) => !policy.canReadSite(scope, id));

@@ -5,18 +5,6 @@ import { inSiteScope } from '../access/site-scope.ts';
 
 /** Which (form, site, year) triples are active; every method takes the organization id. */
 export const formSitesRepository = {
-  /** The ids among `ids` that are sites of the organization. */
-  async existingSites(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await tx
-      .selectFrom('sites')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   /** The active triples of a form in the given years. */
   active(tx: Tx, organizationId: string, formId: string, years: number[]) {
     return tx

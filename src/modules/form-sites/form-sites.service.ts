@@ -5,6 +5,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
 import { formSitesRepository as repo } from './form-sites.repository.ts';
 import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 
@@ -21,7 +22,7 @@ export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBod
 
   const siteIds = [...new Set(body.siteIds)];
   const years = [...new Set(body.years)];
-  const known = await repo.existingSites(tx, org, siteIds.filter(isUuid));
+  const known = await sitesRepository.existingIds(tx, org, siteIds.filter(isUuid));
   const issues: Issue[] = [];
   body.siteIds.forEach((id, i) => {
     if (!known.has(id))
@@ -59,7 +60,7 @@ export async function listFormSites(tx: Tx, caller: Caller, query: FormSitesQuer
   if (query.formId && !(await formsRepository.find(tx, org, query.formId))) {
     throw invalidField('formId', 'formId is not a form of this organization');
   }
-  if (query.siteId && (await repo.existingSites(tx, org, [query.siteId])).size === 0) {
+  if (query.siteId && (await sitesRepository.existingIds(tx, org, [query.siteId])).size === 0) {
     throw invalidField('siteId', 'siteId is not a site of this organization');
   }
   const rows = await repo.list(tx, org, await siteScope(tx, caller), query);

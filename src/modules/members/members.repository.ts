@@ -69,18 +69,6 @@ export const membersRepository = {
     return rows.map((r) => r.user_id);
   },
 
-  /** Which of `ids` (UUIDs) are sites of the organization. */
-  async existingSiteIds(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await tx
-      .selectFrom('sites')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   async siteIdsOf(tx: Tx, organizationId: string, userId: string): Promise<string[]> {
     const rows = await tx
       .selectFrom('membership_sites')

@@ -5,6 +5,7 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { iso } from '../../http/schemas.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 import { membersRepository as repo } from './members.repository.ts';
 
@@ -35,7 +36,7 @@ export function requireRole(value: string, field: string): Role {
 /** Site ids from a request field, deduplicated; a 400 names each one that is not a site of the organization. */
 export async function requireSites(tx: Tx, organizationId: string, ids: string[], field: string) {
   const unique = [...new Set(ids)];
-  const known = await repo.existingSiteIds(tx, organizationId, unique.filter(isUuid));
+  const known = await sitesRepository.existingIds(tx, organizationId, unique.filter(isUuid));
   const issues: Issue[] = [];
   ids.forEach((id, index) => {
     if (!known.has(id))

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { SiteAddress } from '../../db/schema/index.ts';
+import { isUuid } from '../../lib/ids.ts';
 import type { SiteScope } from '../access/access.policy.ts';
 import { inSiteScope } from '../access/site-scope.ts';
 
@@ -122,6 +123,19 @@ export const sitesRepository = {
       )
       select id from up`.execute(tx);
     return result.rows.map((r) => r.id);
+  },
+
+  /** Which of `ids` are sites of the organization (non-UUIDs never are). */
+  async existingIds(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
+    const wanted = [...new Set(ids.filter(isUuid))];
+    if (wanted.length === 0) return new Set();
+    const rows = await tx
+      .selectFrom('sites')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', wanted)
+      .execute();
+    return new Set(rows.map((r) => r.id));
   },
 
   async countChildren(tx: Tx, organizationId: string, id: string): Promise<number> {
