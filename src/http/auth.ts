@@ -33,8 +33,9 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver):
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config.public) return;
     const header = request.headers.authorization;
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) throw unauthorized();
+    if (!header) throw unauthorized();
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw unauthorized('Send the credential as `Authorization: Bearer <access token or API key>`');
     const caller = await resolve(match[1]);
     if (!caller) throw unauthorized('Invalid or expired credential');
     request.caller = caller;

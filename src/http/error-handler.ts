@@ -13,7 +13,9 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(
 
 /** Turns Ajv's findings into issues whose path names the field (`values.2.periodUnit`). */
 function validationIssues(errors: AjvIssue[], part: string | undefined): Issue[] {
-  const prefix = part === 'body' || !part ? '' : `${part}.`;
+  // Body fields are named as they are (`values.2.value`); the others by where they were sent.
+  const where: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
+  const prefix = part === 'body' || !part ? '' : `${where[part] ?? part}.`;
   return errors.map((e) => {
     const segments = e.instancePath.split('/').filter(Boolean);
     const extra = e.params?.['missingProperty'] ?? e.params?.['additionalProperty'];

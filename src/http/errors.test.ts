@@ -15,6 +15,17 @@ describe('the error contract', () => {
     });
   });
 
+  it('a credential without the Bearer scheme is a 401 that says how to send it', async () => {
+    const tenant = await createTenant(t);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${API_PREFIX}/me`,
+      headers: { authorization: tenant.apiKey },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toContain('Bearer');
+  });
+
   it('malformed JSON is a 400 with the error body', async () => {
     const tenant = await createTenant(t);
     const res = await t.app.inject({

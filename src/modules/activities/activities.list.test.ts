@@ -144,10 +144,10 @@ describe('GET /activities', () => {
       ['&years=1800', 'years'],
       ['&periodUnits=5', 'periodUnits'],
       ['&periodUnits=1.5', 'periodUnits'],
-      ['&limit=0', 'querystring.limit'],
-      ['&limit=1001', 'querystring.limit'],
-      ['&offset=-1', 'querystring.offset'],
-      ['&colour=red', 'querystring.colour'],
+      ['&limit=0', 'query.limit'],
+      ['&limit=1001', 'query.limit'],
+      ['&offset=-1', 'query.offset'],
+      ['&colour=red', 'query.colour'],
     ];
     for (const [query, path] of cases) {
       const res = await list(query);
@@ -164,7 +164,7 @@ describe('GET /activities', () => {
     const number = await api(t, 'GET', `/activities?formId=${form.id}&key=n`, { token: tenant.owner.token });
 
     expect(missing.status).toBe(400);
-    expect(missing.body.issues).toMatchObject([{ path: 'querystring.key' }]);
+    expect(missing.body.issues).toMatchObject([{ path: 'query.key' }]);
     expect(number.status).toBe(400);
     expect(number.body.issues).toMatchObject([{ path: 'key', message: expect.stringMatching(/NUMBER/) }]);
   });

@@ -91,6 +91,14 @@ export async function updateMember(
   const siteIds =
     input.siteIds === undefined ? undefined : await requireSites(tx, org, input.siteIds, 'siteIds');
   if (role) authorize(memberPolicy.canGrantRole(caller, role), grantMessage(role));
+  if (role && role !== member.role && caller.role !== 'OWNER') {
+    // As for removal: a manager changes the role only of members whose sites are all theirs.
+    const sites = await repo.siteIdsOf(tx, org, userId);
+    authorize(
+      memberPolicy.canAssignSites(await siteScope(tx, caller), sites),
+      'You can only change the role of members of sites you manage',
+    );
+  }
   if (siteIds) {
     const current = await repo.siteIdsOf(tx, org, userId);
     const changed = [

@@ -191,9 +191,14 @@ describe('PATCH /organizations/current/members/{userId}', () => {
       api(t, 'PATCH', memberUrl(userId), { token: org.manager.token, body });
 
     // Sites inside the manager's scope (a and its child a1) may be added; b is kept as it was.
-    const ok = await patch(collector.userId, { siteIds: [a, a1, b], role: 'VIEWER' });
+    const ok = await patch(collector.userId, { siteIds: [a, a1, b] });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ role: 'VIEWER', siteIds: [a, a1, b].sort() });
+    expect(ok.body).toMatchObject({ role: 'COLLECTOR', siteIds: [a, a1, b].sort() });
+    // The role of a member who also works on b, outside the manager's scope, is not theirs to change.
+    expect((await patch(collector.userId, { role: 'VIEWER' })).status).toBe(403);
+    const local = await addMember(t, org.organizationId, 'COLLECTOR');
+    await assignSites(t, org.organizationId, local.userId, [a1]);
+    expect((await patch(local.userId, { role: 'VIEWER' })).body.role).toBe('VIEWER');
     // Taking away b, which the manager does not manage, is refused; so is adding it.
     expect((await patch(collector.userId, { siteIds: [a] })).status).toBe(403);
     const fresh = await addMember(t, org.organizationId, 'VIEWER');
@@ -206,7 +211,7 @@ describe('PATCH /organizations/current/members/{userId}', () => {
     expect((await patch(org.manager.userId, { siteIds: [a, b] })).status).toBe(403);
 
     const after = await api(t, 'GET', '/me', { token: collector.token });
-    expect(after.body).toMatchObject({ role: 'VIEWER', siteIds: [a, a1, b].sort() });
+    expect(after.body).toMatchObject({ role: 'COLLECTOR', siteIds: [a, a1, b].sort() });
   });
 
   it('is refused to collectors and viewers (403)', async () => {
