@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The real process: `sdcs serve` started as the README says, stopped with SIGTERM, restarted.
-const BIN = join(import.meta.dirname, '..', 'bin', 'sdcs.js');
+// The real process: the service started as `npm start` does (the bundle in dist/), stopped with
+// SIGTERM, restarted; the `sdcs` command (bin/, through tsx) for init and migrate.
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'sdcs.js');
+const BUNDLE = join(ROOT, 'dist', 'sdcs.mjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-serve-'));
 let databaseUrl: string | undefined;
 let admin: pg.Client | undefined;
@@ -34,7 +37,7 @@ function run(args: string[]): Promise<{ code: number | null; out: string; err: s
 /** Starts `sdcs serve` and resolves once it prints where it listens. */
 function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...env(), LOG_LEVEL: 'info' } });
+    const child = spawn(process.execPath, [BUNDLE, 'serve'], { env: { ...env(), LOG_LEVEL: 'info' } });
     let out = '';
     const onData = (d: Buffer) => {
       out += d;
@@ -56,6 +59,8 @@ function stop(child: ChildProcess): Promise<number | null> {
 }
 
 beforeAll(async () => {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   const url = process.env['DATABASE_URL'];
   if (!url) return;
   dbName = `sdcs_t_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -82,6 +87,15 @@ describe('sdcs serve', () => {
     const me = await fetch(`${first.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
     expect(me.status).toBe(200);
     expect((await me.json()).role).toBe('OWNER');
+    // The calculation sandbox (a worker thread of the bundle) answers too.
+    const define = (calcCode: string) =>
+      fetch(`${first.base}/api/v1/activity-definitions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Def ${calcCode.length}`, uiCode: '', calcCode, inputs: [] }),
+      });
+    expect((await define('return 1')).status).toBe(200);
+    expect((await define('return (')).status).toBe(400);
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();

@@ -203,9 +203,13 @@ const HARNESS_SOURCE = `(() => {
       }
       let datasetId = null;
       let year = null;
+      // A bare integer is the year: context.coefficient('grid_uk', 2024).
+      if (isInteger(options)) options = { year: options };
       if (options !== undefined && options !== null) {
         if (typeof options !== 'object') {
-          throw new TypeErrorCtor('context.coefficient(key, options): options must be an object');
+          throw new TypeErrorCtor(
+            'context.coefficient(key, options): options must be an object {datasetId?, year?} or a year',
+          );
         }
         const d = options.datasetId;
         const y = options.year;

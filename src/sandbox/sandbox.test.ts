@@ -41,6 +41,17 @@ describe('calculations', () => {
     expect(calls).toEqual([{ key: 'diesel', datasetId: 'ds-1', year: 2024 }, { key: 'petrol' }]);
   });
 
+  it('take a bare year as the second argument of context.coefficient', async () => {
+    const calls: unknown[] = [];
+    const coefficient = async (key: string, options: object) => {
+      calls.push({ key, ...options });
+      return { value: 0.2, unit: 'kgCO2e' };
+    };
+    const result = await run("return (await context.coefficient('grid_uk', 2023)).value * 10", {}, { coefficient });
+    expect(result.value).toBe(2);
+    expect(calls).toEqual([{ key: 'grid_uk', year: 2023 }]);
+  });
+
   it('find no coefficient without a lookup callback', async () => {
     expect(await run('return (await context.coefficient("x")) === null ? 1 : 0')).toEqual({
       value: 1,

@@ -6,6 +6,10 @@ import type { SandboxLimits } from './limits.ts';
 export interface Coefficient {
   value: number;
   unit: string | null;
+  /** Where the value came from, so calcCode can record it in its metadata. */
+  year?: number;
+  datasetId?: string;
+  datasetItemId?: string;
 }
 
 export interface CoefficientOptions {
@@ -19,11 +23,15 @@ export type CoefficientLookup = (key: string, options: CoefficientOptions) => Pr
 /** Checks what a lookup returned; a lookup that returns something else is a bug of the host. */
 export function normalizeCoefficient(found: unknown): Coefficient | null {
   if (found === null || found === undefined) return null;
-  const { value, unit } = found as { value?: unknown; unit?: unknown };
+  const { value, unit, year, datasetId, datasetItemId } = found as Record<string, unknown>;
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new TypeError('the coefficient lookup returned a value that is not a finite number');
   }
-  return { value, unit: typeof unit === 'string' ? unit : null };
+  const out: Coefficient = { value, unit: typeof unit === 'string' ? unit : null };
+  if (Number.isInteger(year)) out.year = year as number;
+  if (typeof datasetId === 'string') out.datasetId = datasetId;
+  if (typeof datasetItemId === 'string') out.datasetItemId = datasetItemId;
+  return out;
 }
 
 /** Told when a calculation starts and stops executing guest code (a watchdog reads it). */

@@ -53,7 +53,17 @@ export class Calculations {
           organizationId,
           key,
           datasetId === undefined ? { year } : { datasetId, year },
-        ).then((c) => (c ? { value: c.value, unit: c.unit } : null));
+        ).then((c) =>
+          c
+            ? {
+                value: c.value,
+                unit: c.unit,
+                year: c.year,
+                datasetId: c.datasetId,
+                datasetItemId: c.datasetItemId,
+              }
+            : null,
+        );
         this.cache.set(cacheKey, found);
         found.catch(() => this.cache.delete(cacheKey));
       }

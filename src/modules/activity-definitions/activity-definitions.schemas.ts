@@ -58,7 +58,7 @@ const editableFields = {
     minLength: 1,
     maxLength: MAX_CALC_CODE,
     description:
-      'Body of `async function calculate(inputs, context)`; returns a number or `{ value, metadata }`. Checked for syntax on save.',
+      'Body of `async function calculate(inputs, context)`; returns a finite number or `{ value, metadata }`. `context` has `year`, `periodUnit`, `site {id, name, metadata}` and `await context.coefficient(key, {datasetId?, year?} | year)` → `{value, unit, year, datasetId, datasetItemId}` or null (latest dataset year not after the activity’s). Runs in a sandbox: 50 ms, 32 MiB. Checked for syntax on save. See docs/calculations.md.',
   }),
   inputs: Type.Array(InputDefinitionBody, {
     maxItems: 200,
