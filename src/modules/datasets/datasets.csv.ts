@@ -67,10 +67,17 @@ export interface ImportColumns {
   width: number;
 }
 
-/** Parses CSV text into records of strings; a malformed file is a 400 naming csvContent. */
+/**
+ * Parses CSV text into records of strings; a malformed file is a 400 naming csvContent. Blank
+ * lines stay in as records (the import skips them) so that `Row N` counts the same way as in
+ * the site import: the N-th record after the header.
+ */
+/** A record with nothing but blanks in it. */
+export const isBlankRecord = (cells: string[]) => cells.every((cell) => cell.trim() === '');
+
 export function parseCsv(text: string): string[][] {
   try {
-    return parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    return parse(text, { bom: true, relax_column_count: true }) as string[][];
   } catch (error) {
     throw invalidField('csvContent', `csvContent is not valid CSV: ${(error as Error).message}`);
   }

@@ -148,6 +148,13 @@ describe('POST /datasets/{id}/import', () => {
     expect(res.body.errors[5]).toContain('row 1');
   });
 
+  it('counts blank lines in row numbers, as the site import does, and skips them', async () => {
+    const id = await newDataset();
+    const res = await importCsv(id, 'label,key,value,year\n\nA,k_a,1,2025\n\nB,k_b,x,2025\n\n');
+    expect(res.body).toMatchObject({ created: 1, failed: 1 });
+    expect(res.body.errors).toEqual([expect.stringMatching(/^Row 4: /)]);
+  });
+
   it('keeps the stored values of columns the file does not have', async () => {
     const id = await newDataset();
     await importCsv(

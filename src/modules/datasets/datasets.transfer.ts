@@ -19,6 +19,7 @@ import {
   type ImportColumns,
   itemsToCsv,
   metadataCell,
+  isBlankRecord,
   parseCsv,
   parseNumber,
   readHeader,
@@ -124,6 +125,7 @@ export async function importDataset(tx: Tx, caller: Caller, id: string, csvConte
   let unchanged = 0;
   records.slice(1).forEach((cells, index) => {
     const n = index + 1;
+    if (isBlankRecord(cells)) return;
     const { problems, fields, match } = readRow(cells, cols, units, existing);
     if (fields) {
       const first = rowOfSlot.get(slot(fields.key, fields.year));
