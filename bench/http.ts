@@ -37,7 +37,9 @@ for (const engine of engines()) {
   const app = await buildApp({ database, config });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  const r = await load(`http://127.0.0.1:${port}/api/v1/apikeys`, { authorization: `Bearer ${created!.apiKey}` });
+  const r = await load(`http://127.0.0.1:${port}/api/v1/apikeys`, {
+    authorization: `Bearer ${created!.apiKey}`,
+  });
   rows.push(`| GET /api/v1/apikeys (API key) | ${engine} | ${r.rps} | ${r.p50} | ${r.p99} |`);
   await app.close();
   await drop();

@@ -31,7 +31,9 @@ function startAndStop(dataDir: string): Promise<number> {
 
 // What `npm start` runs: the bundle build, then the bundled service.
 const buildStarted = performance.now();
-spawnSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+spawnSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], {
+  stdio: 'inherit',
+});
 const buildMs = performance.now() - buildStarted;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-startup-'));

@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
@@ -56,8 +57,11 @@ export async function buildApp({
     },
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app);
   app.addHook('onSend', async (request, reply) => {

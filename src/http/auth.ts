@@ -35,7 +35,8 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver):
     const header = request.headers.authorization;
     if (!header) throw unauthorized();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) throw unauthorized('Send the credential as `Authorization: Bearer <access token or API key>`');
+    if (!match?.[1])
+      throw unauthorized('Send the credential as `Authorization: Bearer <access token or API key>`');
     const caller = await resolve(match[1]);
     if (!caller) throw unauthorized('Invalid or expired credential');
     request.caller = caller;

@@ -4,14 +4,27 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
+  REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The contract fixes the message of these codes; the specific reason of such an error
+ * travels in its issues. The other codes keep their specific message.
+ */
+export const FIXED_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'Invalid input data',
+  UNAUTHORIZED: 'Authorization not provided',
+  FORBIDDEN: 'Insufficient access',
+  NOT_FOUND: 'Not found',
+  INTERNAL_SERVER_ERROR: 'Internal server error',
+};
 
 /** One problem behind an error; `path` names the field or row when there is one. */
 export interface Issue {
@@ -19,7 +32,11 @@ export interface Issue {
   path?: string;
 }
 
-/** The one error type of the service; the error handler turns it into `{code, message, issues}`. */
+/**
+ * The one error type of the service; the error handler turns it into `{code, message, issues}`.
+ * For the codes of FIXED_MESSAGE the body's message is the fixed one and this message, when
+ * there are no issues, becomes the single issue (unless `extra` is set: then it is kept).
+ */
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,

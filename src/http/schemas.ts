@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 
 /** Shared schema pieces: ids, timestamps, the error body and the error responses of a route. */
@@ -30,6 +31,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such record in the caller’s organization',
   409: 'Conflicts with stored data',
   413: 'Body too large',
+  429: 'Too many attempts; wait for `Retry-After` seconds',
 };
 
 /** The error responses of a route, for its schema (and so for the OpenAPI document). */
@@ -42,6 +44,18 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
     } as TSchema;
   }
   return out;
+}
+
+/**
+ * Every route that reads a JSON body can answer 413 (the body limit): adds it to the error
+ * responses of such routes, so the OpenAPI document lists it. Must run before routes are added.
+ */
+export function documentBodyLimit(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!route.schema?.body || !response || response['413'] || response['4xx']) return;
+    route.schema.response = { ...response, 413: errors(413)[413] };
+  });
 }
 
 /** An ISO string for a timestamp column (both drivers return Date objects). */

@@ -47,7 +47,11 @@ describe('calculations', () => {
       calls.push({ key, ...options });
       return { value: 0.2, unit: 'kgCO2e' };
     };
-    const result = await run("return (await context.coefficient('grid_uk', 2023)).value * 10", {}, { coefficient });
+    const result = await run(
+      "return (await context.coefficient('grid_uk', 2023)).value * 10",
+      {},
+      { coefficient },
+    );
     expect(result.value).toBe(2);
     expect(calls).toEqual([{ key: 'grid_uk', year: 2023 }]);
   });

@@ -218,6 +218,26 @@ describe('GET /activities', () => {
     expect(res.body.code).toBe('FORBIDDEN');
   });
 
+  it('matches siteIds exactly: a parent site does not bring in its sub-sites', async () => {
+    for (const token of [tenant.owner.token, tenant.viewer.token]) {
+      const parent = await list(`&siteIds=${region}`, token);
+      expect(parent.status).toBe(200);
+      expect(parent.body.activities).toEqual([]);
+      expect(parent.body.pagination.total).toBe(0);
+    }
+    const child = await list(`&siteIds=${beta}`, tenant.viewer.token);
+    expect(brief(child.body.activities)).toEqual(['Beta 2024/4 4', 'Beta 2025/2 2', 'Beta 2025/2 3']);
+  });
+
+  it('answers 400 naming siteIds for an unknown site or another organization’s site', async () => {
+    const foreign = await createSite(t, other.organizationId, { name: 'Foreign' });
+    for (const siteIds of ['00000000-0000-4000-8000-000000000000', foreign, `${alpha},${foreign}`]) {
+      const res = await list(`&siteIds=${siteIds}`);
+      expect(res.status, siteIds).toBe(400);
+      expect(res.body.issues, siteIds).toMatchObject([{ path: 'siteIds' }]);
+    }
+  });
+
   it('lists the no-activity markers under the same filters and scope', async () => {
     for (const [siteId, periodUnit] of [
       [zeta, 3],
@@ -240,5 +260,20 @@ describe('GET /activities', () => {
       'zeta 3',
     ]);
     expect(viewer.body.noActivity.map((m: any) => `${m.siteName} ${m.periodUnit}`)).toEqual(['alpha 3']);
+  });
+});
+
+describe('the OpenAPI document of GET /activities', () => {
+  it('declares limit and offset optional, with their defaults, and formId and key required', async () => {
+    type Param = { name: string; in: string; required?: boolean; schema: Record<string, unknown> };
+    const doc = t.app.swagger() as unknown as { paths: Record<string, { get: { parameters: Param[] } }> };
+    const params = doc.paths['/api/v1/activities']!.get.parameters;
+    const param = (name: string) => params.find((p) => p.name === name && p.in === 'query');
+    expect(param('limit')).toMatchObject({ schema: { default: 100, minimum: 1, maximum: 1000 } });
+    expect(param('offset')).toMatchObject({ schema: { default: 0, minimum: 0 } });
+    expect(param('limit')?.required).not.toBe(true);
+    expect(param('offset')?.required).not.toBe(true);
+    expect(param('formId')?.required).toBe(true);
+    expect(param('key')?.required).toBe(true);
   });
 });

@@ -141,6 +141,44 @@ describe('PATCH /activities/{activityId}', () => {
     ]);
   });
 
+  it('updates the submission’s updatedAt, as a submission request does; a patch changing nothing does not', async () => {
+    const item = await enter([{ kind: 'car', km: 10 }]);
+    const old = new Date('2025-01-01T00:00:00.000Z');
+    const submission = await t.database.system((tx) =>
+      tx
+        .updateTable('form_submissions')
+        .set({ updated_at: old })
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('form_element_submissions')
+            .select('form_submission_id')
+            .where('id', '=', item.formElementSubmissionId),
+        )
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    );
+    const updatedAt = async () =>
+      (await api(t, 'GET', `/form-submissions/${submission.id}`, { token: tenant.viewer.token })).body
+        .updatedAt as string;
+    const unchanged = await patch(item.activities[0].activityId, { km: 10 });
+    expect(unchanged.status).toBe(200);
+    expect(await updatedAt()).toBe(old.toISOString());
+
+    const res = await patch(item.activities[0].activityId, { km: 20 });
+
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['input', 'metadata', 'value']);
+    const got = await api(t, 'GET', `/form-submissions/${submission.id}`, { token: tenant.viewer.token });
+    expect(Date.parse(got.body.updatedAt)).toBeGreaterThan(old.getTime());
+    // Both written by the PATCH's transaction.
+    const value = got.body.values.find(
+      (v: any) => v.formElementSubmissionId === item.formElementSubmissionId,
+    );
+    expect(got.body.updatedAt).toBe(value.recordedAt);
+    const stored = await valueRow(item.formElementSubmissionId);
+    expect(stored.value).toEqual([{ kind: 'car', km: 20 }]);
+  });
+
   it('writes nothing when the merged input gives the same result', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
     const reviewed = await api(t, 'POST', `/form-submissions/values/${item.formElementSubmissionId}/review`, {

@@ -293,13 +293,23 @@ export const activitiesRepository = {
       .executeTakeFirstOrThrow();
   },
 
-  /** Rewrites a value after one of its activities changed: a new entry, COMPLETED again. */
-  rewriteValue(tx: Tx, organizationId: string, valueId: string, userId: string, list: unknown) {
-    return tx
+  /**
+   * Rewrites a value after one of its activities changed: a new entry, COMPLETED again; its
+   * submission is updated too (`updated_at`), as a submission request does.
+   */
+  async rewriteValue(tx: Tx, organizationId: string, valueId: string, userId: string, list: unknown) {
+    const { form_submission_id } = await tx
       .updateTable('form_element_submissions')
       .set({ value: json(list), status: 'COMPLETED', user_id: userId, recorded_at: sql`now()` })
       .where('organization_id', '=', organizationId)
       .where('id', '=', valueId)
+      .returning('form_submission_id')
+      .executeTakeFirstOrThrow();
+    await tx
+      .updateTable('form_submissions')
+      .set({ updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', form_submission_id)
       .execute();
   },
 };

@@ -39,6 +39,9 @@ const List = (description: string) =>
     }),
   );
 
+/** Paging when the query leaves it out (the validator fills these defaults in). */
+export const PAGE_DEFAULTS = { limit: 100, offset: 0 } as const;
+
 export const ActivitiesQuery = Type.Object(
   {
     formId: Type.String({ minLength: 1, maxLength: 100, description: 'The form' }),
@@ -50,8 +53,17 @@ export const ActivitiesQuery = Type.Object(
     siteIds: List('Only these sites (exactly these, not their sub-sites)'),
     years: List('Only these years'),
     periodUnits: List('Only these periods'),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-    offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: PAGE_DEFAULTS.limit, description: 'Page size' }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: PAGE_DEFAULTS.offset,
+        description: 'Activities to skip',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

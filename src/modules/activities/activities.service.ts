@@ -14,11 +14,12 @@ import { failed, failureMessage, withCalculations } from './activities.calculate
 import { checkActivityInput } from './activities.inputs.ts';
 import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
 import { LAST_PERIOD, resolveActivityElement } from './activities.resolve.ts';
-import type {
-  ActivitiesQuery,
-  ActivityPage,
-  PatchActivityBody,
-  PatchActivityResult,
+import {
+  type ActivitiesQuery,
+  type ActivityPage,
+  PAGE_DEFAULTS,
+  type PatchActivityBody,
+  type PatchActivityResult,
 } from './activities.schemas.ts';
 import { listingRepository } from './listing.repository.ts';
 
@@ -64,7 +65,8 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
   }
 
   const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
-  const { total, rows } = await listingRepository.page(tx, org, filter, query);
+  const page = { limit: query.limit ?? PAGE_DEFAULTS.limit, offset: query.offset ?? PAGE_DEFAULTS.offset };
+  const { total, rows } = await listingRepository.page(tx, org, filter, page);
   const markers = await listingRepository.markers(tx, org, element.formId, filter);
   return {
     activities: rows.map((r) => ({
@@ -86,12 +88,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
       periodUnit: m.period_unit,
       createdAt: iso(m.created_at),
     })),
-    pagination: {
-      total,
-      limit: query.limit,
-      offset: query.offset,
-      hasMore: query.offset + rows.length < total,
-    },
+    pagination: { total, ...page, hasMore: page.offset + rows.length < total },
   };
 }
 

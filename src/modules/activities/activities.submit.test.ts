@@ -194,6 +194,27 @@ describe('POST /form-submissions with ACTIVITY values', () => {
     expect(await numericValue(valueId)).toMatchObject({ numeric_value: 0, deleted_at: null });
   });
 
+  it('leaves a deletion of a period with nothing stored out of the answer', async () => {
+    const res = await submit([fuel(9, null), fuel(10, [{ fuelType: 'petrol', litres: 2 }])]);
+    expect(res.status).toBe(200);
+    expect(res.body.values).toEqual([
+      expect.objectContaining({
+        formElementSubmissionId: expect.any(String),
+        periodUnit: 10,
+        status: 'COMPLETED',
+        activities: [
+          {
+            activityId: expect.any(String),
+            input: { fuelType: 'petrol', litres: 2 },
+            value: 6,
+            metadata: expect.any(Object),
+          },
+        ],
+      }),
+    ]);
+    expect((await stored()).filter((r) => r.period_unit === 9)).toEqual([]);
+  });
+
   it('refuses a value that is not a list, naming the value', async () => {
     const res = await submit([fuel(4, { fuelType: 'diesel', litres: 1 })]);
     expect(res.status).toBe(400);

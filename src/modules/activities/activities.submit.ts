@@ -36,12 +36,15 @@ export interface SubmissionActivities {
   issues: Issue[];
   /** Calculates every activity; a failed calculation is a 400 naming its value and input index. */
   calculate(tx: Tx, organizationId: string, target: { siteId: string; year: number }): Promise<void>;
-  /** Replaces each value's activities (by position) and adds them to the answer's items. */
+  /**
+   * Replaces each value's activities (by position) and adds them to the answer's items
+   * (undefined: a deletion that found nothing live, so there are no activities to remove).
+   */
   save(
     tx: Tx,
     caller: Caller,
     target: { formSiteId: string; siteId: string; year: number },
-    items: ValueItem[],
+    items: (ValueItem | undefined)[],
   ): Promise<void>;
 }
 
@@ -147,7 +150,7 @@ async function save(
   caller: Caller,
   target: { formSiteId: string; siteId: string; year: number },
   works: Work[],
-  items: ValueItem[],
+  items: (ValueItem | undefined)[],
 ): Promise<void> {
   if (works.length === 0) return;
   const org = caller.organizationId;
@@ -172,10 +175,10 @@ async function save(
   const sums: { id: string; total: number }[] = [];
 
   for (const w of works) {
+    const item = items[w.at];
     const valueId = valueIdOf(w);
-    const item = items[w.at]!;
+    if (!item || !valueId) continue;
     item.activities = [];
-    if (!valueId) continue;
     const before = storedByValue.get(valueId) ?? [];
     const summaries: ActivitySummary[] = [];
     w.inputs.forEach((input, position) => {

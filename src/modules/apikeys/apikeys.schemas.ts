@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const CreateApiKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, description: 'A name to recognise the key by' }) },
+  { name: Type.String({ minLength: 1, description: 'A name to recognise the key by' }) },
   { additionalProperties: false },
 );
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { errorText } from '../../../test/helpers/errors.ts';
 import { createTenant, type Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
@@ -67,7 +68,8 @@ describe('API keys', () => {
   it('belong to the owner: managers get 403', async () => {
     const res = await api(t, 'GET', '/apikeys', { token: tenant.manager.token });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ code: 'FORBIDDEN', message: expect.any(String) });
+    expect(res.body).toMatchObject({ code: 'FORBIDDEN', message: 'Insufficient access' });
+    expect(errorText(res.body)).toMatch(/owners/);
   });
 
   it('act as their owner: a key stops working when its owner leaves the organization', async () => {

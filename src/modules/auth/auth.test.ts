@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { errorText } from '../../../test/helpers/errors.ts';
 import { addMember, createTenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp({ allowSignup: true });
@@ -64,7 +65,7 @@ describe('POST /auth/login and /auth/logout', () => {
       body: { email: 'nobody@acme.test', password: 'whatever1' },
     });
     expect(unknown.status).toBe(401);
-    expect(unknown.body.message).toBe(wrong.body.message);
+    expect(errorText(unknown.body)).toBe(errorText(wrong.body));
     const ok = await api(t, 'POST', '/auth/login', {
       body: { email: 'LOGIN@acme.test', password: 'correct horse battery' },
     });

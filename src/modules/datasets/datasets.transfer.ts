@@ -17,9 +17,9 @@ import {
 import {
   exportFileName,
   type ImportColumns,
+  isBlankRecord,
   itemsToCsv,
   metadataCell,
-  isBlankRecord,
   parseCsv,
   parseNumber,
   readHeader,

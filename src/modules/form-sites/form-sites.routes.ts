@@ -22,7 +22,7 @@ export const formSitesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> 
         tags: TAGS,
         summary: 'Set the sites a form is active on, per year (managers)',
         description:
-          'For every year listed, the form becomes active on exactly `siteIds`; other years stay as they are. A removed (form, site, year) is deactivated: its submission is hidden, not deleted, and comes back when the triple is added again. Every site added or removed must be managed by the caller.',
+          'For every year listed, the form becomes active on exactly `siteIds`; other years stay as they are. A removed (form, site, year) is deactivated: its submission is hidden, not deleted, and comes back when the triple is added again. The replacement covers the caller’s own sites: a manager’s call leaves sites outside their scope as they are, so an owner’s call covers every site. Adding a site the caller does not manage is a 403.',
         body: SetFormSitesBody,
         response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(400, 401, 403, 404) },
       },

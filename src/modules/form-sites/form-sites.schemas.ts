@@ -10,7 +10,10 @@ export const SetFormSitesBody = Type.Object(
       maxItems: 10_000,
       description: 'For each year, exactly these sites become active; an empty list deactivates all',
     }),
-    years: Type.Array(Year, { minItems: 1, maxItems: 301, description: 'The years to change; others stay' }),
+    years: Type.Array(Year, {
+      maxItems: 301,
+      description: 'The years to change; others stay (an empty list changes nothing)',
+    }),
   },
   { additionalProperties: false },
 );

@@ -10,9 +10,11 @@ import { formSitesRepository as repo } from './form-sites.repository.ts';
 import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 
 /**
- * Makes, for every listed year, the form's active sites exactly `siteIds`. Removed triples
- * are deactivated (their data hidden, not deleted) and re-added ones revived. Every site
- * added or removed must be one the caller manages.
+ * Makes, for every listed year, the form's active sites exactly `siteIds` — within the
+ * caller's sites: a manager replaces the set on the sites they manage and leaves the others'
+ * sites as they are (they cannot even see them); for an owner that is every site. Removed
+ * triples are deactivated (their data hidden, not deleted) and re-added ones revived. Every
+ * site added must be one the caller manages.
  */
 export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBody): Promise<void> {
   const org = caller.organizationId;
@@ -29,16 +31,17 @@ export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBod
       issues.push({ path: `siteIds.${i}`, message: `siteIds.${i} is not a site of this organization` });
   });
   if (issues.length > 0) throw badRequest('Unknown sites', issues);
+  if (years.length === 0) return;
 
+  const scope = await siteScope(tx, caller);
   const wanted = new Set(siteIds);
   const current = await repo.active(tx, org, form.id, years);
   const activeNow = new Set(current.map((r) => `${r.site_id}|${r.year}`));
-  const removed = current.filter((r) => !wanted.has(r.site_id));
+  const removed = current.filter((r) => !wanted.has(r.site_id) && policy.canReadSite(scope, r.site_id));
   const added = years.flatMap((year) =>
     siteIds.filter((siteId) => !activeNow.has(`${siteId}|${year}`)).map((siteId) => ({ siteId, year })),
   );
 
-  const scope = await siteScope(tx, caller);
   const touched = new Set([...added.map((a) => a.siteId), ...removed.map((r) => r.site_id)]);
   for (const siteId of touched) {
     authorize(

@@ -91,7 +91,8 @@ describe('PUT /form-sites', () => {
     const res = await put({ formId: form.id, siteIds: [site, theirSite, 'bad'], years: [2025] });
     expect(res.status).toBe(400);
     expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(['siteIds.1', 'siteIds.2']);
-    for (const years of [[1899], [2201], [], ['2025']]) {
+    expect((await put({ formId: form.id, siteIds: [site], years: [] })).status).toBe(200);
+    for (const years of [[1899], [2201], ['2025']]) {
       const bad = await put({ formId: form.id, siteIds: [site], years });
       expect(bad.status).toBe(400);
       expect(bad.body.issues[0].path).toMatch(/^years/);
@@ -100,7 +101,7 @@ describe('PUT /form-sites', () => {
     expect(await list(`formId=${form.id}`)).toEqual([]);
   });
 
-  it('needs a manager managing every site added or removed (403)', async () => {
+  it('lets a manager replace the set on their own sites only, leaving other sites as they are', async () => {
     const mine = await createSite(t, tenant.organizationId);
     const child = await createSite(t, tenant.organizationId, { parentId: mine });
     const notMine = await createSite(t, tenant.organizationId);
@@ -117,13 +118,19 @@ describe('PUT /form-sites', () => {
     expect(
       (await put({ formId: form.id, siteIds: [mine, child], years: [2025] }, manager.token)).status,
     ).toBe(200);
-    // An active site the manager does not manage can be kept, not removed.
+    // A site the manager does not manage stays active when the manager leaves it out (they
+    // cannot see it); the manager's own sites become exactly the list.
     await put({ formId: form.id, siteIds: [mine, child, notMine], years: [2025] });
+    const own = await put({ formId: form.id, siteIds: [mine], years: [2025] }, manager.token);
+    expect(own.status).toBe(200);
+    expect(await list(`formId=${form.id}`)).toEqual(pairs([mine, notMine], [2025]));
+    // Naming it explicitly to keep it is fine; naming it to add it where it is inactive is a 403.
     expect(
       (await put({ formId: form.id, siteIds: [mine, notMine], years: [2025] }, manager.token)).status,
     ).toBe(200);
-    const removing = await put({ formId: form.id, siteIds: [mine], years: [2025] }, manager.token);
-    expect(removing.status).toBe(403);
+    expect((await put({ formId: form.id, siteIds: [notMine], years: [2026] }, manager.token)).status).toBe(
+      403,
+    );
     expect(await list(`formId=${form.id}`)).toEqual(pairs([mine, notMine], [2025]));
   });
 });

@@ -22,7 +22,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Organization'],
         summary: 'Invite someone by e-mail (managers and owners)',
         description:
-          'Creates a pending membership with the role and sites and e-mails a link valid for 7 days. Only owners invite owners; managers invite collectors and viewers to sites within their scope. A pending invitation for the same e-mail, or an existing member, is refused with `success: false`; an expired invitation is replaced.',
+          'Creates a pending membership with the role and sites and e-mails a link valid for 7 days. Only owners invite owners; managers invite managers, collectors and viewers to sites within their scope. A pending invitation for the same e-mail, or an existing member, is refused with `success: false`; an expired invitation is replaced.',
         body: InviteBody,
         response: { 200: InvitationResult, ...errors(400, 401, 403) },
       },

@@ -37,13 +37,13 @@ describe('memberPolicy', () => {
     expect(memberPolicy.canManagePeople(caller('VIEWER'))).toBe(false);
   });
 
-  it('lets owners grant and change every role, managers only those below MANAGER', () => {
+  it('lets owners grant and change every role; managers grant all but OWNER and change those below MANAGER', () => {
     const roles: Role[] = ['OWNER', 'MANAGER', 'COLLECTOR', 'VIEWER'];
     for (const role of roles) {
       expect(memberPolicy.canGrantRole(caller('OWNER'), role)).toBe(true);
       expect(memberPolicy.canManageMember(caller('OWNER'), role)).toBe(true);
       const below = role === 'COLLECTOR' || role === 'VIEWER';
-      expect(memberPolicy.canGrantRole(caller('MANAGER'), role)).toBe(below);
+      expect(memberPolicy.canGrantRole(caller('MANAGER'), role)).toBe(role !== 'OWNER');
       expect(memberPolicy.canManageMember(caller('MANAGER'), role)).toBe(below);
       expect(memberPolicy.canManageMember(caller('COLLECTOR'), role)).toBe(false);
       expect(memberPolicy.canGrantRole(caller('VIEWER'), role)).toBe(false);

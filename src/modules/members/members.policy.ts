@@ -10,8 +10,9 @@ export function parseRole(value: string): Role | null {
 }
 
 /**
- * Who may manage whom. Owners manage everyone and grant every role. Managers manage
- * collectors and viewers only, give only those roles, and only on sites within their scope.
+ * Who may manage whom. Owners manage everyone and grant every role. Managers grant every role
+ * but OWNER (only owners make owners), change and remove collectors and viewers only (not their
+ * peers), and only on sites within their scope.
  */
 export const memberPolicy = {
   /** List, invite, change and remove members at all: MANAGER or above. */
@@ -22,7 +23,8 @@ export const memberPolicy = {
     caller.role === 'OWNER' || (caller.role === 'MANAGER' && !roleAtLeast(role, 'MANAGER')),
 
   /** Give `role` to someone, by invitation or by a change of role. */
-  canGrantRole: (caller: Caller, role: Role) => memberPolicy.canManageMember(caller, role),
+  canGrantRole: (caller: Caller, role: Role) =>
+    caller.role === 'OWNER' || (caller.role === 'MANAGER' && role !== 'OWNER'),
 
   /** Assign (or take away) these sites: each must be within the caller's scope. */
   canAssignSites: (scope: SiteScope, siteIds: Iterable<string>) => {

@@ -36,7 +36,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
         tags: ['Organization'],
         summary: 'Change a member’s role or assigned sites (managers and owners)',
         description:
-          'Only owners grant or take away OWNER, and the last owner cannot be demoted. Managers change collectors and viewers only, to those roles only, and only add or remove sites within their own scope. `siteIds` replaces the assignment.',
+          'Only owners grant or take away OWNER, and the last owner cannot be demoted. Managers change only collectors and viewers whose sites are all within their scope, may give any role but OWNER, and only add or remove sites within their own scope. `siteIds` replaces the assignment.',
         params: MemberParams,
         body: UpdateMemberBody,
         response: { 200: Member, ...errors(400, 401, 403, 404) },

@@ -52,7 +52,7 @@ export async function requireSites(tx: Tx, organizationId: string, ids: string[]
 export const grantMessage = (role: Role) =>
   role === 'OWNER'
     ? 'Only owners can grant the OWNER role'
-    : 'Managers can only give the COLLECTOR or VIEWER role';
+    : 'Managers can give the MANAGER, COLLECTOR or VIEWER role';
 
 const MANAGE_MESSAGE = 'Managers can only manage collectors and viewers';
 const SITES_MESSAGE = 'You can only assign sites you manage';

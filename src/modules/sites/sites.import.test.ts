@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { errorText } from '../../../test/helpers/errors.ts';
 import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
@@ -215,7 +216,7 @@ describe('site import', () => {
 
     const tooMany = await importCsv(`name\n${'a\n'.repeat(10_001)}`, tn.owner.token, tn.organizationId);
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.message).toMatch(/at most 10000/);
+    expect(errorText(tooMany.body)).toMatch(/at most 10000/);
 
     const tooBig = await importCsv('name\n' + 'y'.repeat(t.config.largeBodyLimitBytes), tn.owner.token);
     expect(tooBig.status).toBe(413);

@@ -88,12 +88,16 @@ export const UpdateSiteBody = Type.Object(
 );
 export type UpdateSiteInput = Static<typeof UpdateSiteBody>;
 
-export const ListSitesQuery = Type.Object({
-  parentId: Type.Optional(Type.String({ description: 'Only the direct children of this site' })),
-  q: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'Text contained in the name or code' }),
-  ),
-});
+export const ListSitesQuery = Type.Object(
+  {
+    parentId: Type.Optional(Type.String({ description: 'Only the direct children of this site' })),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Text contained in the name or code' }),
+    ),
+  },
+  // A misspelt filter (`?parent=…`) is a 400 naming it, not a silently unfiltered list.
+  { additionalProperties: false },
+);
 export type ListSitesFilter = Static<typeof ListSitesQuery>;
 
 export const ImportSitesBody = Type.Object(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { errorText } from '../../../test/helpers/errors.ts';
 import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
@@ -176,6 +177,17 @@ describe('listing sites', () => {
     expect(leaf.status).toBe(200);
     expect(leaf.body).toEqual([]);
   });
+
+  it('answers 400 naming an unknown query parameter instead of ignoring it', async () => {
+    const { tn, group } = await tree();
+    const typo = await as(tn.owner.token).get(`/sites?parent=${group}`);
+    expect(typo.status).toBe(400);
+    expect(typo.body.code).toBe('BAD_REQUEST');
+    expect(typo.body.issues).toMatchObject([{ path: 'query.parent' }]);
+    const mixed = await as(tn.owner.token).get(`/sites?q=a&limit=5`);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.issues).toMatchObject([{ path: 'query.limit' }]);
+  });
 });
 
 describe('reading one site', () => {
@@ -291,7 +303,7 @@ describe('deleting sites', () => {
     const owner = as(tn.owner.token);
     const refused = await owner.del(`/sites/${europe}`);
     expect(refused.status).toBe(400);
-    expect(refused.body.message).toMatch(/sub-site/);
+    expect(errorText(refused.body)).toMatch(/sub-site/);
     const done = await owner.del(`/sites/${office}`);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ success: true });
@@ -310,7 +322,11 @@ describe('deleting sites', () => {
     });
     const res = await as(tn.owner.token).del(`/sites/${asia}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/has data/) });
+    expect(res.body).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'Invalid input data',
+      issues: [{ message: expect.stringMatching(/has data/) }],
+    });
     expect((await as(tn.owner.token).get(`/sites/${asia}`)).status).toBe(200);
   });
 

@@ -283,3 +283,20 @@ describe('reading submissions', () => {
     expect((await api(t, 'GET', '/form-submissions')).status).toBe(401);
   });
 });
+
+describe('the OpenAPI document of GET /form-submissions', () => {
+  it('declares limit and offset optional, with their defaults', async () => {
+    type Param = { name: string; in: string; required?: boolean; schema: Record<string, unknown> };
+    const doc = t.app.swagger() as unknown as { paths: Record<string, { get: { parameters: Param[] } }> };
+    const params = doc.paths['/api/v1/form-submissions']!.get.parameters;
+    const param = (name: string) => params.find((p) => p.name === name && p.in === 'query');
+    expect(param('limit')).toMatchObject({ schema: { default: 100, minimum: 1, maximum: 1000 } });
+    expect(param('offset')).toMatchObject({ schema: { default: 0, minimum: 0 } });
+    expect(param('limit')?.required).not.toBe(true);
+    expect(param('offset')?.required).not.toBe(true);
+    // Left out, they take their defaults.
+    const res = await api(t, 'GET', '/form-submissions', { token: tenant.viewer.token });
+    expect(res.status).toBe(200);
+    expect(res.body.pagination).toMatchObject({ limit: 100, offset: 0 });
+  });
+});

@@ -32,8 +32,9 @@ export const SubmitValue = Type.Object(
     ),
     timestamp: Type.Optional(
       Type.String({
-        format: 'date-time',
-        description: 'Required for TIMESTAMP elements (ISO 8601 with offset)',
+        maxLength: 100,
+        description:
+          'Required for TIMESTAMP elements: an ISO 8601 date or time (2025-04-01, 2025-04-01T10:00:00.5, 2025-04-01T10:00:00+02:00). Without an offset it is UTC; a date alone is midnight UTC',
       }),
     ),
   },
@@ -57,13 +58,13 @@ export const SubmitBody = Type.Object(
 export type SubmitBody = Static<typeof SubmitBody>;
 
 export const ValueItem = Type.Object({
-  formElementSubmissionId: Nullable(Uuid),
+  formElementSubmissionId: Uuid,
   elementId: Uuid,
   elementKey: Type.String(),
   periodUnit: Type.Integer(),
   timestamp: Nullable(DateTime),
-  status: Nullable(Status),
-  value: Type.Unknown(),
+  status: Status,
+  value: Type.Unknown({ description: 'null when the value was deleted' }),
   originalValue: Type.Unknown({
     description: 'The value as sent, when it was converted from selectedUnitId',
   }),
@@ -72,7 +73,7 @@ export const ValueItem = Type.Object({
   userName: Type.String(),
   userEmail: Type.String(),
   userImage: Nullable(Type.String()),
-  recordedAt: Nullable(DateTime),
+  recordedAt: DateTime,
   deletedAt: Nullable(DateTime),
   activities: Type.Optional(
     Type.Array(ActivitySummary, {
@@ -98,13 +99,25 @@ export const Submission = Type.Object({
 });
 export type Submission = Static<typeof Submission>;
 
+/** Paging when the query leaves it out (the validator fills these defaults in). */
+export const PAGE_DEFAULTS = { limit: 100, offset: 0 } as const;
+
 export const SubmissionsQuery = Type.Object(
   {
     formId: Type.Optional(Uuid),
     siteId: Type.Optional(Uuid),
     year: Type.Optional(Year),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: PAGE_DEFAULTS.limit, description: 'Page size' }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: PAGE_DEFAULTS.offset,
+        description: 'Submissions to skip',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

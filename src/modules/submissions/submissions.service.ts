@@ -13,7 +13,13 @@ import { loadUnits } from '../units/units.repository.ts';
 import { presentValue, snapshotOf } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues, resolveElements, resolveForm, resolveSite } from './submissions.resolve.ts';
-import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
+import {
+  PAGE_DEFAULTS,
+  type Submission,
+  type SubmissionsQuery,
+  type SubmitBody,
+  type ValueItem,
+} from './submissions.schemas.ts';
 import { checkValues, type PlannedValue, slotOf } from './submissions.values.ts';
 import { type HistoryWrite, type ValueWrite, valuesRepository } from './values.repository.ts';
 
@@ -77,26 +83,30 @@ export async function submit(tx: Tx, caller: Caller, body: SubmitBody): Promise<
     createdAt: iso(submission.created_at),
     updatedAt: iso(submission.updated_at),
     deletedAt: null,
-    values: items,
+    // A deletion that found no live value changed nothing and has no record to show.
+    values: items.filter((item) => item !== undefined),
   };
 }
 
 const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path ?? '')?.[1] ?? -1);
 
-/** Writes the planned values against the stored (locked) ones; returns them in request order. */
+/**
+ * Writes the planned values against the stored (locked) ones; returns them in request order,
+ * undefined for a deletion that found no live value (nothing changed, no record to show).
+ */
 async function applyValues(
   tx: Tx,
   caller: Caller,
   submissionId: string,
   planned: PlannedValue[],
   stored: StoredValue[],
-): Promise<ValueItem[]> {
+): Promise<(ValueItem | undefined)[]> {
   const org = caller.organizationId;
   const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
   const writes: ValueWrite[] = [];
   const deletes: string[] = [];
   const history: HistoryWrite[] = [];
-  // Per planned value: the stored row it ends as (undefined: nothing stored, nothing to show).
+  // Per planned value: the stored row it ends as (undefined: nothing live, nothing to show).
   const outcome: (StoredValue | ValueWrite | undefined)[] = [];
 
   for (const plan of planned) {
@@ -107,7 +117,7 @@ async function applyValues(
         deletes.push(live.id);
         history.push({ valueId: live.id, action: 'DELETE', before: snapshotOf(live), after: null });
       }
-      outcome.push(existing);
+      outcome.push(live);
       continue;
     }
     const write: ValueWrite = {
@@ -161,7 +171,7 @@ async function applyValues(
   return planned.map((plan, i) => {
     const row = outcome[i];
     const key = plan.element.key;
-    if (!row) return nothingStored(plan, caller);
+    if (!row) return undefined;
     if (!('form_submission_id' in row)) {
       // Written by this request.
       const recordedAt = written.get(row.id)!;
@@ -199,27 +209,6 @@ function unchanged(live: StoredValue, write: ValueWrite): boolean {
     isDeepStrictEqual(live.original_value ?? null, write.originalValue) &&
     live.selected_unit_id === write.selectedUnitId
   );
-}
-
-/** A deletion that found nothing stored: shown in its place, without a stored record. */
-function nothingStored(plan: PlannedValue, caller: Caller): ValueItem {
-  return {
-    formElementSubmissionId: null,
-    elementId: plan.element.id,
-    elementKey: plan.element.key,
-    periodUnit: plan.periodUnit,
-    timestamp: iso(plan.timestamp),
-    status: null,
-    value: null,
-    originalValue: null,
-    selectedUnitId: null,
-    userId: caller.userId,
-    userName: caller.name,
-    userEmail: caller.email,
-    userImage: caller.image,
-    recordedAt: null,
-    deletedAt: null,
-  };
 }
 
 type SubmissionRow = NonNullable<Awaited<ReturnType<typeof repo.findSubmission>>>;
@@ -275,14 +264,10 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
     throw invalidField('siteId', 'siteId is not a site of this organization');
   }
   const scope = await siteScope(tx, caller);
-  const { total, rows } = await repo.listSubmissions(tx, org, scope, query, query);
+  const page = { limit: query.limit ?? PAGE_DEFAULTS.limit, offset: query.offset ?? PAGE_DEFAULTS.offset };
+  const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);
   return {
     items: await withValues(tx, org, rows),
-    pagination: {
-      total,
-      limit: query.limit,
-      offset: query.offset,
-      hasMore: query.offset + rows.length < total,
-    },
+    pagination: { total, ...page, hasMore: page.offset + rows.length < total },
   };
 }

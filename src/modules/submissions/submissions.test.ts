@@ -185,15 +185,96 @@ describe('POST /form-submissions: writing', () => {
     expect(
       got.body.values.map((v: { formElementSubmissionId: string }) => v.formElementSubmissionId),
     ).not.toContain(id);
-    const nothing = await submit({ values: [{ elementKey: 'plain', periodUnit: 3, value: null }] });
-    expect(nothing.status).toBe(200);
-    expect(nothing.body.values[0]).toMatchObject({
-      formElementSubmissionId: null,
-      value: null,
-      status: null,
-    });
     const again = await submit({ values: [{ elementKey: 'plain', periodUnit: 2, value: 4 }] });
     expect(again.body.values[0]).toMatchObject({ formElementSubmissionId: id, value: 4, deletedAt: null });
+  });
+
+  it('leaves deletions that find no live value out of the answer', async () => {
+    const stored = await submit({ values: [{ elementKey: 'plain', periodUnit: 4, value: 8 }] });
+    const id = stored.body.values[0].formElementSubmissionId;
+    const res = await submit({
+      values: [
+        { elementKey: 'plain', periodUnit: 3, value: null },
+        { elementKey: 'plain', periodUnit: 4, value: null },
+        { elementKey: 'event', timestamp: '2025-07-01T00:00:00Z', value: null },
+        { elementKey: 'note', periodUnit: 4, value: 'kept' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.values).toEqual([
+      expect.objectContaining({
+        formElementSubmissionId: id,
+        elementKey: 'plain',
+        periodUnit: 4,
+        status: 'COMPLETED',
+        value: null,
+        recordedAt: expect.any(String),
+        deletedAt: expect.any(String),
+      }),
+      expect.objectContaining({ elementKey: 'note', value: 'kept', status: 'COMPLETED' }),
+    ]);
+    // Deleting it again finds nothing live: a no-op, also left out.
+    const again = await submit({ values: [{ elementKey: 'plain', periodUnit: 4, value: null }] });
+    expect(again.status).toBe(200);
+    expect(again.body.values).toEqual([]);
+    const history = await api(t, 'GET', `/form-submissions/values/${id}/history`, {
+      token: tenant.owner.token,
+    });
+    expect(history.body.map((h: { action: string }) => h.action)).toEqual(['CREATE', 'DELETE']);
+  });
+});
+
+describe('POST /form-submissions: TIMESTAMP times', () => {
+  it('accepts ISO 8601 times without offset (UTC), dates alone (midnight UTC) and any offset form', async () => {
+    const res = await submit({
+      values: [
+        { elementKey: 'event', timestamp: '2025-08-01T10:00:00', value: 1 },
+        { elementKey: 'event', timestamp: '2025-08-01T10:00:00.5', value: 2 },
+        { elementKey: 'event', timestamp: '2025-08-02', value: 3 },
+        { elementKey: 'event', timestamp: '2025-08-03T12:00:00+0200', value: 4 },
+        { elementKey: 'event', timestamp: '2025-08-04T12:00:00Z', value: 5 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(
+      res.body.values.map((v: { timestamp: string; periodUnit: number }) => [v.timestamp, v.periodUnit]),
+    ).toEqual([
+      ['2025-08-01T10:00:00.000Z', 8],
+      ['2025-08-01T10:00:00.500Z', 8],
+      ['2025-08-02T00:00:00.000Z', 8],
+      ['2025-08-03T10:00:00.000Z', 8],
+      ['2025-08-04T12:00:00.000Z', 8],
+    ]);
+    // The same instant written with an offset is the same record.
+    const same = await submit({
+      values: [{ elementKey: 'event', timestamp: '2025-08-01T12:00:00+02:00', value: 9 }],
+    });
+    expect(same.body.values[0]).toMatchObject({
+      formElementSubmissionId: res.body.values[0].formElementSubmissionId,
+      value: 9,
+    });
+  });
+
+  it('400 naming values.N.timestamp for what is not an ISO 8601 time, and nothing is written', async () => {
+    const res = await submit({
+      values: [
+        { elementKey: 'event', timestamp: '2025-09-01T10:00:00Z', value: 'not written' },
+        { elementKey: 'event', timestamp: 'garbage', value: 1 },
+        { elementKey: 'event', timestamp: '2025-02-30', value: 1 },
+        { elementKey: 'event', timestamp: '2025-09-01T25:00:00', value: 1 },
+        { elementKey: 'event', timestamp: '2025-09-01T10:00:00+2', value: 1 },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual(
+      [1, 2, 3, 4].map((n) => ({
+        path: `values.${n}.timestamp`,
+        message: expect.stringContaining(`values.${n}.timestamp`),
+      })),
+    );
+    const got = await api(t, 'GET', `/form-submissions?formId=${form.id}`, { token: tenant.owner.token });
+    const values = got.body.items.flatMap((i: { values: { value: unknown }[] }) => i.values);
+    expect(values.map((v: { value: unknown }) => v.value)).not.toContain('not written');
   });
 });
 

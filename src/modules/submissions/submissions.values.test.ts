@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ElementType } from '../../db/schema/index.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './submissions.resolve.ts';
+import { parseTimestamp } from './submissions.timestamp.ts';
 import { checkValues, VALUE_CHECKS } from './submissions.values.ts';
 
 const kwh: UnitFactor = { id: 'u-kwh', symbol: 'kWh', dimension: 'energy', factor_to_base: 1 };
@@ -109,5 +110,50 @@ describe('periods', () => {
       units,
     });
     expect(planned[0]).toMatchObject({ checked: null, periodUnit: 1 });
+  });
+});
+
+describe('TIMESTAMP times (ISO 8601)', () => {
+  const at = (text: string) => parseTimestamp(text)?.toISOString() ?? null;
+
+  it('read a time without offset as UTC, a date alone as midnight UTC, and apply offsets', () => {
+    expect(at('2025-04-01T10:00:00')).toBe('2025-04-01T10:00:00.000Z');
+    expect(at('2025-04-01T10:00:00.25')).toBe('2025-04-01T10:00:00.250Z');
+    expect(at('2025-04-01T10:00:00.123456')).toBe('2025-04-01T10:00:00.123Z');
+    expect(at('2025-04-01T10:00')).toBe('2025-04-01T10:00:00.000Z');
+    expect(at('2025-04-01')).toBe('2025-04-01T00:00:00.000Z');
+    expect(at('2025-04-01T10:00:00Z')).toBe('2025-04-01T10:00:00.000Z');
+    expect(at('2025-04-01t10:00:00z')).toBe('2025-04-01T10:00:00.000Z');
+    expect(at('2025-04-01 10:00:00Z')).toBe('2025-04-01T10:00:00.000Z');
+    expect(at('2025-04-01T10:00:00+02:00')).toBe('2025-04-01T08:00:00.000Z');
+    expect(at('2025-04-01T10:00:00+0200')).toBe('2025-04-01T08:00:00.000Z');
+    expect(at('2025-04-01T10:00:00-05')).toBe('2025-04-01T15:00:00.000Z');
+    expect(at('2025-04-01T00:30:00+05:30')).toBe('2025-03-31T19:00:00.000Z');
+    expect(at('2024-02-29T12:00:00Z')).toBe('2024-02-29T12:00:00.000Z');
+  });
+
+  it('refuse what is not an ISO 8601 time, or names no real one', () => {
+    for (const text of [
+      '',
+      'yesterday',
+      '2025-04-01T',
+      '2025-04-01T10',
+      '2025-4-1',
+      '20250401T100000Z',
+      '2025-04-01T10:00:00+2',
+      '2025-04-01T10:00:00 +02:00',
+      '2025-13-01',
+      '2025-00-10',
+      '2025-02-29',
+      '2025-04-31T10:00:00Z',
+      '2025-04-01T24:00:00Z',
+      '2025-04-01T10:60:00Z',
+      '2025-04-01T10:00:60Z',
+      '2025-04-01T10:00:00+24:00',
+      '2025-04-01T10:00:00+02:60',
+      '1743501600000',
+    ]) {
+      expect(parseTimestamp(text), text).toBeNull();
+    }
   });
 });

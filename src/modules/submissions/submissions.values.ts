@@ -5,6 +5,7 @@ import { activityListProblem } from '../activities/activities.inputs.ts';
 import { convertValue, type UnitFactor, UnitMismatchError } from '../units/units.convert.ts';
 import { type ElementInfo, optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
+import { parseTimestamp } from './submissions.timestamp.ts';
 
 export const TEXT_MAX_LENGTH = 10_000;
 /** Largest TIMESTAMP record value, as JSON text. */
@@ -193,9 +194,13 @@ function periodOf(
   if (element.type === 'TIMESTAMP') {
     if (input.timestamp === undefined)
       return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
-    const timestamp = new Date(input.timestamp);
-    if (Number.isNaN(timestamp.getTime()))
-      return { field: 'timestamp', message: 'is not a valid ISO 8601 time' };
+    const timestamp = parseTimestamp(input.timestamp);
+    if (!timestamp) {
+      return {
+        field: 'timestamp',
+        message: 'is not an ISO 8601 date or time (such as 2025-04-01, 2025-04-01T10:00:00 or …+02:00)',
+      };
+    }
     if (timestamp.getUTCFullYear() !== year) {
       return { field: 'timestamp', message: `is in ${timestamp.getUTCFullYear()} (UTC), not in ${year}` };
     }
