@@ -12,6 +12,9 @@ export type Engine = 'pglite' | 'postgres';
  */
 export type Tx = Transaction<DB>;
 
+/** Something statements can run on: a transaction, or (for `unscoped` lookups) the pool. */
+export type Queryable = Kysely<DB>;
+
 const INT8_OID = 20;
 const APP_ROLE = 'sdcs_app';
 
@@ -70,6 +73,16 @@ export class Database {
    */
   system<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.kysely.transaction().execute(fn);
+  }
+
+  /**
+   * Runs single statements outside any transaction and tenant, each on its own checkout of a
+   * connection: for the one lookup every request makes (its credential), where BEGIN and
+   * COMMIT around one SELECT would triple the round trips. Never call it from inside `tenant`
+   * or `system` (on PGlite that waits forever for the connection the transaction holds).
+   */
+  unscoped<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    return fn(this.kysely);
   }
 
   /** Runs a multi-statement SQL script (migrations). */

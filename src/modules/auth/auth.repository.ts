@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Tx } from '../../db/client.ts';
+import type { Queryable, Tx } from '../../db/client.ts';
 import type { Role } from '../../db/schema/index.ts';
 
 /** Identity queries that run before an organization is known (system transactions). */
@@ -15,7 +15,7 @@ export interface CredentialRow {
   last_used_at?: Date | null;
 }
 
-export function findAccessToken(tx: Tx, tokenHash: string): Promise<CredentialRow | undefined> {
+export function findAccessToken(tx: Queryable, tokenHash: string): Promise<CredentialRow | undefined> {
   return tx
     .selectFrom('access_tokens as t')
     .innerJoin('memberships as m', (j) =>
@@ -30,7 +30,7 @@ export function findAccessToken(tx: Tx, tokenHash: string): Promise<CredentialRo
     .executeTakeFirst();
 }
 
-export function findApiKey(tx: Tx, keyHash: string): Promise<CredentialRow | undefined> {
+export function findApiKey(tx: Queryable, keyHash: string): Promise<CredentialRow | undefined> {
   return tx
     .selectFrom('api_keys as k')
     .innerJoin('memberships as m', (j) =>
@@ -54,7 +54,7 @@ export function findApiKey(tx: Tx, keyHash: string): Promise<CredentialRow | und
 }
 
 /** Records use of a key, at most once a minute so that busy keys do not write on every call. */
-export async function touchApiKey(tx: Tx, id: string): Promise<void> {
+export async function touchApiKey(tx: Queryable, id: string): Promise<void> {
   await tx
     .updateTable('api_keys')
     .set({ last_used_at: sql`now()` })

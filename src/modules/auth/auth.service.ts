@@ -30,7 +30,7 @@ export function credentialResolver(database: Database, config: Config): Credenti
   });
   return (bearer) => {
     const hash = sha256Hex(bearer);
-    return database.system(async (tx) => {
+    return database.unscoped(async (tx) => {
       if (isAccessToken(bearer)) {
         const row = await findAccessToken(tx, hash);
         return row ? toCaller(row, 'token') : null;
