@@ -1,63 +1,23 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  activateForm,
-  assignSites,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { activateForm, createForm, createSite, createTenant } from '../../../test/helpers/factories.ts';
+import { createSubmissionWorld, type SubmissionWorld } from '../../../test/helpers/submission-world.ts';
 
 const t = useTestApp();
-let tenant: Tenant;
+let world: SubmissionWorld;
+let tenant: SubmissionWorld['tenant'];
 let site: string;
-let form: Awaited<ReturnType<typeof createForm>>;
-const units: Record<string, string> = {};
+let form: SubmissionWorld['form'];
+let units: SubmissionWorld['units'];
 
-const submit = (body: Record<string, unknown>, token = tenant.collector.token) =>
-  api(t, 'POST', '/form-submissions', {
-    token,
-    body: { formId: form.id, siteId: site, year: 2025, ...body },
-  });
-const elementId = (key: string) => form.elements.find((e) => e.key === key)!.id;
+const submit = (body: Record<string, unknown>, token?: string) => world.submit(body, token);
+const elementId = (key: string) => world.elementId(key);
 const paths = (body: { issues?: { path: string }[] }) => (body.issues ?? []).map((i) => i.path);
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  const rows = await t.database.system((tx) =>
-    tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
-  );
-  for (const r of rows) units[r.symbol] = r.id;
-  site = await createSite(t, tenant.organizationId, { metadata: { erp: 'S-1' } });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  await assignSites(t, tenant.organizationId, tenant.viewer.userId, [site]);
-  form = await createForm(t, tenant, {
-    periodType: 'QUARTERLY',
-    metadata: { code: 'Q-FORM' },
-    elements: [
-      { key: 'energy', label: 'Energy', type: 'NUMBER', unitId: units['kWh'], metadata: { ext: 'E' } },
-      { key: 'plain', label: 'Plain number', type: 'NUMBER' },
-      { key: 'note', label: 'Note', type: 'TEXT' },
-      { key: 'flag', label: 'Flag', type: 'BOOLEAN' },
-      {
-        key: 'kind',
-        label: 'Kind',
-        type: 'SELECT',
-        options: [
-          { label: 'A', value: 'a' },
-          { label: 'B', value: 'b' },
-        ],
-      },
-      { key: 'day', label: 'Day', type: 'DATE' },
-      { key: 'event', label: 'Event', type: 'TIMESTAMP' },
-      { key: 'doc', label: 'Document', type: 'FILE' },
-      { key: 'dup1', label: 'Dup 1', type: 'TEXT', metadata: { group: 'g' } },
-      { key: 'dup2', label: 'Dup 2', type: 'TEXT', metadata: { group: 'g' } },
-    ],
-  });
-  await activateForm(t, tenant, form.id, [site], [2025]);
+  world = await createSubmissionWorld(t);
+  ({ tenant, site, form, units } = world);
 });
 
 describe('POST /form-submissions: refusals', () => {
