@@ -8,6 +8,7 @@ import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
@@ -90,6 +91,7 @@ export async function buildApp({
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
   registerAuth(app, credentialResolver(database, config));
+  await registerRateLimits(app, config.authAttemptsPerMinute);
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });

@@ -19,6 +19,8 @@ export interface Config {
   largeBodyLimitBytes: number;
   bootstrap: boolean;
   logLevel: string;
+  /** Sign-up, login and invitation-acceptance attempts per client address and minute. */
+  authAttemptsPerMinute: number;
   /** Limits of one calcCode calculation. */
   calcTimeMs: number;
   calcMemoryBytes: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     largeBodyLimitBytes: int(env, 'SDCS_IMPORT_BODY_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
     bootstrap: bool(env, 'SDCS_BOOTSTRAP', true),
     logLevel: env['LOG_LEVEL'] || 'info',
+    authAttemptsPerMinute: int(env, 'SDCS_AUTH_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000),
     calcTimeMs: int(env, 'SDCS_CALC_TIME_MS', 50, 1, 60_000),
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
   };

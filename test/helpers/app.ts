@@ -45,6 +45,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     SDCS_SECRET: 'test-secret-test-secret-test-secret-0123',
     SDCS_BOOTSTRAP: 'false',
     SDCS_ADMIN_EMAILS: 'admin@platform.test',
+    // Tests log in far more often than a person would.
+    SDCS_AUTH_ATTEMPTS_PER_MINUTE: '100000',
   });
   return { ...base, ...overrides };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { api, openTestDatabase, testConfig, useTestApp } from '../../../test/helpers/app.ts';
 import { errorText } from '../../../test/helpers/errors.ts';
 import { addMember, createTenant } from '../../../test/helpers/factories.ts';
+import { buildApp } from '../../app.ts';
 
 const t = useTestApp({ allowSignup: true });
 
@@ -164,5 +165,27 @@ describe('GET /me', () => {
     const admin = await addMember(t, tenant.organizationId, 'OWNER', 'Admin@Platform.test');
     expect((await api(t, 'GET', '/me', { token: admin.token })).body.isAdmin).toBe(true);
     expect((await api(t, 'GET', '/me', { token: tenant.owner.token })).body.isAdmin).toBe(false);
+  });
+});
+
+describe('attempt limits', () => {
+  it('answer 429 with Retry-After once a client has used up its login attempts for the minute', async () => {
+    const { database, drop } = await openTestDatabase();
+    const app = await buildApp({ database, config: testConfig({ authAttemptsPerMinute: 3 }) });
+    const ctx = { app, database, config: testConfig() };
+    try {
+      const attempt = () =>
+        api(ctx, 'POST', '/auth/login', { body: { email: 'nobody@acme.test', password: 'wrong-password' } });
+      for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+      const limited = await attempt();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      // Authenticated routes are not counted.
+      expect((await api(ctx, 'GET', '/health')).status).toBe(200);
+    } finally {
+      await app.close();
+      await drop();
+    }
   });
 });
