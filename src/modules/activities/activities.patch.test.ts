@@ -77,6 +77,21 @@ beforeAll(async () => {
   await activateForm(t, tenant, form.id, [site, hiddenSite], [2025]);
 });
 
+describe('GET /activities/{activityId}/history', () => {
+  it('is a 404 for activities on sites the reader cannot see, unknown or malformed ids', async () => {
+    const item = await enter([{ kind: 'car', km: 5 }], hiddenSite);
+    const hidden = item.activities[0].activityId;
+    expect((await api(t, 'GET', `/activities/${hidden}/history`, { token: tenant.owner.token })).status).toBe(
+      200,
+    );
+    for (const id of [hidden, '00000000-0000-4000-8000-000000000000', 'nope']) {
+      expect((await api(t, 'GET', `/activities/${id}/history`, { token: tenant.viewer.token })).status).toBe(
+        404,
+      );
+    }
+  });
+});
+
 describe('PATCH /activities/{activityId}', () => {
   it('merges the input (sent fields win, others kept, null clears) and calculates again', async () => {
     const item = await enter([
@@ -118,6 +133,14 @@ describe('PATCH /activities/{activityId}', () => {
       token: tenant.viewer.token,
     });
     expect(history.body.map((h: any) => h.action)).toEqual(['CREATE', 'REVIEW', 'UPDATE']);
+    const own = await api(t, 'GET', `/activities/${id}/history`, { token: tenant.viewer.token });
+    expect(own.status).toBe(200);
+    expect(own.body.map((h: any) => h.action)).toEqual(['CREATE', 'UPDATE']);
+    expect(own.body[1]).toMatchObject({
+      userId: tenant.collector.userId,
+      before: { input: { kind: 'car', km: 10 } },
+      after: { input: { kind: 'bus', km: 10 } },
+    });
     expect(history.body[2]).toMatchObject({
       before: { value: [{ kind: 'car', km: 10 }], status: 'APPROVED' },
       after: { value: [{ kind: 'bus', km: 10 }], status: 'COMPLETED' },

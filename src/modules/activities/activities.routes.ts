@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { callerOf } from '../../http/auth.ts';
 import { authorize } from '../../http/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import { roleAtLeast } from '../auth/roles.ts';
+import { ActivityHistoryEntry, activityHistory } from './activities.history.ts';
 import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
 import {
   ActivitiesQuery,
@@ -61,6 +63,27 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
       authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
       return database.tenant(caller.organizationId, (tx) =>
         patchActivity(tx, caller, request.params.activityId, request.body),
+      );
+    },
+  );
+
+  app.get(
+    '/activities/:activityId/history',
+    {
+      schema: {
+        operationId: 'activities.history',
+        tags: TAGS,
+        summary: 'Every change of an activity: who, when, before and after',
+        description:
+          'Creations, input changes, recalculations and deletions of the activity, oldest first. Readers of its site may see it; an activity that is no longer stored is a 404 (the history of the value that held it stays at /form-submissions/values/{id}/history).',
+        params: ActivityParams,
+        response: { 200: Type.Array(ActivityHistoryEntry), ...errors(401, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return database.tenant(caller.organizationId, (tx) =>
+        activityHistory(tx, caller, request.params.activityId),
       );
     },
   );

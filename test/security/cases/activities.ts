@@ -56,6 +56,13 @@ async function markerBody(t: TestContext, tenant: Tenant, marked: boolean) {
 export const cases: SecurityCase[] = [
   {
     method: 'GET',
+    route: '/activities/:activityId/history',
+    minRole: 'VIEWER',
+    tenantRecord: true,
+    prepare: async (t, tenant) => ({ url: `/activities/${await storedActivity(t, tenant)}/history` }),
+  },
+  {
+    method: 'GET',
     route: '/activities',
     minRole: 'VIEWER',
     prepare: async (t, tenant) => {

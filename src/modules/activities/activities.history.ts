@@ -1,0 +1,67 @@
+import Type from 'typebox';
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import { DateTime, iso, Nullable, Uuid } from '../../http/schemas.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { policy } from '../access/access.policy.ts';
+import { siteScope } from '../access/site-scope.ts';
+
+export const ActivityHistoryEntry = Type.Object({
+  id: Uuid,
+  activityId: Uuid,
+  action: Type.String({ description: 'CREATE, UPDATE, RECALCULATE or DELETE' }),
+  userId: Uuid,
+  userName: Type.String(),
+  userEmail: Type.String(),
+  at: DateTime,
+  before: Nullable(Type.Unknown({ description: '`{input, value, metadata}` before the change' })),
+  after: Nullable(Type.Unknown({ description: '`{input, value, metadata}` after the change' })),
+});
+
+/**
+ * Every change of one activity, oldest first (VIEWER+ on its site). An activity that is no
+ * longer stored, or on a site the caller cannot read, is a 404.
+ */
+export async function activityHistory(tx: Tx, caller: Caller, id: string) {
+  const org = caller.organizationId;
+  const activity = isUuid(id)
+    ? await tx
+        .selectFrom('activities')
+        .select(['id', 'site_id'])
+        .where('organization_id', '=', org)
+        .where('id', '=', id)
+        .executeTakeFirst()
+    : undefined;
+  if (!activity || !policy.canReadSite(await siteScope(tx, caller), activity.site_id))
+    throw notFound('Activity');
+  const rows = await tx
+    .selectFrom('activity_history as h')
+    .innerJoin('users as u', 'u.id', 'h.user_id')
+    .select([
+      'h.id',
+      'h.activity_id',
+      'h.action',
+      'h.user_id',
+      'h.at',
+      'h.before',
+      'h.after',
+      'u.name',
+      'u.email',
+    ])
+    .where('h.organization_id', '=', org)
+    .where('h.activity_id', '=', id)
+    .orderBy('h.seq')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    activityId: r.activity_id,
+    action: r.action,
+    userId: r.user_id,
+    userName: r.name,
+    userEmail: r.email,
+    at: iso(r.at),
+    before: r.before ?? null,
+    after: r.after ?? null,
+  }));
+}
