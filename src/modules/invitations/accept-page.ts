@@ -41,7 +41,7 @@ enter its password.</p>
     result.className = res.ok ? '' : 'error';
     result.textContent = res.ok
       ? 'Welcome! You can now sign in. Your access token (valid for a while):\\n' + data.accessToken
-      : [data.message || 'The invitation could not be accepted.', ...(data.issues || []).map((i) => i.message)].join('\n');
+      : [data.message || 'The invitation could not be accepted.', ...(data.issues || []).map((i) => i.message)].join('\\n');
   });
 </script>
 </body>

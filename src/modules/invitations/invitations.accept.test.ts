@@ -216,5 +216,9 @@ describe('the page the invitation e-mail links to', () => {
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toContain('/api/v1/invitations/accept');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    // The page's script must at least be valid JavaScript (compiled here, not run).
+    const script = /<script>([\s\S]*)<\/script>/.exec(res.body)?.[1] ?? '';
+    expect(script).toContain('fetch(');
+    expect(() => new Function(script)).not.toThrow();
   });
 });
