@@ -1,19 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Role } from '../db/schema/index.ts';
-import { unauthorized } from './errors.ts';
-
-/** Who is calling: resolved once per request from the bearer credential. */
-export interface Caller {
-  userId: string;
-  organizationId: string;
-  role: Role;
-  /** A platform administrator (listed in SDCS_ADMIN_EMAILS). */
-  isAdmin: boolean;
-  email: string;
-  name: string;
-  image: string | null;
-  credential: { kind: 'token' | 'apikey'; id: string };
-}
+import type { Caller } from '../domain/caller.ts';
+import { unauthorized } from '../domain/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from './errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from '../domain/errors.ts';
 import { documentBodyLimit } from './schemas.ts';
 
 interface AjvIssue {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { badRequest } from './errors.ts';
+import { badRequest } from '../domain/errors.ts';
 
 /** Deeper bodies are refused: storing them (`JSON.stringify`) would overflow the stack. */
 export const MAX_BODY_DEPTH = 100;

@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError } from '../domain/errors.ts';
 
 /**
  * Limits attempts on the routes that take a secret without a credential (sign-up, login,

@@ -1,5 +1,5 @@
-import type { Caller } from '../../http/auth.ts';
-import { roleAtLeast } from '../auth/roles.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { isOwner, roleAtLeast } from '../../domain/roles.ts';
 
 /**
  * The sites a caller may act on. OWNER: every site of the organization. Other roles: the
@@ -25,5 +25,5 @@ export const policy = {
   /** Organization-wide configuration (forms, definitions, indicators, dashboards): MANAGER+. */
   canConfigure: (caller: Caller) => roleAtLeast(caller.role, 'MANAGER'),
 
-  isOwner: (caller: Caller) => caller.role === 'OWNER',
+  isOwner,
 };

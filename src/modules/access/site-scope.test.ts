@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/helpers/app.ts';
 import { assignSites, createSite, createTenant } from '../../../test/helpers/factories.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { siteScope } from './site-scope.ts';
 
 const t = useTestApp();

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import type { SiteScope } from './access.policy.ts';
 
 const cache = new WeakMap<Caller, Promise<SiteScope>>();

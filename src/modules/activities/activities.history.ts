@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
-import { DateTime, iso, Nullable, Uuid } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';

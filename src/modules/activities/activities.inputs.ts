@@ -1,5 +1,5 @@
 import type { ActivityInputDefinition } from '../../db/schema/index.ts';
-import type { Issue } from '../../http/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
 
 /** Activities in one ACTIVITY value (one element, one period). */

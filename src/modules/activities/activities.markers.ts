@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, invalidField } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';

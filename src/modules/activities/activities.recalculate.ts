@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { notFound } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
 import { type CalcJob, failed, withCalculations } from './activities.calculate.ts';

@@ -1,15 +1,7 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
 import type { ActivityHistoryAction } from '../../db/schema/index.ts';
-
-/** Rows per multi-row statement (one JSON parameter, or at most a few thousand bound ones). */
-const CHUNK = 1000;
-
-export function chunks<T>(rows: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
+import { chunks } from '../../lib/chunks.ts';
 
 /** What the history keeps of an activity before and after a change. */
 export interface ActivitySnapshot {

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 

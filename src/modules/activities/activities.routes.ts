@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
+import { authorize } from '../../domain/errors.ts';
+import { roleAtLeast } from '../../domain/roles.ts';
 import { callerOf } from '../../http/auth.ts';
-import { authorize } from '../../http/errors.ts';
 import { errors } from '../../http/schemas.ts';
-import { roleAtLeast } from '../auth/roles.ts';
 import { ActivityHistoryEntry, activityHistory } from './activities.history.ts';
 import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
 import {

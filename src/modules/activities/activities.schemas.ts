@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 
@@ -39,9 +40,6 @@ const List = (description: string) =>
     }),
   );
 
-/** Paging when the query leaves it out (the validator fills these defaults in). */
-export const PAGE_DEFAULTS = { limit: 100, offset: 0 } as const;
-
 export const ActivitiesQuery = Type.Object(
   {
     formId: Type.String({ minLength: 1, maxLength: 100, description: 'The form' }),
@@ -53,17 +51,7 @@ export const ActivitiesQuery = Type.Object(
     siteIds: List('Only these sites (exactly these, not their sub-sites)'),
     years: List('Only these years'),
     periodUnits: List('Only these periods'),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1000, default: PAGE_DEFAULTS.limit, description: 'Page size' }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: Number.MAX_SAFE_INTEGER,
-        default: PAGE_DEFAULTS.offset,
-        description: 'Activities to skip',
-      }),
-    ),
+    ...pageQuery('Activities'),
   },
   { additionalProperties: false },
 );
@@ -83,12 +71,7 @@ export const ActivityPage = Type.Object({
   noActivity: Type.Array(NoActivityMarker, {
     description: 'The periods marked “no activity” that match the filters (all of them, not paged)',
   }),
-  pagination: Type.Object({
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    hasMore: Type.Boolean(),
-  }),
+  pagination: Pagination,
 });
 export type ActivityPage = Static<typeof ActivityPage>;
 

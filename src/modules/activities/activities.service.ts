@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, badRequest, forbidden, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, forbidden, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
@@ -14,12 +15,11 @@ import { failed, failureMessage, withCalculations } from './activities.calculate
 import { checkActivityInput } from './activities.inputs.ts';
 import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
 import { LAST_PERIOD, resolveActivityElement } from './activities.resolve.ts';
-import {
-  type ActivitiesQuery,
-  type ActivityPage,
-  PAGE_DEFAULTS,
-  type PatchActivityBody,
-  type PatchActivityResult,
+import type {
+  ActivitiesQuery,
+  ActivityPage,
+  PatchActivityBody,
+  PatchActivityResult,
 } from './activities.schemas.ts';
 import { listingRepository } from './listing.repository.ts';
 
@@ -65,7 +65,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
   }
 
   const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
-  const page = { limit: query.limit ?? PAGE_DEFAULTS.limit, offset: query.offset ?? PAGE_DEFAULTS.offset };
+  const page = pageOf(query);
   const { total, rows } = await listingRepository.page(tx, org, filter, page);
   const markers = await listingRepository.markers(tx, org, element.formId, filter);
   return {
@@ -88,7 +88,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
       periodUnit: m.period_unit,
       createdAt: iso(m.created_at),
     })),
-    pagination: { total, ...page, hasMore: page.offset + rows.length < total },
+    pagination: paginationOf(page, rows.length, total),
   };
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { badRequest, type Issue } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { badRequest, type Issue } from '../../domain/errors.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';

@@ -1,5 +1,5 @@
 import type { ActivityInputDefinition, ActivityInputType } from '../../db/schema/index.ts';
-import type { Issue } from '../../http/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import type { InputDefinitionBody } from './activity-definitions.schemas.ts';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
 import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';

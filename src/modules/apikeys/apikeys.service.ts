@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { newApiKey, sha256Hex } from '../../lib/secrets.ts';
 import { apiKeysRepository as repo } from './apikeys.repository.ts';

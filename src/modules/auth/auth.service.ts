@@ -1,8 +1,9 @@
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
-import type { Caller, CredentialResolver } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, unauthorized } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import type { CredentialResolver } from '../../http/auth.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
 import {

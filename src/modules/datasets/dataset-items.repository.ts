@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import { json } from '../../db/client.ts';
 import type { DatasetItemAction, DatasetItemChangeSource } from '../../db/schema/index.ts';
+import { chunks } from '../../lib/chunks.ts';
 
 const RETURNED = [
   'id',
@@ -61,8 +62,8 @@ export interface HistoryEntry {
   after: unknown;
 }
 
-// Rows per multi-row statement.
-const CHUNK = 5000;
+// Rows per multi-row statement: items travel as one JSON parameter, so larger chunks pay.
+const ITEM_CHUNK = 5000;
 
 /**
  * The item as the API shows it (the presenter `presentItem`), built in SQL from a row alias:
@@ -74,12 +75,6 @@ function snapshot(alias: 'i' | 'x' | 'old') {
     'year', ${alias}.year, 'tags', to_jsonb(${alias}.tags),
     'data', jsonb_build_object('key', ${alias}.key, 'value', ${alias}.value, 'unit', ${alias}.unit),
     'metadata', ${alias}.metadata, 'inputUnitId', ${alias}.input_unit_id)`);
-}
-
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
 }
 
 const toValues = (organizationId: string, datasetId: string, f: ItemFields) => ({
@@ -180,7 +175,7 @@ export const datasetItemsRepository = {
    * statement per few thousand rows (the rows travel as one jsonb parameter).
    */
   async insertMany(tx: Tx, organizationId: string, datasetId: string, userId: string, items: ItemFields[]) {
-    for (const part of chunks(items)) {
+    for (const part of chunks(items, ITEM_CHUNK)) {
       await sql`
         with v as (
           select * from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as v(
@@ -207,7 +202,7 @@ export const datasetItemsRepository = {
     userId: string,
     items: Array<ItemFields & { id: string }>,
   ) {
-    for (const part of chunks(items)) {
+    for (const part of chunks(items, ITEM_CHUNK)) {
       await sql`
         with v as (
           select * from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as v(
@@ -238,7 +233,7 @@ export const datasetItemsRepository = {
   },
 
   async appendHistory(tx: Tx, organizationId: string, entries: HistoryEntry[]): Promise<void> {
-    for (const part of chunks(entries)) {
+    for (const part of chunks(entries, ITEM_CHUNK)) {
       await tx
         .insertInto('dataset_item_history')
         .values(

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, badRequest, type Issue, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type ItemFields, type ItemRow, datasetItemsRepository as repo } from './dataset-items.repository.ts';
 import { currentYear, keyProblem, presentItem, sameJson, usableUnits } from './dataset-items.rules.ts';

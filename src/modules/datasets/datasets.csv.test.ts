@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { exportFileName, metadataCell, parseCsv, parseNumber, readHeader } from './datasets.csv.ts';
 
 describe('parseNumber', () => {

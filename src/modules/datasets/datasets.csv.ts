@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { badRequest, invalidField } from '../../http/errors.ts';
+import { badRequest, invalidField } from '../../domain/errors.ts';
 import type { ItemRow } from './dataset-items.repository.ts';
 
 /** The fixed columns of a dataset CSV, in export order; `metadata.<field>` columns follow. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { datasetPolicy } from './datasets.policy.ts';
 
 const ORG = '11111111-1111-4111-8111-111111111111';

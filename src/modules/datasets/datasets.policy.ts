@@ -1,5 +1,5 @@
-import type { Caller } from '../../http/auth.ts';
-import { roleAtLeast } from '../auth/roles.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { roleAtLeast } from '../../domain/roles.ts';
 
 /** The parts of a dataset that decide who may change it. */
 export interface DatasetOwnership {

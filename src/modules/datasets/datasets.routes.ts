@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import { authorize } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
-import { authorize } from '../../http/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { datasetPolicy, READ_DENIED, WRITE_DENIED } from './datasets.policy.ts';
 import {

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { type AppError, authorize, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { type AppError, authorize, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { datasetItemsRepository as items } from './dataset-items.repository.ts';
 import { COMMON_DENIED, datasetPolicy } from './datasets.policy.ts';

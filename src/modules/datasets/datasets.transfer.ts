@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { notFound } from '../../domain/errors.ts';
 import {
   type ItemFields,
   type ItemRow,

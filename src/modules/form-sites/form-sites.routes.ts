@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
+import { authorize } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
-import { authorize } from '../../http/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import { policy } from '../access/access.policy.ts';
 import { FormSite, FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';

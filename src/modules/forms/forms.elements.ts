@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import type { ElementType, SelectOption } from '../../db/schema/index.ts';
-import type { Issue } from '../../http/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { loadUnits } from '../units/units.repository.ts';
 import { type ElementRow, formsRepository as repo } from './forms.repository.ts';
 import type { ElementInput } from './forms.schemas.ts';

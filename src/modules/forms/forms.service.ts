@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { SelectOption } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { badRequest, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkChangesAgainstValues, planElements } from './forms.elements.ts';
 import { formsRepository as repo } from './forms.repository.ts';

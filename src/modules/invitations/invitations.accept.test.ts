@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { addMember, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { hashPassword, sha256Hex } from '../../lib/secrets.ts';
 import { siteScope } from '../access/site-scope.ts';
 import {

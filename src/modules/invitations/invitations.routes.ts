@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import { AppError, authorize } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
-import { AppError, authorize } from '../../http/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
 import { memberPolicy } from '../members/members.policy.ts';

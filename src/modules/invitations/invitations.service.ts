@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, badRequest } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest } from '../../domain/errors.ts';
 import { hashPassword, randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { siteScope } from '../access/site-scope.ts';

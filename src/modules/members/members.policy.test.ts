@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 
 const caller = (role: Role): Caller => ({

@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { Role } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, badRequest, type Issue, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
-import { conflict, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { conflict, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { findUserByEmail } from '../auth/auth.repository.ts';
 import { organizationsRepository as repo } from './organizations.repository.ts';
 

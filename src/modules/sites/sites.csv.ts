@@ -1,6 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { SiteAddress } from '../../db/schema/index.ts';
-import { badRequest, type Issue } from '../../http/errors.ts';
+import { badRequest, type Issue } from '../../domain/errors.ts';
 import { ADDRESS_FIELDS, type AddressField, SITE_LIMITS } from './sites.schemas.ts';
 
 /** At most this many data rows per import (the same bound as source imports). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
+import type { Caller } from '../../domain/caller.ts';
 import type { SiteScope } from '../access/access.policy.ts';
 import { sitePolicy } from './sites.policy.ts';
 

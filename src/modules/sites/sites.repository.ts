@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { SiteAddress } from '../../db/schema/index.ts';
+import { chunks } from '../../lib/chunks.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { SiteScope } from '../access/access.policy.ts';
 import { inSiteScope } from '../access/site-scope.ts';
@@ -45,8 +46,6 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-
-const INSERT_CHUNK = 1000;
 
 /** SQL for the sites of one organization; every method takes the organization id. */
 export const sitesRepository = {
@@ -171,8 +170,8 @@ export const sitesRepository = {
    * of eleven thousand, which binds much faster (measured in bench/sites-import.ts).
    */
   async insertMany(tx: Tx, organizationId: string, sites: NewSite[]): Promise<void> {
-    for (let i = 0; i < sites.length; i += INSERT_CHUNK) {
-      const chunk = sites.slice(i, i + INSERT_CHUNK).map((s) => ({
+    for (const part of chunks(sites)) {
+      const chunk = part.map((s) => ({
         id: s.id,
         parent_id: s.parentId,
         name: s.name,

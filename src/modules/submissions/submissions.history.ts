@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
-import { badRequest, type Issue, invalidField } from '../../http/errors.ts';
+import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
+import { authorize } from '../../domain/errors.ts';
+import { roleAtLeast } from '../../domain/roles.ts';
 import { callerOf } from '../../http/auth.ts';
-import { authorize } from '../../http/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { roleAtLeast } from '../auth/roles.ts';
 import { reviewValue, valueHistory } from './submissions.history.ts';
 import {
   HistoryEntry,

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { ActivitySummary } from '../activities/activities.schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
@@ -99,25 +100,12 @@ export const Submission = Type.Object({
 });
 export type Submission = Static<typeof Submission>;
 
-/** Paging when the query leaves it out (the validator fills these defaults in). */
-export const PAGE_DEFAULTS = { limit: 100, offset: 0 } as const;
-
 export const SubmissionsQuery = Type.Object(
   {
     formId: Type.Optional(Uuid),
     siteId: Type.Optional(Uuid),
     year: Type.Optional(Year),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1000, default: PAGE_DEFAULTS.limit, description: 'Page size' }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: Number.MAX_SAFE_INTEGER,
-        default: PAGE_DEFAULTS.offset,
-        description: 'Submissions to skip',
-      }),
-    ),
+    ...pageQuery('Submissions'),
   },
   { additionalProperties: false },
 );
@@ -125,12 +113,7 @@ export type SubmissionsQuery = Static<typeof SubmissionsQuery>;
 
 export const SubmissionPage = Type.Object({
   items: Type.Array(Submission),
-  pagination: Type.Object({
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    hasMore: Type.Boolean(),
-  }),
+  pagination: Pagination,
 });
 
 export const ReviewBody = Type.Object(

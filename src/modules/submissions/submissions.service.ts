@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { authorize, invalidField, notFound } from '../../http/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
@@ -13,13 +14,7 @@ import { loadUnits } from '../units/units.repository.ts';
 import { presentValue, snapshotOf } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues, resolveElements, resolveForm, resolveSite } from './submissions.resolve.ts';
-import {
-  PAGE_DEFAULTS,
-  type Submission,
-  type SubmissionsQuery,
-  type SubmitBody,
-  type ValueItem,
-} from './submissions.schemas.ts';
+import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { checkValues, type PlannedValue, slotOf } from './submissions.values.ts';
 import { type HistoryWrite, type ValueWrite, valuesRepository } from './values.repository.ts';
 
@@ -264,10 +259,10 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
     throw invalidField('siteId', 'siteId is not a site of this organization');
   }
   const scope = await siteScope(tx, caller);
-  const page = { limit: query.limit ?? PAGE_DEFAULTS.limit, offset: query.offset ?? PAGE_DEFAULTS.offset };
+  const page = pageOf(query);
   const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);
   return {
     items: await withValues(tx, org, rows),
-    pagination: { total, ...page, hasMore: page.offset + rows.length < total },
+    pagination: paginationOf(page, rows.length, total),
   };
 }

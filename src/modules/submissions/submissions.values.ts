@@ -1,5 +1,5 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
-import type { Issue } from '../../http/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { activityListProblem } from '../activities/activities.inputs.ts';
 import { convertValue, type UnitFactor, UnitMismatchError } from '../units/units.convert.ts';

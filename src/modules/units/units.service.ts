@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/auth.ts';
-import { invalidField } from '../../http/errors.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { invalidField } from '../../domain/errors.ts';
 import { unitsRepository as repo } from './units.repository.ts';
 
 type UnitRow = Awaited<ReturnType<typeof repo.list>>[number];
