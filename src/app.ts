@@ -90,7 +90,7 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
-  registerAuth(app, credentialResolver(database, config));
+  registerAuth(app, credentialResolver(database, config), database);
   await registerRateLimits(app, config.authAttemptsPerMinute);
   app.addHook('onClose', async () => {
     await mailer.close?.();
@@ -100,19 +100,19 @@ export async function buildApp({
     async (api) => {
       await api.register(healthRoutes, { database });
       await api.register(authRoutes, { database, config });
-      await api.register(apiKeysRoutes, { database });
-      await api.register(activityDefinitionsRoutes, { database });
-      await api.register(organizationsRoutes, { database });
-      await api.register(membersRoutes, { database });
+      await api.register(apiKeysRoutes);
+      await api.register(activityDefinitionsRoutes);
+      await api.register(organizationsRoutes);
+      await api.register(membersRoutes);
       await api.register(invitationsRoutes, { database, config, mailer });
-      await api.register(unitsRoutes, { database });
-      await api.register(datasetsRoutes, { database, config });
-      await api.register(datasetItemsRoutes, { database });
-      await api.register(sitesRoutes, { database, config });
-      await api.register(formsRoutes, { database });
-      await api.register(formSitesRoutes, { database });
-      await api.register(submissionsRoutes, { database });
-      await api.register(activitiesRoutes, { database });
+      await api.register(unitsRoutes);
+      await api.register(datasetsRoutes, { config });
+      await api.register(datasetItemsRoutes);
+      await api.register(sitesRoutes, { config });
+      await api.register(formsRoutes);
+      await api.register(formSitesRoutes);
+      await api.register(submissionsRoutes);
+      await api.register(activitiesRoutes);
     },
     { prefix: API_PREFIX },
   );

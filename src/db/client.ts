@@ -85,6 +85,11 @@ export class Database {
     return fn(this.kysely);
   }
 
+  /** Asks the database for a trivial answer: it is reachable and answering. */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.kysely);
+  }
+
   /** Runs a multi-statement SQL script (migrations). */
   execScript(script: string): Promise<void> {
     return this.runScript(script);

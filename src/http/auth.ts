@@ -1,24 +1,68 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { Database, Tx } from '../db/client.ts';
+import type { Role } from '../db/schema/index.ts';
 import type { Caller } from '../domain/caller.ts';
-import { unauthorized } from '../domain/errors.ts';
+import { forbidden, unauthorized } from '../domain/errors.ts';
+import { roleAtLeast } from '../domain/roles.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /**
+     * Runs `fn` in a transaction of the caller's organization (row-level security limits it to
+     * that organization's rows) and hands it the caller.
+     */
+    tenant<T>(fn: (tx: Tx, caller: Caller) => Promise<T>): Promise<T>;
   }
   interface FastifyContextConfig {
-    /** The route needs no credential (health, docs, login, public dashboards). */
+    /** The route needs no credential (health, docs, login, public dashboards, signed uploads). */
     public?: boolean;
+    /** The lowest role that may call the route; every role below it is refused with 403. */
+    minRole?: Role;
   }
 }
 
 export type CredentialResolver = (bearer: string) => Promise<Caller | null>;
 
-/** Reads `Authorization: Bearer …` on every non-public route and sets `request.caller`. */
-export function registerAuth(app: FastifyInstance, resolve: CredentialResolver): void {
+/**
+ * Access, declared on each route and enforced here, in one place:
+ * - every route states `config.public` or `config.minRole` (a route with neither stops start-up);
+ * - the OpenAPI operation shows it (`x-min-role`, a line of its description, `security: []` when public);
+ * - on every non-public route the bearer credential is resolved once into `request.caller`
+ *   (401 without one), then the role is checked against `minRole` (403) before the body is read.
+ * Checks that depend on a record (site scope, ownership) stay in the services' policy functions.
+ */
+export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, database: Database): void {
   app.decorateRequest('caller', null);
+  app.decorateRequest('tenant', function tenant<
+    T,
+  >(this: FastifyRequest, fn: (tx: Tx, caller: Caller) => Promise<T>): Promise<T> {
+    const caller = callerOf(this);
+    return database.tenant(caller.organizationId, (tx) => fn(tx, caller));
+  });
+
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { public?: boolean; minRole?: Role };
+    const name = `${route.method} ${route.url}`;
+    if (config.public) {
+      if (config.minRole) throw new Error(`${name} is public and has a minRole: choose one`);
+      route.schema = { ...route.schema, security: [] };
+      return;
+    }
+    if (!config.minRole) throw new Error(`${name} declares neither config.minRole nor config.public`);
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    const needs = `Needs the role ${config.minRole} or higher.`;
+    // OpenAPI keeps `x-` keys of a route schema as extensions of the operation.
+    route.schema = {
+      ...schema,
+      'x-min-role': config.minRole,
+      description: schema['description'] ? `${schema['description']}\n\n${needs}` : needs,
+    } as FastifySchema;
+  });
+
   app.addHook('onRequest', async (request) => {
-    if (request.is404 || request.routeOptions.config.public) return;
+    const config = request.routeOptions.config;
+    if (request.is404 || config.public) return;
     const header = request.headers.authorization;
     if (!header) throw unauthorized();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -27,7 +71,15 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver):
     const caller = await resolve(match[1]);
     if (!caller) throw unauthorized('Invalid or expired credential');
     request.caller = caller;
+    if (config.minRole && !roleAtLeast(caller.role, config.minRole))
+      throw forbidden(refusal(config.minRole, caller.role));
   });
+}
+
+function refusal(needed: Role, actual: Role): string {
+  return needed === 'OWNER'
+    ? `Only organization owners can do this; your role is ${actual}`
+    : `This needs the ${needed} role or higher; your role is ${actual}`;
 }
 
 /** The caller of an authenticated route (the hook guarantees there is one). */

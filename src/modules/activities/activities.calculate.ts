@@ -8,7 +8,7 @@ import {
   type CoefficientLookup,
   createCalcRunner,
 } from '../../sandbox/index.ts';
-import { lookupCoefficient } from '../datasets/coefficients.ts';
+import { lookupCoefficient } from '../datasets/coefficients.repository.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {

@@ -7,6 +7,7 @@ import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { historyRepository } from './history.repository.ts';
 
 export const ActivityHistoryEntry = Type.Object({
   id: Uuid,
@@ -26,34 +27,10 @@ export const ActivityHistoryEntry = Type.Object({
  */
 export async function activityHistory(tx: Tx, caller: Caller, id: string) {
   const org = caller.organizationId;
-  const activity = isUuid(id)
-    ? await tx
-        .selectFrom('activities')
-        .select(['id', 'site_id'])
-        .where('organization_id', '=', org)
-        .where('id', '=', id)
-        .executeTakeFirst()
-    : undefined;
+  const activity = isUuid(id) ? await historyRepository.activity(tx, org, id) : undefined;
   if (!activity || !policy.canReadSite(await siteScope(tx, caller), activity.site_id))
     throw notFound('Activity');
-  const rows = await tx
-    .selectFrom('activity_history as h')
-    .innerJoin('users as u', 'u.id', 'h.user_id')
-    .select([
-      'h.id',
-      'h.activity_id',
-      'h.action',
-      'h.user_id',
-      'h.at',
-      'h.before',
-      'h.after',
-      'u.name',
-      'u.email',
-    ])
-    .where('h.organization_id', '=', org)
-    .where('h.activity_id', '=', id)
-    .orderBy('h.seq')
-    .execute();
+  const rows = await historyRepository.entries(tx, org, id);
   return rows.map((r) => ({
     id: r.id,
     activityId: r.activity_id,

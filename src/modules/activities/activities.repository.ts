@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
+import { appendHistory } from '../../db/history.ts';
 import type { ActivityHistoryAction } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 
@@ -108,21 +109,18 @@ export const activitiesRepository = {
   },
 
   async insertHistory(tx: Tx, organizationId: string, userId: string, rows: ActivityHistoryWrite[]) {
-    for (const part of chunks(rows)) {
-      await tx
-        .insertInto('activity_history')
-        .values(
-          part.map((r) => ({
-            organization_id: organizationId,
-            activity_id: r.activityId,
-            action: r.action,
-            user_id: userId,
-            before: r.before === null ? null : json(r.before),
-            after: r.after === null ? null : json(r.after),
-          })),
-        )
-        .execute();
-    }
+    await appendHistory(
+      tx,
+      'activity_history',
+      rows.map((r) => ({
+        organization_id: organizationId,
+        activity_id: r.activityId,
+        action: r.action,
+        user_id: userId,
+        before: r.before,
+        after: r.after,
+      })),
+    );
   },
 
   /** Sets the numeric value (the sum of the activities) of values where it differs. */

@@ -1,9 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { roleAtLeast } from '../../domain/roles.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { ActivityHistoryEntry, activityHistory } from './activities.history.ts';
 import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
@@ -19,15 +15,11 @@ import {
 import { listActivities, patchActivity } from './activities.service.ts';
 
 const TAGS = ['Activities'];
-const VIEWERS_CANNOT_WRITE = 'Viewers cannot enter data';
-
-export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/activities',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'activities.list',
         tags: TAGS,
@@ -38,15 +30,13 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
         response: { 200: ActivityPage, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listActivities(tx, caller, request.query));
-    },
+    (request) => request.tenant((tx, caller) => listActivities(tx, caller, request.query)),
   );
 
   app.patch(
     '/activities/:activityId',
     {
+      config: { minRole: 'COLLECTOR' },
       schema: {
         operationId: 'activities.update',
         tags: TAGS,
@@ -58,18 +48,14 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
         response: { 200: PatchActivityResult, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
-      return database.tenant(caller.organizationId, (tx) =>
-        patchActivity(tx, caller, request.params.activityId, request.body),
-      );
-    },
+    (request) =>
+      request.tenant((tx, caller) => patchActivity(tx, caller, request.params.activityId, request.body)),
   );
 
   app.get(
     '/activities/:activityId/history',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'activities.history',
         tags: TAGS,
@@ -80,17 +66,13 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
         response: { 200: Type.Array(ActivityHistoryEntry), ...errors(401, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) =>
-        activityHistory(tx, caller, request.params.activityId),
-      );
-    },
+    (request) => request.tenant((tx, caller) => activityHistory(tx, caller, request.params.activityId)),
   );
 
   app.post(
     '/activities/no-activity/mark',
     {
+      config: { minRole: 'COLLECTOR' },
       schema: {
         operationId: 'activities.markNoActivity',
         tags: TAGS,
@@ -101,16 +83,13 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
         response: { 200: MarkerResult, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
-      return database.tenant(caller.organizationId, (tx) => markNoActivity(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => markNoActivity(tx, caller, request.body)),
   );
 
   app.post(
     '/activities/no-activity/unmark',
     {
+      config: { minRole: 'COLLECTOR' },
       schema: {
         operationId: 'activities.unmarkNoActivity',
         tags: TAGS,
@@ -120,10 +99,6 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ database: Database }>
         response: { 200: MarkerResult, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(roleAtLeast(caller.role, 'COLLECTOR'), VIEWERS_CANNOT_WRITE);
-      return database.tenant(caller.organizationId, (tx) => unmarkNoActivity(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => unmarkNoActivity(tx, caller, request.body)),
   );
 };

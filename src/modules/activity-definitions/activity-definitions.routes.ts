@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { policy } from '../access/access.policy.ts';
 import { recalculateDefinition } from '../activities/activities.recalculate.ts';
 import { RecalculateResult } from '../activities/activities.schemas.ts';
 import {
@@ -23,15 +20,11 @@ import {
 } from './activity-definitions.service.ts';
 
 const TAGS = ['Activity definitions'];
-const MANAGERS_ONLY = 'Managing activity definitions needs the MANAGER role or above';
-
-export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/activity-definitions',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'activityDefinitions.list',
         tags: TAGS,
@@ -39,15 +32,13 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
         response: { 200: Type.Array(ActivityDefinition), ...errors(401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listDefinitions(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listDefinitions(tx, caller)),
   );
 
   app.post(
     '/activity-definitions',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'activityDefinitions.create',
         tags: TAGS,
@@ -60,18 +51,16 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
     },
     async (request) => {
       const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
       authorizeCommon(caller, request.body.isCommon);
       const fields = await checkDefinitionContent(request.body);
-      return database.tenant(caller.organizationId, (tx) =>
-        createDefinition(tx, caller, request.body, fields),
-      );
+      return request.tenant((tx) => createDefinition(tx, caller, request.body, fields));
     },
   );
 
   app.get(
     '/activity-definitions/:id',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'activityDefinitions.get',
         tags: TAGS,
@@ -80,15 +69,13 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
         response: { 200: ActivityDefinition, ...errors(401, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => getDefinition(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getDefinition(tx, caller, request.params.id)),
   );
 
   app.put(
     '/activity-definitions/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'activityDefinitions.update',
         tags: TAGS,
@@ -102,18 +89,16 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
     },
     async (request) => {
       const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
       authorizeCommon(caller, request.body.isCommon);
       const fields = await checkDefinitionContent(request.body);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateDefinition(tx, caller, request.params.id, request.body, fields),
-      );
+      return request.tenant((tx) => updateDefinition(tx, caller, request.params.id, request.body, fields));
     },
   );
 
   app.post(
     '/activity-definitions/:id/recalculate',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'activityDefinitions.recalculate',
         tags: TAGS,
@@ -124,18 +109,13 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
         response: { 200: RecalculateResult, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), 'Recalculating activities needs the MANAGER role or above');
-      return database.tenant(caller.organizationId, (tx) =>
-        recalculateDefinition(tx, caller, request.params.id),
-      );
-    },
+    (request) => request.tenant((tx, caller) => recalculateDefinition(tx, caller, request.params.id)),
   );
 
   app.delete(
     '/activity-definitions/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'activityDefinitions.delete',
         tags: TAGS,
@@ -146,10 +126,6 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<{ database: Da
         response: { 200: ActivityDefinition, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
-      return database.tenant(caller.organizationId, (tx) => deleteDefinition(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => deleteDefinition(tx, caller, request.params.id)),
   );
 };

@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { isOwner } from '../../domain/roles.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { CreateApiKeyBody, CreatedApiKey, ListedApiKey } from './apikeys.schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './apikeys.service.ts';
 
-const OWNER_ONLY = 'Only organization owners can manage API keys';
-
-export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/apikeys',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'apikeys.create',
         tags: ['API keys'],
@@ -24,16 +19,13 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
         response: { 200: CreatedApiKey, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(isOwner(caller), OWNER_ONLY);
-      return database.tenant(caller.organizationId, (tx) => createApiKey(tx, caller, request.body.name));
-    },
+    (request) => request.tenant((tx, caller) => createApiKey(tx, caller, request.body.name)),
   );
 
   app.get(
     '/apikeys',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'apikeys.list',
         tags: ['API keys'],
@@ -41,16 +33,13 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
         response: { 200: Type.Array(ListedApiKey), ...errors(401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(isOwner(caller), OWNER_ONLY);
-      return database.tenant(caller.organizationId, (tx) => listApiKeys(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listApiKeys(tx, caller)),
   );
 
   app.delete(
     '/apikeys/:id',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'apikeys.revoke',
         tags: ['API keys'],
@@ -60,9 +49,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      authorize(isOwner(caller), OWNER_ONLY);
-      await database.tenant(caller.organizationId, (tx) => revokeApiKey(tx, caller, request.params.id));
+      await request.tenant((tx, caller) => revokeApiKey(tx, caller, request.params.id));
       return { success: true };
     },
   );

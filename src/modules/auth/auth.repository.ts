@@ -68,14 +68,6 @@ export async function touchApiKey(tx: Queryable, id: string): Promise<void> {
     .execute();
 }
 
-export function findUserByEmail(tx: Tx, email: string) {
-  return tx
-    .selectFrom('users')
-    .selectAll()
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
-}
-
 /** Active memberships of a user, oldest first. */
 export function activeMemberships(tx: Tx, userId: string) {
   return tx
@@ -105,4 +97,25 @@ export async function insertAccessToken(
 
 export async function revokeAccessToken(tx: Tx, id: string): Promise<void> {
   await tx.updateTable('access_tokens').set({ revoked_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+/** The caller's organization (row-level security limits the transaction to it). */
+export function currentOrganization(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('organizations')
+    .select(['id', 'name'])
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+}
+
+/** The sites assigned to a member (not their descendants), in id order. */
+export async function assignedSiteIds(tx: Tx, organizationId: string, userId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('membership_sites')
+    .select('site_id')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .orderBy('site_id')
+    .execute();
+  return rows.map((r) => r.site_id);
 }

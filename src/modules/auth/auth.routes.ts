@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import { notFound } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { LoginBody, LoginResponse, MeResponse, SignupBody, SignupResponse } from './auth.schemas.ts';
-import { login, logout, signup } from './auth.service.ts';
+import { describeCaller, login, logout, signup } from './auth.service.ts';
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
   app,
@@ -47,6 +46,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
   app.post(
     '/auth/logout',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'auth.logout',
         tags: ['Identity'],
@@ -63,6 +63,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
   app.get(
     '/me',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'auth.me',
         tags: ['Identity'],
@@ -70,27 +71,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
         response: { 200: MeResponse, ...errors(401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const { organization, sites } = await database.tenant(caller.organizationId, async (tx) => ({
-        organization: await tx.selectFrom('organizations').select(['id', 'name']).executeTakeFirst(),
-        sites: await tx
-          .selectFrom('membership_sites')
-          .select('site_id')
-          .where('organization_id', '=', caller.organizationId)
-          .where('user_id', '=', caller.userId)
-          .orderBy('site_id')
-          .execute(),
-      }));
-      if (!organization) throw notFound('Organization');
-      return {
-        user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image },
-        organization,
-        role: caller.role,
-        isAdmin: caller.isAdmin,
-        credential: caller.credential.kind,
-        siteIds: sites.map((s) => s.site_id),
-      };
-    },
+    (request) => request.tenant((tx, caller) => describeCaller(tx, caller)),
   );
 };

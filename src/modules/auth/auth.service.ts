@@ -1,17 +1,19 @@
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.ts';
+import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
+import { usersRepository } from '../users/users.repository.ts';
 import {
   activeMemberships,
+  assignedSiteIds,
   type CredentialRow,
+  currentOrganization,
   findAccessToken,
   findApiKey,
-  findUserByEmail,
   insertAccessToken,
   revokeAccessToken,
   touchApiKey,
@@ -90,7 +92,7 @@ export async function login(
   config: Config,
   input: { email: string; password: string; organizationId?: string },
 ) {
-  const user = await database.system((tx) => findUserByEmail(tx, input.email));
+  const user = await database.system((tx) => usersRepository.findByEmail(tx, input.email));
   dummyHash ??= hashPassword('not-a-password');
   const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), input.password);
   if (!user || !ok) throw unauthorized('Invalid e-mail or password');
@@ -127,4 +129,18 @@ export async function logout(database: Database, caller: Caller): Promise<void> 
     );
   }
   await database.tenant(caller.organizationId, (tx) => revokeAccessToken(tx, caller.credential.id));
+}
+
+/** What `GET /me` tells the caller about themselves. */
+export async function describeCaller(tx: Tx, caller: Caller) {
+  const organization = await currentOrganization(tx, caller.organizationId);
+  if (!organization) throw notFound('Organization');
+  return {
+    user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image },
+    organization,
+    role: caller.role,
+    isAdmin: caller.isAdmin,
+    credential: caller.credential.kind,
+    siteIds: await assignedSiteIds(tx, caller.organizationId, caller.userId),
+  };
 }

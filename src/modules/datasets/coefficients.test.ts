@@ -7,7 +7,7 @@ import {
   createTenant,
   type Tenant,
 } from '../../../test/helpers/factories.ts';
-import { coefficientsByIds, lookupCoefficient } from './coefficients.ts';
+import { coefficientsByIds, lookupCoefficient } from './coefficients.repository.ts';
 
 const t = useTestApp();
 let tenant: Tenant;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import { json } from '../../db/client.ts';
+import { appendHistory } from '../../db/history.ts';
 import type { DatasetItemAction, DatasetItemChangeSource } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 
@@ -233,23 +234,21 @@ export const datasetItemsRepository = {
   },
 
   async appendHistory(tx: Tx, organizationId: string, entries: HistoryEntry[]): Promise<void> {
-    for (const part of chunks(entries, ITEM_CHUNK)) {
-      await tx
-        .insertInto('dataset_item_history')
-        .values(
-          part.map((e) => ({
-            organization_id: organizationId,
-            dataset_id: e.datasetId,
-            item_id: e.itemId,
-            action: e.action,
-            source: e.source,
-            user_id: e.userId,
-            before: e.before === null ? null : json(e.before),
-            after: e.after === null ? null : json(e.after),
-          })),
-        )
-        .execute();
-    }
+    await appendHistory(
+      tx,
+      'dataset_item_history',
+      entries.map((e) => ({
+        organization_id: organizationId,
+        dataset_id: e.datasetId,
+        item_id: e.itemId,
+        action: e.action,
+        source: e.source,
+        user_id: e.userId,
+        before: e.before,
+        after: e.after,
+      })),
+      ITEM_CHUNK,
+    );
   },
 
   /** Records the deletion of every item of a dataset that is about to be deleted: one statement. */

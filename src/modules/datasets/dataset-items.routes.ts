@@ -1,8 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import {
   createItem,
@@ -12,7 +9,6 @@ import {
   removeItem,
   updateItem,
 } from './dataset-items.service.ts';
-import { datasetPolicy, READ_DENIED, WRITE_DENIED } from './datasets.policy.ts';
 import {
   CreateItemBody,
   DatasetItem,
@@ -23,13 +19,11 @@ import {
 
 const TAGS = ['Datasets'];
 
-export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/dataset-items',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasetItems.create',
         tags: TAGS,
@@ -40,16 +34,13 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: DatasetItem, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) => createItem(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => createItem(tx, caller, request.body)),
   );
 
   app.get(
     '/dataset-items',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasetItems.list',
         tags: TAGS,
@@ -57,16 +48,13 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: Type.Array(ListedDatasetItem), ...errors(401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) => listItems(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listItems(tx, caller)),
   );
 
   app.get(
     '/dataset-items/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasetItems.get',
         tags: TAGS,
@@ -75,16 +63,13 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: DatasetItem, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) => getItem(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getItem(tx, caller, request.params.id)),
   );
 
   app.put(
     '/dataset-items/:id',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasetItems.update',
         tags: TAGS,
@@ -96,18 +81,13 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: DatasetItem, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateItem(tx, caller, request.params.id, request.body),
-      );
-    },
+    (request) => request.tenant((tx, caller) => updateItem(tx, caller, request.params.id, request.body)),
   );
 
   app.delete(
     '/dataset-items/:id',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasetItems.delete',
         tags: TAGS,
@@ -117,16 +97,13 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: DatasetItem, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) => removeItem(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => removeItem(tx, caller, request.params.id)),
   );
 
   app.get(
     '/dataset-items/:id/history',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasetItems.history',
         tags: TAGS,
@@ -137,10 +114,6 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox<{ database: Database 
         response: { 200: Type.Array(ItemChange), ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) => itemHistory(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => itemHistory(tx, caller, request.params.id)),
   );
 };

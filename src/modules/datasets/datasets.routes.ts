@@ -1,11 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { datasetPolicy, READ_DENIED, WRITE_DENIED } from './datasets.policy.ts';
 import {
   CreateDatasetBody,
   Dataset,
@@ -20,13 +16,11 @@ import { exportDataset, importDataset } from './datasets.transfer.ts';
 
 const TAGS = ['Datasets'];
 
-export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
-  app,
-  { database, config },
-) => {
+export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   app.post(
     '/datasets',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasets.create',
         tags: TAGS,
@@ -37,16 +31,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: Dataset, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) => createDataset(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => createDataset(tx, caller, request.body)),
   );
 
   app.get(
     '/datasets',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasets.list',
         tags: TAGS,
@@ -54,16 +45,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: Type.Array(Dataset), ...errors(401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) => listDatasets(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listDatasets(tx, caller)),
   );
 
   app.get(
     '/datasets/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasets.get',
         tags: TAGS,
@@ -72,16 +60,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: Dataset, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) => getDataset(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getDataset(tx, caller, request.params.id)),
   );
 
   app.put(
     '/datasets/:id',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasets.update',
         tags: TAGS,
@@ -92,18 +77,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: Dataset, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateDataset(tx, caller, request.params.id, request.body),
-      );
-    },
+    (request) => request.tenant((tx, caller) => updateDataset(tx, caller, request.params.id, request.body)),
   );
 
   app.delete(
     '/datasets/:id',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'datasets.delete',
         tags: TAGS,
@@ -114,16 +94,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: Dataset, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) => removeDataset(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => removeDataset(tx, caller, request.params.id)),
   );
 
   app.get(
     '/datasets/:datasetId/export',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'datasets.export',
         tags: TAGS,
@@ -134,18 +111,13 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: ExportResult, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canRead(caller), READ_DENIED);
-      return database.tenant(caller.organizationId, (tx) =>
-        exportDataset(tx, caller, request.params.datasetId),
-      );
-    },
+    (request) => request.tenant((tx, caller) => exportDataset(tx, caller, request.params.datasetId)),
   );
 
   app.post(
     '/datasets/:id/import',
     {
+      config: { minRole: 'OWNER' },
       bodyLimit: config.largeBodyLimitBytes,
       schema: {
         operationId: 'datasets.import',
@@ -158,12 +130,7 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ database: Database; con
         response: { 200: ImportResult, ...errors(400, 401, 403, 404, 413) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(datasetPolicy.canWrite(caller), WRITE_DENIED);
-      return database.tenant(caller.organizationId, (tx) =>
-        importDataset(tx, caller, request.params.id, request.body.csvContent),
-      );
-    },
+    (request) =>
+      request.tenant((tx, caller) => importDataset(tx, caller, request.params.id, request.body.csvContent)),
   );
 };

@@ -1,22 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
-import { policy } from '../access/access.policy.ts';
 import { FormSite, FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 import { listFormSites, setFormSites } from './form-sites.service.ts';
 
 const TAGS = ['Forms'];
 
-export const formSitesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const formSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/form-sites',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'formSites.set',
         tags: TAGS,
@@ -28,9 +22,7 @@ export const formSitesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> 
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), 'Forms are assigned to sites by managers and owners');
-      await database.tenant(caller.organizationId, (tx) => setFormSites(tx, caller, request.body));
+      await request.tenant((tx, caller) => setFormSites(tx, caller, request.body));
       return { success: true };
     },
   );
@@ -38,6 +30,7 @@ export const formSitesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> 
   app.get(
     '/form-sites',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'formSites.list',
         tags: TAGS,
@@ -46,9 +39,6 @@ export const formSitesRoutes: FastifyPluginAsyncTypebox<{ database: Database }> 
         response: { 200: Type.Array(FormSite), ...errors(400, 401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listFormSites(tx, caller, request.query));
-    },
+    (request) => request.tenant((tx, caller) => listFormSites(tx, caller, request.query)),
   );
 };

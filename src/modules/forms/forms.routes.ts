@@ -1,20 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { policy } from '../access/access.policy.ts';
 import { Form, FormBody } from './forms.schemas.ts';
 import { createForm, deleteForm, getForm, listForms, updateForm } from './forms.service.ts';
 
-const MANAGERS_ONLY = 'Forms are configured by managers and owners';
 const TAGS = ['Forms'];
 
-export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const formsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/forms',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'forms.list',
         tags: TAGS,
@@ -22,15 +18,13 @@ export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Type.Array(Form), ...errors(401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listForms(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listForms(tx, caller)),
   );
 
   app.post(
     '/forms',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'forms.create',
         tags: TAGS,
@@ -41,16 +35,13 @@ export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Form, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
-      return database.tenant(caller.organizationId, (tx) => createForm(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => createForm(tx, caller, request.body)),
   );
 
   app.get(
     '/forms/:id',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'forms.get',
         tags: TAGS,
@@ -59,15 +50,13 @@ export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Form, ...errors(401, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => getForm(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getForm(tx, caller, request.params.id)),
   );
 
   app.put(
     '/forms/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'forms.update',
         tags: TAGS,
@@ -79,18 +68,13 @@ export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Form, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateForm(tx, caller, request.params.id, request.body),
-      );
-    },
+    (request) => request.tenant((tx, caller) => updateForm(tx, caller, request.params.id, request.body)),
   );
 
   app.delete(
     '/forms/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'forms.delete',
         tags: TAGS,
@@ -102,9 +86,7 @@ export const formsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), MANAGERS_ONLY);
-      await database.tenant(caller.organizationId, (tx) => deleteForm(tx, caller, request.params.id));
+      await request.tenant((tx, caller) => deleteForm(tx, caller, request.params.id));
       return { success: true };
     },
   );

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
@@ -24,7 +23,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
       },
     },
     async () => {
-      await database.system((tx) => sql`select 1`.execute(tx));
+      await database.ping();
       return { status: 'ok' as const, database: database.engine };
     },
   );

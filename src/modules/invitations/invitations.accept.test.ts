@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { addMember, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
-import type { Caller } from '../../domain/caller.ts';
-import { hashPassword, sha256Hex } from '../../lib/secrets.ts';
-import { siteScope } from '../access/site-scope.ts';
 import {
   invitationHelpers,
   invitationTestConfig,
   issuePaths,
   newEmail,
   PUBLIC_URL,
-} from './invitations.test-helpers.ts';
+} from '../../../test/helpers/invitations.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { hashPassword, sha256Hex } from '../../lib/secrets.ts';
+import { siteScope } from '../access/site-scope.ts';
 
 const t = useTestApp(invitationTestConfig());
 const { invite, accept, tokenMailedTo, mailsTo, memberOf } = invitationHelpers(t);

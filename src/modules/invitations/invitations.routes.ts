@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import { AppError, authorize } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
-import { memberPolicy } from '../members/members.policy.ts';
 import { AcceptBody, AcceptResult, InvitationResult, InviteBody } from './invitations.schemas.ts';
 import { acceptInvitation, inviteMember } from './invitations.service.ts';
 
@@ -17,6 +16,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/organizations/current/invitations',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'invitations.create',
         tags: ['Organization'],
@@ -29,7 +29,6 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const caller = callerOf(request);
-      authorize(memberPolicy.canManagePeople(caller), 'Only managers and owners can invite people');
       try {
         return await inviteMember({ database, mailer, config }, caller, request.body);
       } catch (err) {

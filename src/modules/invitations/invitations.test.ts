@@ -2,15 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { errorText } from '../../../test/helpers/errors.ts';
 import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
-import { buildApp } from '../../app.ts';
-import { MailDeliveryError } from '../../mail/mailer.ts';
 import {
   INVITE_URL,
   invitationHelpers,
   invitationTestConfig,
   issuePaths,
   newEmail,
-} from './invitations.test-helpers.ts';
+} from '../../../test/helpers/invitations.ts';
+import { buildApp } from '../../app.ts';
+import { MailDeliveryError } from '../../mail/mailer.ts';
 
 const t = useTestApp(invitationTestConfig());
 const { invite, accept, tokenMailedTo, memberOf } = invitationHelpers(t);

@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
-import { memberPolicy } from './members.policy.ts';
 import { Member, MemberParams, UpdateMemberBody } from './members.schemas.ts';
 import { listMembers, removeMember, updateMember } from './members.service.ts';
 
-const MANAGERS_ONLY = 'Only managers and owners can manage members';
-
-export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const membersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/organizations/current/members',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'members.list',
         tags: ['Organization'],
@@ -21,16 +16,13 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
         response: { 200: Type.Array(Member), ...errors(401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
-      return database.tenant(caller.organizationId, (tx) => listMembers(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listMembers(tx, caller)),
   );
 
   app.patch(
     '/organizations/current/members/:userId',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'members.update',
         tags: ['Organization'],
@@ -42,18 +34,14 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
         response: { 200: Member, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateMember(tx, caller, request.params.userId, request.body),
-      );
-    },
+    (request) =>
+      request.tenant((tx, caller) => updateMember(tx, caller, request.params.userId, request.body)),
   );
 
   app.delete(
     '/organizations/current/members/:userId',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'members.remove',
         tags: ['Organization'],
@@ -65,9 +53,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      authorize(memberPolicy.canManagePeople(caller), MANAGERS_ONLY);
-      await database.tenant(caller.organizationId, (tx) => removeMember(tx, caller, request.params.userId));
+      await request.tenant((tx, caller) => removeMember(tx, caller, request.params.userId));
       return { success: true };
     },
   );

@@ -1,19 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
-import { policy } from '../access/access.policy.ts';
 import { Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
 import { getOrganization, updateOrganization } from './organizations.service.ts';
 
-export const organizationsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const organizationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/organizations/current',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'organizations.getCurrent',
         tags: ['Organization'],
@@ -21,15 +15,13 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ database: Database
         response: { 200: Organization, ...errors(401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => getOrganization(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => getOrganization(tx, caller)),
   );
 
   app.patch(
     '/organizations/current',
     {
+      config: { minRole: 'OWNER' },
       schema: {
         operationId: 'organizations.updateCurrent',
         tags: ['Organization'],
@@ -40,10 +32,6 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ database: Database
         response: { 200: Organization, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.isOwner(caller), 'Only organization owners can change the organization');
-      return database.tenant(caller.organizationId, (tx) => updateOrganization(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => updateOrganization(tx, caller, request.body)),
   );
 };

@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { conflict, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import { findUserByEmail } from '../auth/auth.repository.ts';
+import { usersRepository } from '../users/users.repository.ts';
 import { organizationsRepository as repo } from './organizations.repository.ts';
 
 export interface NewOrganization {
@@ -19,37 +18,19 @@ export interface NewOrganization {
 
 /** Creates an organization and its first owner (system transaction: no tenant yet). */
 export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization) {
-  const organization = await tx
-    .insertInto('organizations')
-    .values({ name: input.organizationName })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  let user = await findUserByEmail(tx, input.email);
+  const organization = await repo.insert(tx, input.organizationName);
+  let user = await usersRepository.findByEmail(tx, input.email);
   if (user && !input.reuseExistingUser) throw conflict('An account with this e-mail address already exists');
   if (!user) {
-    user = await tx
-      .insertInto('users')
-      .values({ email: input.email, name: input.name, password_hash: input.passwordHash, image: null })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    user = await usersRepository.insert(tx, input);
   } else if (input.passwordHash && !user.password_hash) {
-    await tx
-      .updateTable('users')
-      .set({ password_hash: input.passwordHash })
-      .where('id', '=', user.id)
-      .execute();
+    await usersRepository.setPasswordHash(tx, user.id, input.passwordHash);
   }
-  await tx
-    .insertInto('memberships')
-    .values({ organization_id: organization.id, user_id: user.id, role: 'OWNER' })
-    .execute();
+  await repo.addOwner(tx, organization.id, user.id);
   return { organization, user };
 }
 
-export async function countOrganizations(tx: Tx): Promise<number> {
-  const row = await sql<{ n: number }>`select count(*)::int as n from organizations`.execute(tx);
-  return row.rows[0]?.n ?? 0;
-}
+export const countOrganizations = (tx: Tx) => repo.count(tx);
 
 type OrganizationRow = NonNullable<Awaited<ReturnType<typeof repo.get>>>;
 

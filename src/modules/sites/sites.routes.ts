@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { parseSitesCsv } from './sites.csv.ts';
@@ -18,13 +17,11 @@ import { createSite, deleteSite, getSite, listSites, updateSite } from './sites.
 
 const tags = ['Sites'];
 
-export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
-  app,
-  { database, config },
-) => {
+export const sitesRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   app.get(
     '/sites',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'sites.list',
         tags,
@@ -35,15 +32,13 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
         response: { 200: Type.Array(Site), ...errors(400, 401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listSites(tx, caller, request.query));
-    },
+    (request) => request.tenant((tx, caller) => listSites(tx, caller, request.query)),
   );
 
   app.post(
     '/sites',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'sites.create',
         tags,
@@ -54,15 +49,13 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
         response: { 200: Site, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => createSite(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => createSite(tx, caller, request.body)),
   );
 
   app.post(
     '/sites/import',
     {
+      config: { minRole: 'MANAGER' },
       bodyLimit: config.largeBodyLimitBytes,
       schema: {
         operationId: 'sites.import',
@@ -78,13 +71,14 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
       const caller = callerOf(request);
       authorizeImport(caller, request.body.organizationId);
       const rows = parseSitesCsv(request.body.csvContent);
-      return database.tenant(caller.organizationId, (tx) => importSites(tx, caller, rows));
+      return request.tenant((tx) => importSites(tx, caller, rows));
     },
   );
 
   app.get(
     '/sites/:id',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'sites.get',
         tags,
@@ -93,15 +87,13 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
         response: { 200: Site, ...errors(401, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => getSite(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getSite(tx, caller, request.params.id)),
   );
 
   app.patch(
     '/sites/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'sites.update',
         tags,
@@ -113,17 +105,13 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
         response: { 200: Site, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) =>
-        updateSite(tx, caller, request.params.id, request.body),
-      );
-    },
+    (request) => request.tenant((tx, caller) => updateSite(tx, caller, request.params.id, request.body)),
   );
 
   app.delete(
     '/sites/:id',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'sites.delete',
         tags,
@@ -135,8 +123,7 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ database: Database; config
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      await database.tenant(caller.organizationId, (tx) => deleteSite(tx, caller, request.params.id));
+      await request.tenant((tx, caller) => deleteSite(tx, caller, request.params.id));
       return { success: true };
     },
   );

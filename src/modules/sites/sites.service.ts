@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { SiteAddress } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -123,7 +122,7 @@ export async function deleteSite(tx: Tx, caller: Caller, id: string): Promise<vo
     );
   }
   // Other modules' rows reference sites without cascading: check deferred keys now too.
-  await sql`set constraints all immediate`.execute(tx);
+  await repo.checkConstraintsNow(tx);
   try {
     await repo.remove(tx, org, id);
   } catch (error) {

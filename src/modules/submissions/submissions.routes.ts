@@ -1,9 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { roleAtLeast } from '../../domain/roles.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { reviewValue, valueHistory } from './submissions.history.ts';
 import {
@@ -19,13 +15,11 @@ import { getSubmission, listSubmissions, submit } from './submissions.service.ts
 
 const TAGS = ['Form submissions'];
 
-export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (
-  app,
-  { database },
-) => {
+export const submissionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/form-submissions',
     {
+      config: { minRole: 'COLLECTOR' },
       schema: {
         operationId: 'formSubmissions.submit',
         tags: TAGS,
@@ -36,16 +30,13 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }
         response: { 200: Submission, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(roleAtLeast(caller.role, 'COLLECTOR'), 'Viewers cannot enter data');
-      return database.tenant(caller.organizationId, (tx) => submit(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => submit(tx, caller, request.body)),
   );
 
   app.get(
     '/form-submissions',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'formSubmissions.list',
         tags: TAGS,
@@ -54,15 +45,13 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }
         response: { 200: SubmissionPage, ...errors(400, 401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listSubmissions(tx, caller, request.query));
-    },
+    (request) => request.tenant((tx, caller) => listSubmissions(tx, caller, request.query)),
   );
 
   app.get(
     '/form-submissions/:id',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'formSubmissions.get',
         tags: TAGS,
@@ -71,15 +60,13 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }
         response: { 200: Submission, ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => getSubmission(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => getSubmission(tx, caller, request.params.id)),
   );
 
   app.post(
     '/form-submissions/values/:id/review',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'formSubmissions.reviewValue',
         tags: TAGS,
@@ -91,18 +78,13 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }
         response: { 200: ValueItem, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(roleAtLeast(caller.role, 'MANAGER'), 'Values are reviewed by managers and owners');
-      return database.tenant(caller.organizationId, (tx) =>
-        reviewValue(tx, caller, request.params.id, request.body),
-      );
-    },
+    (request) => request.tenant((tx, caller) => reviewValue(tx, caller, request.params.id, request.body)),
   );
 
   app.get(
     '/form-submissions/values/:id/history',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'formSubmissions.valueHistory',
         tags: TAGS,
@@ -111,9 +93,6 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ database: Database }
         response: { 200: Type.Array(HistoryEntry), ...errors(401, 403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => valueHistory(tx, caller, request.params.id));
-    },
+    (request) => request.tenant((tx, caller) => valueHistory(tx, caller, request.params.id)),
   );
 };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
+import { appendHistory } from '../../db/history.ts';
 import type { HistoryAction, ValueStatus } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { visibleSubmissions } from './submissions.repository.ts';
@@ -112,22 +113,19 @@ export const valuesRepository = {
   },
 
   async insertHistory(tx: Tx, organizationId: string, userId: string, rows: HistoryWrite[]) {
-    for (const part of chunks(rows)) {
-      await tx
-        .insertInto('form_value_history')
-        .values(
-          part.map((r) => ({
-            organization_id: organizationId,
-            value_id: r.valueId,
-            action: r.action,
-            user_id: userId,
-            before: r.before === null ? null : json(r.before),
-            after: r.after === null ? null : json(r.after),
-            comment: r.comment ?? null,
-          })),
-        )
-        .execute();
-    }
+    await appendHistory(
+      tx,
+      'form_value_history',
+      rows.map((r) => ({
+        organization_id: organizationId,
+        value_id: r.valueId,
+        action: r.action,
+        user_id: userId,
+        before: r.before,
+        after: r.after,
+        comment: r.comment ?? null,
+      })),
+    );
   },
 
   /** The live values of live elements in these submissions, with their authors, in form order. */

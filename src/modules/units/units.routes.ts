@@ -1,17 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
-import { authorize } from '../../domain/errors.ts';
-import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
-import { policy } from '../access/access.policy.ts';
 import { CreateUnitBody, Unit } from './units.schemas.ts';
 import { createUnit, listUnits } from './units.service.ts';
 
-export const unitsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const unitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/units',
     {
+      config: { minRole: 'VIEWER' },
       schema: {
         operationId: 'units.list',
         tags: ['Units'],
@@ -20,15 +17,13 @@ export const unitsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Type.Array(Unit), ...errors(401) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return database.tenant(caller.organizationId, (tx) => listUnits(tx, caller));
-    },
+    (request) => request.tenant((tx, caller) => listUnits(tx, caller)),
   );
 
   app.post(
     '/units',
     {
+      config: { minRole: 'MANAGER' },
       schema: {
         operationId: 'units.create',
         tags: ['Units'],
@@ -39,10 +34,6 @@ export const unitsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = as
         response: { 200: Unit, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      authorize(policy.canConfigure(caller), 'Only managers and owners can add units');
-      return database.tenant(caller.organizationId, (tx) => createUnit(tx, caller, request.body));
-    },
+    (request) => request.tenant((tx, caller) => createUnit(tx, caller, request.body)),
   );
 };

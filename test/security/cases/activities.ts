@@ -57,14 +57,12 @@ export const cases: SecurityCase[] = [
   {
     method: 'GET',
     route: '/activities/:activityId/history',
-    minRole: 'VIEWER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/activities/${await storedActivity(t, tenant)}/history` }),
   },
   {
     method: 'GET',
     route: '/activities',
-    minRole: 'VIEWER',
     prepare: async (t, tenant) => {
       const { formId, siteId } = await activityForm(t, tenant);
       return { url: `/activities?formId=${formId}&key=trips&siteIds=${siteId}` };
@@ -73,7 +71,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'PATCH',
     route: '/activities/:activityId',
-    minRole: 'COLLECTOR',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/activities/${await storedActivity(t, tenant)}`,
@@ -83,7 +80,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/activities/no-activity/mark',
-    minRole: 'COLLECTOR',
     prepare: async (t, tenant) => ({
       url: '/activities/no-activity/mark',
       body: await markerBody(t, tenant, false),
@@ -92,7 +88,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/activities/no-activity/unmark',
-    minRole: 'COLLECTOR',
     prepare: async (t, tenant) => ({
       url: '/activities/no-activity/unmark',
       body: await markerBody(t, tenant, true),
@@ -101,7 +96,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/activity-definitions/:id/recalculate',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/activity-definitions/${(await activityForm(t, tenant)).definitionId}/recalculate`,

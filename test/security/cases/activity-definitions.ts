@@ -13,19 +13,16 @@ export const cases: SecurityCase[] = [
   {
     method: 'GET',
     route: '/activity-definitions',
-    minRole: 'VIEWER',
     prepare: async () => ({ url: '/activity-definitions' }),
   },
   {
     method: 'POST',
     route: '/activity-definitions',
-    minRole: 'MANAGER',
     prepare: async () => ({ url: '/activity-definitions', body: body() }),
   },
   {
     method: 'GET',
     route: '/activity-definitions/:id',
-    minRole: 'VIEWER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,
@@ -34,7 +31,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'PUT',
     route: '/activity-definitions/:id',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,
@@ -44,7 +40,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'DELETE',
     route: '/activity-definitions/:id',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/activity-definitions/${await createActivityDefinition(t, tenant.organizationId)}`,

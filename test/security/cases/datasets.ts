@@ -16,21 +16,18 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/datasets',
-    minRole: 'OWNER',
     prepare: async () => ({ url: '/datasets', body: { name: 'matrix' } }),
   },
-  { method: 'GET', route: '/datasets', minRole: 'MANAGER', prepare: async () => ({ url: '/datasets' }) },
+  { method: 'GET', route: '/datasets', prepare: async () => ({ url: '/datasets' }) },
   {
     method: 'GET',
     route: '/datasets/:id',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/datasets/${await createDataset(t, tenant.organizationId)}` }),
   },
   {
     method: 'PUT',
     route: '/datasets/:id',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/datasets/${await createDataset(t, tenant.organizationId)}`,
@@ -40,14 +37,12 @@ export const cases: SecurityCase[] = [
   {
     method: 'DELETE',
     route: '/datasets/:id',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/datasets/${await createDataset(t, tenant.organizationId)}` }),
   },
   {
     method: 'GET',
     route: '/datasets/:datasetId/export',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/datasets/${await createDataset(t, tenant.organizationId)}/export`,
@@ -56,7 +51,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/datasets/:id/import',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/datasets/${await createDataset(t, tenant.organizationId)}/import`,
@@ -66,7 +60,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/dataset-items',
-    minRole: 'OWNER',
     prepare: async (t, tenant) => ({
       url: '/dataset-items',
       body: {
@@ -80,20 +73,17 @@ export const cases: SecurityCase[] = [
   {
     method: 'GET',
     route: '/dataset-items',
-    minRole: 'MANAGER',
     prepare: async () => ({ url: '/dataset-items' }),
   },
   {
     method: 'GET',
     route: '/dataset-items/:id',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/dataset-items/${await createItem(t, tenant)}` }),
   },
   {
     method: 'PUT',
     route: '/dataset-items/:id',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/dataset-items/${await createItem(t, tenant)}`,
@@ -103,14 +93,12 @@ export const cases: SecurityCase[] = [
   {
     method: 'DELETE',
     route: '/dataset-items/:id',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/dataset-items/${await createItem(t, tenant)}` }),
   },
   {
     method: 'GET',
     route: '/dataset-items/:id/history',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/dataset-items/${await createItem(t, tenant)}/history` }),
   },

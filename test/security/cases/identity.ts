@@ -2,38 +2,33 @@ import { api } from '../../helpers/app.ts';
 import type { SecurityCase } from '../matrix.ts';
 
 export const cases: SecurityCase[] = [
-  { method: 'GET', route: '/health', public: true, prepare: async () => ({ url: '/health' }) },
+  { method: 'GET', route: '/health', prepare: async () => ({ url: '/health' }) },
   {
     method: 'POST',
     route: '/auth/signup',
-    public: true,
     prepare: async () => ({ url: '/auth/signup', body: {} }),
   },
   {
     method: 'POST',
     route: '/auth/login',
-    public: true,
     prepare: async () => ({ url: '/auth/login', body: {} }),
   },
   {
     method: 'POST',
     route: '/auth/logout',
-    minRole: 'VIEWER',
     consumesToken: true,
     prepare: async () => ({ url: '/auth/logout' }),
   },
-  { method: 'GET', route: '/me', minRole: 'VIEWER', prepare: async () => ({ url: '/me' }) },
+  { method: 'GET', route: '/me', prepare: async () => ({ url: '/me' }) },
   {
     method: 'POST',
     route: '/apikeys',
-    minRole: 'OWNER',
     prepare: async () => ({ url: '/apikeys', body: { name: 'matrix' } }),
   },
-  { method: 'GET', route: '/apikeys', minRole: 'OWNER', prepare: async () => ({ url: '/apikeys' }) },
+  { method: 'GET', route: '/apikeys', prepare: async () => ({ url: '/apikeys' }) },
   {
     method: 'DELETE',
     route: '/apikeys/:id',
-    minRole: 'OWNER',
     tenantRecord: true,
     prepare: async (t, tenant) => {
       const created = await api(t, 'POST', '/apikeys', {

@@ -28,26 +28,22 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/form-submissions',
-    minRole: 'COLLECTOR',
     prepare: async (t, tenant) => ({ url: '/form-submissions', body: await prepareSubmission(t, tenant) }),
   },
   {
     method: 'GET',
     route: '/form-submissions',
-    minRole: 'VIEWER',
     prepare: async () => ({ url: '/form-submissions' }),
   },
   {
     method: 'GET',
     route: '/form-submissions/:id',
-    minRole: 'VIEWER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({ url: `/form-submissions/${(await storedSubmission(t, tenant)).id}` }),
   },
   {
     method: 'POST',
     route: '/form-submissions/values/:id/review',
-    minRole: 'MANAGER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/form-submissions/values/${(await storedSubmission(t, tenant)).valueId}/review`,
@@ -57,7 +53,6 @@ export const cases: SecurityCase[] = [
   {
     method: 'GET',
     route: '/form-submissions/values/:id/history',
-    minRole: 'VIEWER',
     tenantRecord: true,
     prepare: async (t, tenant) => ({
       url: `/form-submissions/values/${(await storedSubmission(t, tenant)).valueId}/history`,

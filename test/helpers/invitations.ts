@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, type TestContext } from '../../../test/helpers/app.ts';
-import type { Tenant } from '../../../test/helpers/factories.ts';
-import { readOutbox } from '../../mail/outbox.ts';
+import { readOutbox } from '../../src/mail/outbox.ts';
+import { api, type TestContext } from './app.ts';
+import type { Tenant } from './factories.ts';
 
 /** Shared by the invitation test files: calls, the outbox, and small lookups. */
 
