@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './mailer.ts';
+import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './message.ts';
 
 /**
  * Writes each message as an RFC 822 `.eml` file into a directory instead of sending it: the

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './mailer.ts';
+import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './message.ts';
 
 // Bounds on a stalled server: a request waiting for its e-mail must not hang for minutes.
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
