@@ -50,6 +50,21 @@ describe('outbox driver', () => {
     expect(second.html).toBeUndefined();
   });
 
+  it('names files by recipient and keeps a long link whole on one line', async () => {
+    const outbox = join(dir, 'outbox-links');
+    const link = `http://127.0.0.1:3000/accept-invitation?token=${'a1B2'.repeat(16)}`;
+    await new OutboxMailer(outbox, FROM).send({
+      to: 'Ann.Lee@Example.com',
+      subject: 'Join',
+      text: `Open ${link}`,
+    });
+    const [file] = await readdir(outbox);
+    expect(file).toMatch(/^\d{4}-\d\d-\d\dT[\d-]+Z-ann\.lee@example\.com-[0-9a-f]{8}\.eml$/);
+    const raw = await readFile(join(outbox, file!), 'utf8');
+    expect(raw).toContain(`Open ${link}\r\n`);
+    expect((await readOutbox(outbox))[0]!.text).toBe(`Open ${link}`);
+  });
+
   it('reports a directory it cannot write to as a delivery error', async () => {
     const blocker = join(dir, 'not-a-directory');
     await writeFile(blocker, 'x');

@@ -1,32 +1,37 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './message.ts';
 
 /**
- * Writes each message as an RFC 822 `.eml` file into a directory instead of sending it: the
- * default when no SMTP server is configured. Any mail client opens these files.
+ * Writes each message as an RFC 5322 `.eml` file into a directory instead of sending it: the
+ * default when no SMTP server is configured. Any mail client opens these files, and so does a
+ * text editor: the bodies are written as 8-bit UTF-8 text, so a link stays whole on its line
+ * (quoted-printable, which SMTP delivery uses, would cut it and turn `=` into `=3D`). Files are
+ * named `<time>-<recipient>-<random>.eml`, so the newest message to a person is easy to find.
  */
 export class OutboxMailer implements Mailer {
   readonly kind = 'outbox';
-  private readonly composer: Transporter;
 
   constructor(
     readonly dir: string,
     private readonly from: string,
-  ) {
-    this.composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-  }
+  ) {}
 
   async send(message: MailMessage): Promise<void> {
     try {
-      const info = await this.composer.sendMail({ from: this.from, ...composeFields(message) });
+      const raw = composeEml(this.from, message);
       await mkdir(this.dir, { recursive: true });
-      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.eml`;
+      const time = new Date().toISOString().replace(/[:.]/g, '-');
+      const recipient = message.to
+        .toLowerCase()
+        .replace(/[^a-z0-9@._+-]/g, '_')
+        .slice(0, 100);
+      const name = `${time}-${recipient}-${randomBytes(4).toString('hex')}.eml`;
       // Written under a temporary name and renamed, so a reader never sees half a message.
       const partial = join(this.dir, `.${name}.tmp`);
-      await writeFile(partial, info.message as Buffer, { mode: 0o600 });
+      await writeFile(partial, raw, { mode: 0o600 });
       await rename(partial, join(this.dir, name));
     } catch (err) {
       throw new MailDeliveryError(`Could not write the e-mail to ${message.to} into ${this.dir}`, {
@@ -34,6 +39,30 @@ export class OutboxMailer implements Mailer {
       });
     }
   }
+}
+
+/** The message as an `.eml` document: headers encoded as RFC 2047 words, bodies as 8-bit UTF-8. */
+export function composeEml(from: string, message: MailMessage): string {
+  const fields = composeFields(message);
+  const header = (value: string) => mimeFuncs.encodeWords(value, 'Q', 52);
+  const text = (type: string, body: string) =>
+    `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${body}\r\n`;
+  const head = [
+    `From: ${header(from)}`,
+    `To: ${fields.to}`,
+    `Subject: ${header(fields.subject)}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${randomBytes(12).toString('hex')}@sdcs.outbox>`,
+    'MIME-Version: 1.0',
+  ].join('\r\n');
+  if (fields.html === undefined) return `${head}\r\n${text('text/plain', fields.text)}`;
+  const boundary = `sdcs-${randomBytes(12).toString('hex')}`;
+  return (
+    `${head}\r\nContent-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n` +
+    `--${boundary}\r\n${text('text/plain', fields.text)}` +
+    `--${boundary}\r\n${text('text/html', fields.html)}` +
+    `--${boundary}--\r\n`
+  );
 }
 
 /** A message read back from an outbox directory. */
