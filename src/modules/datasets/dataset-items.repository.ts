@@ -51,6 +51,9 @@ export interface ListedRow {
   tags: string[];
   metadata: Record<string, unknown>;
   input_unit_id: string | null;
+  key: string;
+  value: number;
+  unit: string | null;
 }
 
 export interface HistoryEntry {
@@ -102,12 +105,14 @@ export const datasetItemsRepository = {
    */
   async list(tx: Tx, organizationId: string) {
     const result = await sql<ListedRow>`
-      select i.id, i.name, i.year, i.dataset_id, d.name as dataset_name, i.tags, i.metadata, i.input_unit_id
+      select i.id, i.name, i.year, i.dataset_id, d.name as dataset_name, i.tags, i.metadata, i.input_unit_id,
+             i.key, i.value, i.unit
         from dataset_items i
         join datasets d on d.organization_id = i.organization_id and d.id = i.dataset_id
        where i.organization_id = ${organizationId}
       union all
-      select i.id, i.name, i.year, i.dataset_id, d.name, i.tags, i.metadata, i.input_unit_id
+      select i.id, i.name, i.year, i.dataset_id, d.name, i.tags, i.metadata, i.input_unit_id,
+             i.key, i.value, i.unit
         from datasets d
         join dataset_items i on i.organization_id = d.organization_id and i.dataset_id = d.id
        where d.is_common and d.organization_id <> ${organizationId}`.execute(tx);

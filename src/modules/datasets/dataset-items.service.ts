@@ -167,6 +167,7 @@ export async function listItems(tx: Tx, caller: Caller) {
     tags: r.tags,
     metadata: r.metadata,
     inputUnitId: r.input_unit_id,
+    data: { key: r.key, value: Number(r.value), unit: r.unit },
   }));
 }
 

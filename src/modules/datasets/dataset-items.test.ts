@@ -187,7 +187,9 @@ describe('GET /dataset-items', () => {
       tags: ['t'],
       metadata: { m: 1 },
       inputUnitId: kWhId,
+      data: own.body.data,
     });
+    expect(own.body.data).toMatchObject({ value: 0.233, unit: 'kgCO2e' });
     expect(byId.get(shared.body.id)).toMatchObject({ datasetId: common, datasetName: 'Common list' });
     expect(byId.has(theirs.body.id)).toBe(false);
   });

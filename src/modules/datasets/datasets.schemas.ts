@@ -130,6 +130,10 @@ export const ListedDatasetItem = Type.Object({
   tags: Type.Array(Type.String()),
   metadata: Metadata,
   inputUnitId: UuidOrNull,
+  data: Type.Object(
+    { key: Type.String(), value: Type.Number(), unit: Nullable(Type.String()) },
+    { description: 'The coefficient itself: its key, value and unit (beyond the contract’s list fields)' },
+  ),
 });
 
 export const ItemChange = Type.Object({
