@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
+import { attachment, prefers } from '../../http/negotiation.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import {
   CreateDatasetBody,
@@ -106,12 +107,30 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         tags: TAGS,
         summary: 'Export a dataset’s items as CSV (managers and owners)',
         description:
-          'Columns `label,key,value,unit,year`, then one `metadata.<field>` column per metadata field in sorted order. Importing the file back changes nothing.',
+          'Columns `label,key,value,unit,year`, then one `metadata.<field>` column per metadata field in sorted order. Importing the file back changes nothing. The answer is JSON holding the CSV; send `Accept: text/csv` to get the file itself (as an attachment).',
         params: DatasetIdParams,
-        response: { 200: ExportResult, ...errors(400, 401, 403, 404) },
+        response: {
+          200: {
+            description: 'The export',
+            content: {
+              'application/json': { schema: ExportResult },
+              'text/csv': { schema: Type.String({ description: 'The CSV file' }) },
+            },
+          },
+          ...errors(400, 401, 403, 404),
+        },
       },
     },
-    (request) => request.tenant((tx, caller) => exportDataset(tx, caller, request.params.datasetId)),
+    async (request, reply) => {
+      const result = await request.tenant((tx, caller) =>
+        exportDataset(tx, caller, request.params.datasetId),
+      );
+      if (!prefers(request.headers.accept, 'text/csv', 'application/json')) return result;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', attachment(result.filename))
+        .send(result.csvContent);
+    },
   );
 
   app.post(

@@ -267,6 +267,27 @@ describe('GET /datasets/{datasetId}/export', () => {
     expect(res.body).toMatchObject({ filename: 'shared.csv', itemCount: 1 });
   });
 
+  it('answers the CSV file itself to Accept: text/csv, and JSON otherwise', async () => {
+    const id = await newDataset('Grid Ω');
+    await importCsv(id, 'label,key,value,year\nA,a,1.5,2024\n');
+    const json = await exportCsv(id);
+    const res = await api(t, 'GET', `/datasets/${id}/export`, {
+      token: tenant.owner.token,
+      headers: { accept: 'text/csv, application/json;q=0.5' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="${json.body.filename}"; filename*=UTF-8''${encodeURIComponent(json.body.filename)}`,
+    );
+    expect(res.body).toBe(json.body.csvContent);
+    const prefersJson = await api(t, 'GET', `/datasets/${id}/export`, {
+      token: tenant.owner.token,
+      headers: { accept: 'application/json, text/csv;q=0.9' },
+    });
+    expect(prefersJson.body).toEqual(json.body);
+  });
+
   it('exports an empty dataset as a header', async () => {
     const res = await exportCsv(await newDataset('Empty'));
     expect(res.body).toEqual({
