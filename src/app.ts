@@ -119,6 +119,10 @@ export async function buildApp({
   app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect(`${API_PREFIX}/health`),
   );
+  // The service's front door: the interactive documentation.
+  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.redirect('/docs'),
+  );
   registerAcceptPage(app, API_PREFIX);
 
   return app;

@@ -3,7 +3,7 @@ import type { Database, Tx } from '../db/client.ts';
 import type { Role } from '../db/schema/index.ts';
 import type { Caller } from '../domain/caller.ts';
 import { forbidden, unauthorized } from '../domain/errors.ts';
-import { roleAtLeast } from '../domain/roles.ts';
+import { ROLES, roleAtLeast } from '../domain/roles.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,7 +51,10 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
     }
     if (!config.minRole) throw new Error(`${name} declares neither config.minRole nor config.public`);
     const schema = (route.schema ?? {}) as Record<string, unknown>;
-    const needs = `Needs the role ${config.minRole} or higher.`;
+    const needs =
+      config.minRole === 'OWNER'
+        ? 'Only OWNER members (and their API keys) may call this.'
+        : `Needs the role ${config.minRole} or higher (${rolesFrom(config.minRole)}).`;
     // OpenAPI keeps `x-` keys of a route schema as extensions of the operation.
     route.schema = {
       ...schema,
@@ -75,6 +78,8 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
       throw forbidden(refusal(config.minRole, caller.role));
   });
 }
+
+const rolesFrom = (minimum: Role) => ROLES.filter((r) => roleAtLeast(r, minimum)).join(', ');
 
 function refusal(needed: Role, actual: Role): string {
   return needed === 'OWNER'

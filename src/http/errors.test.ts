@@ -351,6 +351,16 @@ describe('the error contract', () => {
     const ui = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(ui.statusCode).toBe(200);
     expect(ui.body).toContain('<html');
+    // Every operation states who may call it.
+    expect(doc.json().paths['/api/v1/apikeys'].post['x-min-role']).toBe('OWNER');
+    expect(doc.json().paths['/api/v1/apikeys'].post.description).toContain('Only OWNER');
+    expect(doc.json().paths['/api/v1/health'].get.security).toEqual([]);
+  });
+
+  it('GET / leads to the interactive docs', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/docs');
   });
 
   it('GET /health names the engine', async () => {
