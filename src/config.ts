@@ -19,6 +19,8 @@ export interface Config {
   largeBodyLimitBytes: number;
   bootstrap: boolean;
   logLevel: string;
+  /** `pretty` lines for people, `json` lines for machines; `auto`: pretty on a terminal. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Sign-up, login and invitation-acceptance attempts per client address and minute. */
   authAttemptsPerMinute: number;
   /** Limits of one calcCode calculation. */
@@ -47,6 +49,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes', 'on'].includes(raw)) return true;
   if (['false', '0', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function choice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${env[name]}"`);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -108,7 +117,13 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'SDCS_BODY_LIMIT_MB', 1, 1, 1024) * 1024 * 1024,
     largeBodyLimitBytes: int(env, 'SDCS_IMPORT_BODY_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
     bootstrap: bool(env, 'SDCS_BOOTSTRAP', true),
-    logLevel: env['LOG_LEVEL'] || 'info',
+    logLevel: choice(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      'info',
+    ),
+    logFormat: choice(env, 'LOG_FORMAT', ['auto', 'pretty', 'json'], 'auto'),
     authAttemptsPerMinute: int(env, 'SDCS_AUTH_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000),
     calcTimeMs: int(env, 'SDCS_CALC_TIME_MS', 50, 1, 60_000),
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import pretty from 'pino-pretty';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { Database } from './db/client.ts';
@@ -10,6 +11,10 @@ import { checkSyntax, configureSandboxLimits, shutdownSandbox } from './sandbox/
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return Database.open({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
 }
+
+/** Readable log lines on a terminal (or when asked); JSON lines for log collectors otherwise. */
+const prettyLogs = (config: Config) =>
+  config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
 
 /**
  * Starts the service: database, migrations, first-run bootstrap, HTTP listener, and a
@@ -33,7 +38,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const app = await buildApp({
     database,
     config,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization'],
+      ...(prettyLogs(config) ? { stream: pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' }) } : {}),
+    },
   });
   t = mark('buildAppMs', t);
   const welcome = await bootstrapIfEmpty(database, config);

@@ -35,9 +35,13 @@ function run(args: string[]): Promise<{ code: number | null; out: string; err: s
 }
 
 /** Starts `sdcs serve` and resolves once it prints where it listens. */
-function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+function start(
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUNDLE, 'serve'], { env: { ...env(), LOG_LEVEL: 'info' } });
+    const child = spawn(process.execPath, [BUNDLE, 'serve'], {
+      env: { ...env(), LOG_LEVEL: 'info', ...extraEnv },
+    });
     let out = '';
     const onData = (d: Buffer) => {
       out += d;
@@ -119,10 +123,17 @@ describe('sdcs serve', () => {
     expect(res.code).toBe(0);
     const key = /API key \(shown only now\): (sdcs_\w+)/.exec(res.out)?.[1];
     expect(key).toBeDefined();
-    const server = await start();
+    const server = await start({ LOG_FORMAT: 'pretty' });
     try {
       const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       expect((await me.json()).organization.name).toBe('Second Org');
+      // Readable log lines when asked (and on a terminal); JSON lines otherwise.
+      const line = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('SDCS listening on'))!;
+      expect(line).toMatch(/INFO/);
+      expect(line.trim().startsWith('{')).toBe(false);
     } finally {
       await stop(server.child);
     }
