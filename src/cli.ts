@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
+import { randomBase62 } from './lib/secrets.ts';
 import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
 import { openConfiguredDatabase, serve } from './server.ts';
 
@@ -10,7 +11,7 @@ const USAGE = `Usage: sdcs <command> [options]
 Commands:
   serve                 start the API (default)
   migrate               apply database migrations and exit
-  init --org NAME --email EMAIL [--name NAME] [--password PASSWORD]
+  init --org NAME --email EMAIL [--name NAME] [--password PASSWORD]  (without one, a password is generated and printed)
                         create an organization and its owner, print an API key
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
@@ -50,16 +51,23 @@ async function main(argv: string[]): Promise<void> {
       if (values.password !== undefined && values.password.length < 8) {
         throw new ConfigError('--password must be at least 8 characters');
       }
+      // Without --password a new owner gets a generated one, so that they can sign in.
+      const password = values.password ?? randomBase62(16);
       const created = await createOrganizationWithKey(database, {
         organizationName: values.org,
         email: values.email,
         name: values.name ?? values.email.split('@')[0] ?? values.email,
-        password: values.password ?? null,
+        password,
       });
       if (!created) throw new Error('organization was not created');
+      const login = !created.passwordSet
+        ? `${created.user.email} signs in with the password they already have.\n`
+        : values.password
+          ? `${created.user.email} signs in with the password given.\n`
+          : `Owner login (password shown only now): ${created.user.email} / ${password}\n`;
       process.stdout.write(
         `Created organization "${created.organization.name}" (${created.organization.id}) with owner ${created.user.email}.\n` +
-          `API key (shown only now): ${created.apiKey}\n`,
+          `API key (shown only now): ${created.apiKey}\n${login}`,
       );
     } finally {
       await database.close();

@@ -123,10 +123,19 @@ describe('sdcs serve', () => {
     expect(res.code).toBe(0);
     const key = /API key \(shown only now\): (sdcs_\w+)/.exec(res.out)?.[1];
     expect(key).toBeDefined();
+    // Without --password the new owner gets one, printed once, that works for signing in.
+    const password = /Owner login \(password shown only now\): second@example\.com \/ (\w+)/.exec(res.out)?.[1];
+    expect(password).toBeDefined();
     const server = await start({ LOG_FORMAT: 'pretty' });
     try {
       const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       expect((await me.json()).organization.name).toBe('Second Org');
+      const login = await fetch(`${server.base}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'second@example.com', password }),
+      });
+      expect(login.status).toBe(200);
       // Readable log lines when asked (and on a terminal); JSON lines otherwise.
       const line = server
         .output()

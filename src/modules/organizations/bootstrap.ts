@@ -2,6 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { hashPassword, newApiKey, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import { apiKeysRepository } from '../apikeys/apikeys.repository.ts';
+import { usersRepository } from '../users/users.repository.ts';
 import { countOrganizations, createOrganizationWithOwner } from './organizations.service.ts';
 
 export const BOOTSTRAP_EMAIL = 'owner@example.com';
@@ -20,6 +21,9 @@ export async function createOrganizationWithKey(
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return database.system(async (tx) => {
     if (input.onlyIfEmpty && (await countOrganizations(tx)) > 0) return null;
+    const existing = await usersRepository.findByEmail(tx, input.email);
+    // A password is given to a new owner, or to an existing user who had none; never replaced.
+    const passwordSet = passwordHash !== null && !existing?.password_hash;
     const { organization, user } = await createOrganizationWithOwner(tx, {
       organizationName: input.organizationName,
       email: input.email,
@@ -33,7 +37,7 @@ export async function createOrganizationWithKey(
       name: 'Created at set-up',
       keyHash: sha256Hex(apiKey),
     });
-    return { organization, user, apiKey };
+    return { organization, user, apiKey, passwordSet };
   });
 }
 
