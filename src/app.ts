@@ -123,7 +123,7 @@ export async function buildApp({
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect('/docs'),
   );
-  registerAcceptPage(app, API_PREFIX);
+  registerAcceptPage(app, API_PREFIX, database);
 
   return app;
 }

@@ -210,10 +210,24 @@ describe('POST /invitations/accept', () => {
 });
 
 describe('the page the invitation e-mail links to', () => {
-  it('is served without a credential and posts to the accept operation', async () => {
+  it('says that an unknown link is not valid, and shows no form', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/accept-invitation?token=abc' });
     expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('This invitation link is not valid');
+    expect(res.body).not.toContain('<form');
+  });
+
+  it('names who invites whom to which organization and role, then how to sign in', async () => {
+    const email = newEmail('page');
+    await invite(tenant.owner.token, { email, assignedSiteIds: [], role: 'VIEWER' });
+    const token = await tokenMailedTo(email);
+    const res = await t.app.inject({ method: 'GET', url: `/accept-invitation?token=${token}` });
+    expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
+    const text = res.body.replace(/<[^>]+>/g, '');
+    expect(text).toContain(`invites you, ${email}, to join Acme Group as VIEWER.`);
+    expect(res.body).toContain('/api/v1/auth/login');
+    expect(res.body).toContain('href="/docs"');
     expect(res.body).toContain('/api/v1/invitations/accept');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     // The page's script must at least be valid JavaScript (compiled here, not run).

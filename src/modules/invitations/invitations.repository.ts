@@ -79,6 +79,30 @@ export const invitationsRepository = {
       .executeTakeFirst();
   },
 
+  /** What the acceptance page shows about an invitation: who invites whom, to what, as what. */
+  describeByTokenHash(tx: Tx, tokenHash: string) {
+    return tx
+      .selectFrom('invitations as i')
+      .innerJoin('users as u', 'u.id', 'i.user_id')
+      .innerJoin('organizations as o', 'o.id', 'i.organization_id')
+      .innerJoin('memberships as m', (j) =>
+        j.onRef('m.organization_id', '=', 'i.organization_id').onRef('m.user_id', '=', 'i.user_id'),
+      )
+      .leftJoin('users as inviter', 'inviter.id', 'i.invited_by')
+      .select([
+        'i.email',
+        'i.accepted_at',
+        'i.expires_at',
+        sql<boolean>`i.expires_at > now()`.as('live'),
+        sql<boolean>`u.password_hash is not null`.as('has_account'),
+        'o.name as organization_name',
+        'm.role',
+        'inviter.name as inviter_name',
+      ])
+      .where('i.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  },
+
   /** Marks a live invitation accepted; false when it was used or expired meanwhile. */
   async claim(tx: Tx, organizationId: string, id: string): Promise<boolean> {
     const rows = await tx

@@ -101,6 +101,21 @@ export interface AcceptInput {
  * Accepts an invitation: activates the membership and returns an access token. A new account
  * takes the name and password given; an existing account must confirm with its password.
  */
+/** What an invitation link is about, for the page it opens; null for an unknown token. */
+export async function describeInvitation(database: Database, token: string) {
+  if (!token) return null;
+  const found = await database.system((tx) => repo.describeByTokenHash(tx, sha256Hex(token)));
+  if (!found) return null;
+  return {
+    email: found.email,
+    organizationName: found.organization_name,
+    role: found.role,
+    inviterName: found.inviter_name,
+    hasAccount: found.has_account,
+    state: found.accepted_at ? ('accepted' as const) : found.live ? ('open' as const) : ('expired' as const),
+  };
+}
+
 export async function acceptInvitation(database: Database, config: Config, input: AcceptInput) {
   const found = await database.system((tx) => repo.findByTokenHash(tx, sha256Hex(input.token)));
   if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');
