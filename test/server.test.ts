@@ -124,7 +124,9 @@ describe('sdcs serve', () => {
     const key = /API key \(shown only now\): (sdcs_\w+)/.exec(res.out)?.[1];
     expect(key).toBeDefined();
     // Without --password the new owner gets one, printed once, that works for signing in.
-    const password = /Owner login \(password shown only now\): second@example\.com \/ (\w+)/.exec(res.out)?.[1];
+    const password = /Owner login \(password shown only now\): second@example\.com \/ (\w+)/.exec(
+      res.out,
+    )?.[1];
     expect(password).toBeDefined();
     const server = await start({ LOG_FORMAT: 'pretty' });
     try {

@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The README's worked example, run exactly as written against the real service (the bundle that
+// `npm start` runs, on a fresh embedded database), so that the README cannot drift from the API.
+const ROOT = join(import.meta.dirname, '..');
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const scenario = /<!-- scenario:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario:end -->/.exec(readme)?.[1];
+const tools = ['curl', 'jq', 'bash'].filter((tool) => spawnSync('which', [tool]).status !== 0);
+
+let server: ChildProcess | undefined;
+let api = '';
+let key = '';
+
+beforeAll(async () => {
+  if (tools.length > 0) return;
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SDCS_DATA_DIR: mkdtempSync(join(tmpdir(), 'sdcs-readme-')),
+    PORT: '0',
+    LOG_FORMAT: 'json',
+  };
+  delete env['DATABASE_URL'];
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'sdcs.mjs'), 'serve'], { env });
+  server = child;
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const base = /SDCS listening on (http:\/\/[^\s]+) /.exec(out)?.[1];
+      const bearer = /Bearer (sdcs_\w+)/.exec(out)?.[1];
+      if (base && bearer) {
+        api = `${base}/api/v1`;
+        key = bearer;
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`the service exited with ${code}: ${out}`)));
+  });
+}, 120_000);
+
+afterAll(() => {
+  server?.removeAllListeners('exit');
+  server?.kill('SIGTERM');
+});
+
+describe('the README’s worked example', () => {
+  it('is in the README', () => {
+    expect(scenario).toBeDefined();
+  });
+
+  it.skipIf(tools.length > 0)(
+    `runs as written (needs ${['curl', 'jq', 'bash'].join(', ')})`,
+    () => {
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', scenario!], {
+        env: { ...process.env, API: api, KEY: key },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toBe('{"success":true}');
+      // The electricity value is converted from MWh into the element's kWh, the original kept.
+      expect(lines).toContainEqual(expect.stringMatching(/"value":1200,"originalValue":1\.2}$/));
+      // Each refuel is one activity calculated by the definition's calcCode (litres × 2.68).
+      expect(lines).toContain('{"input":{"litres":100},"value":268}');
+      expect(lines).toContain('{"input":{"litres":50},"value":134}');
+    },
+    90_000,
+  );
+});
