@@ -67,7 +67,7 @@ describe('the README’s worked example', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       const lines = run.stdout.trim().split('\n');
-    expect(lines[0]).toBe('{"success":true}');
+      expect(lines[0]).toBe('{"success":true}');
       // The electricity value is converted from MWh into the element's kWh, the original kept.
       expect(lines).toContainEqual(expect.stringMatching(/"value":1200,"originalValue":1\.2}$/));
       // Each refuel is one activity calculated by the definition's calcCode (litres × 2.68).
