@@ -37,6 +37,17 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Sends e-mail; by default SMTP when SMTP_URL is set, else `.eml` files in `<data dir>/outbox/`. */
   mailer?: Mailer;
+  /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
+  clock?: Clock;
+}
+
+export type Clock = () => Date;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The current time as the service sees it (see `AppDeps.clock`). */
+    clock: Clock;
+  }
 }
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
@@ -47,6 +58,7 @@ export async function buildApp({
   config,
   logger = false,
   mailer = createMailer(config),
+  clock = () => new Date(),
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -62,6 +74,7 @@ export async function buildApp({
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.decorate('clock', clock);
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app);
