@@ -11,10 +11,17 @@ export interface TestContext {
   app: FastifyInstance;
   database: Database;
   config: Config;
+  /** PostgreSQL mode: the test database's URL. */
+  url?: string;
 }
 
 /** A fresh migrated database for one test file: a copy of the run's template. */
-export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+export async function openTestDatabase(): Promise<{
+  database: Database;
+  drop: () => Promise<void>;
+  /** The database's URL in PostgreSQL mode (to open a second process-like connection pool). */
+  url?: string;
+}> {
   const url = process.env['DATABASE_URL'];
   if (url) {
     const name = `sdcs_t_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -26,6 +33,7 @@ export async function openTestDatabase(): Promise<{ database: Database; drop: ()
     const database = await Database.open({ databaseUrl: target.toString() });
     return {
       database,
+      url: target.toString(),
       drop: async () => {
         await database.close();
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -59,6 +67,7 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
     const opened = await openTestDatabase();
     drop = opened.drop;
     ctx.database = opened.database;
+    ctx.url = opened.url;
     ctx.config = testConfig(overrides);
     ctx.app = await buildApp({ database: ctx.database, config: ctx.config });
     await ctx.app.ready();

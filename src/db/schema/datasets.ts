@@ -38,6 +38,7 @@ export type DatasetItemChangeSource = 'api' | 'import' | 'dataset-delete';
 
 export interface DatasetItemHistoryTable {
   id: Generated<string>;
+  seq: Generated<number>;
   organization_id: string;
   dataset_id: string;
   item_id: string;

@@ -213,8 +213,8 @@ export const activitiesRepository = {
    * An activity whose value is visible (live form and element, active form-site), its value
    * locked (which keeps the value's activities as read, see `lockValues`).
    */
-  findForUpdate(tx: Tx, organizationId: string, id: string) {
-    return tx
+  async findForUpdate(tx: Tx, organizationId: string, id: string) {
+    const row = await tx
       .selectFrom('activities as a')
       .innerJoin('form_element_submissions as v', (j) =>
         j
@@ -259,6 +259,17 @@ export const activitiesRepository = {
       .where('e.deleted_at', 'is', null)
       .forUpdate('v')
       .executeTakeFirst();
+    if (!row) return undefined;
+    // The statement above read the activity from its snapshot, taken before it waited for the
+    // value's lock: read it again, now that the change it waited for is visible (no lost update).
+    const current = await tx
+      .selectFrom('activities')
+      .select(['input', 'value', 'metadata'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    return current ? { ...row, ...current } : undefined;
   },
 
   /** The inputs of a value's activities, in list order. */

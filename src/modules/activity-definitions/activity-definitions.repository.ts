@@ -41,13 +41,13 @@ export const activityDefinitionsRepository = {
       .execute();
   },
 
-  findVisible(tx: Tx, organizationId: string, id: string) {
-    return tx
+  findVisible(tx: Tx, organizationId: string, id: string, forUpdate = false) {
+    const query = tx
       .selectFrom('activity_definitions')
       .selectAll()
       .where('id', '=', id)
-      .where(visibleTo(organizationId))
-      .executeTakeFirst();
+      .where(visibleTo(organizationId));
+    return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
   },
 
   /** The organization's keys equal to `base` or of the form `base-…`. */

@@ -125,8 +125,8 @@ export async function createDefinition(
 }
 
 /** The caller's own definition; another organization's common one is read-only (403). */
-async function ownDefinition(tx: Tx, caller: Caller, id: string): Promise<DefinitionRow> {
-  const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id) : undefined;
+async function ownDefinition(tx: Tx, caller: Caller, id: string, forUpdate = false): Promise<DefinitionRow> {
+  const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id, forUpdate) : undefined;
   if (!row) throw notFound('Activity definition');
   if (row.organization_id !== caller.organizationId) {
     throw forbidden('This common activity definition belongs to another organization and is read-only');
@@ -141,7 +141,9 @@ export async function updateDefinition(
   body: UpdateDefinitionBody,
   fields: DefinitionFields,
 ): Promise<ActivityDefinition> {
-  const row = await ownDefinition(tx, caller, id);
+  await ownDefinition(tx, caller, id);
+  // Locked and read again: `isCommon` left out keeps the value stored by a concurrent change.
+  const row = await ownDefinition(tx, caller, id, true);
   const isCommon = body.isCommon ?? row.is_common;
   authorize(isCommon === row.is_common || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
   return present(await repo.update(tx, caller.organizationId, row.id, { ...fields, isCommon }));

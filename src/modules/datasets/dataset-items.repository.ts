@@ -120,15 +120,17 @@ export const datasetItemsRepository = {
   },
 
   /** An item the organization can read, with what decides who may change it. */
-  find(tx: Tx, organizationId: string, id: string) {
-    return tx
+  find(tx: Tx, organizationId: string, id: string, forUpdate = false) {
+    let query = tx
       .selectFrom('dataset_items as i')
       .innerJoin('datasets as d', 'd.id', 'i.dataset_id')
       .select(ITEM_COLUMNS)
       .select(['d.is_common'])
       .where('i.id', '=', id)
-      .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]))
-      .executeTakeFirst() as Promise<(ItemRow & { is_common: boolean }) | undefined>;
+      .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]));
+    // Locks the item row only (its dataset is locked by the caller, before).
+    if (forUpdate) query = query.forUpdate('i');
+    return query.executeTakeFirst() as Promise<(ItemRow & { is_common: boolean }) | undefined>;
   },
 
   /** The item of a dataset with this key and year, if any. */
@@ -291,8 +293,7 @@ export const datasetItemsRepository = {
           eb('h.dataset_id', 'in', eb.selectFrom('datasets').select('id').where('is_common', '=', true)),
         ]),
       )
-      .orderBy('h.changed_at')
-      .orderBy('h.id')
+      .orderBy('h.seq')
       .execute();
   },
 };

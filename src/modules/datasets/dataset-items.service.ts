@@ -124,7 +124,10 @@ async function writableItem(tx: Tx, caller: Caller, id: string) {
   if (!row) throw itemNotFound();
   authorize(datasetPolicy.canChange(caller, row), COMMON_DENIED);
   await datasetsRepository.lock(tx, caller.organizationId, row.dataset_id);
-  return row;
+  // Read again under the lock: a change committed meanwhile must be the base of this one.
+  const locked = await repo.find(tx, caller.organizationId, row.id, true);
+  if (!locked) throw itemNotFound();
+  return locked;
 }
 
 export async function getItem(tx: Tx, caller: Caller, id: string) {

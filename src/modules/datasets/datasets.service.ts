@@ -37,7 +37,8 @@ export async function writableDataset(tx: Tx, caller: Caller, id: string, missin
   const row = await readableDataset(tx, caller, id, missing);
   authorize(datasetPolicy.canChange(caller, row), COMMON_DENIED);
   await repo.lock(tx, caller.organizationId, row.id);
-  return row;
+  // Read again under the lock: a change committed meanwhile is the base of this one.
+  return readableDataset(tx, caller, row.id, missing);
 }
 
 const datasetNotFound = () => notFound('Dataset');
