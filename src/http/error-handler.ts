@@ -15,8 +15,9 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(
 );
 
 /**
- * PostgreSQL refusing a value the validation let through: input the service cannot store,
- * so a 400 rather than a 500. The error names no column, so the issue cannot name the field.
+ * PostgreSQL refusing a value the validation let through (any data exception, class 22):
+ * input the service cannot store, so a 400 rather than a 500. The error rarely names a column;
+ * services check the fields they can name before the database sees them.
  */
 const PG_INPUT_ERRORS: Record<string, string> = {
   '22021': 'A text contains a character that cannot be stored (such as the NUL character)',
@@ -24,6 +25,10 @@ const PG_INPUT_ERRORS: Record<string, string> = {
   '22001': 'A text is longer than its field allows',
   '22003': 'A number is out of the range its field allows',
   '22008': 'A date or time is out of the supported range',
+  '22P02': 'A value is not valid for its type (such as an identifier that is not a UUID)',
+  '22007': 'A date or time is not valid',
+  '22012': 'A calculation divided by zero',
+  '22023': 'A value is not valid for its field',
 };
 
 /** Turns Ajv's findings into issues whose path names the field (`values.2.periodUnit`). */
@@ -105,10 +110,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
         'The request collided with a concurrent change and was undone; send it again',
       );
     }
-    const pgInput = pgCode ? PG_INPUT_ERRORS[pgCode] : undefined;
-    if (pgInput) {
+    // Class 22 (data exception): a value the database cannot hold or read as its type.
+    if (typeof pgCode === 'string' && /^22[0-9A-Z]{3}$/.test(pgCode)) {
       request.log.warn({ err: error }, 'the database refused an input value the validation let through');
-      return send(reply, 'BAD_REQUEST', pgInput);
+      const column = (error as { column?: string }).column;
+      const message = PG_INPUT_ERRORS[pgCode] ?? 'A value is not valid for its field';
+      return send(reply, 'BAD_REQUEST', 'Invalid input data', [
+        column ? { path: column, message: `${column}: ${message}` } : { message },
+      ]);
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

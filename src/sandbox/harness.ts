@@ -185,6 +185,11 @@ const HARNESS_SOURCE = `(() => {
     } catch (e) {
       return problem('metadata', 'result.metadata cannot be converted to JSON: ' + describe(e).message);
     }
+    // A toJSON method can turn the object into something else (a string, an array).
+    const stored = parse(json).metadata;
+    if (typeof stored !== 'object' || stored === null || isArray(stored)) {
+      return problem('metadata', 'result.metadata must be an object once converted to JSON, got ' + kindOf(stored));
+    }
     if (json.length > maxChars) {
       return problem('output', 'the result is ' + json.length + ' characters of JSON, more than the limit of ' + maxChars);
     }
@@ -198,8 +203,10 @@ const HARNESS_SOURCE = `(() => {
     const given = parse(contextJson);
     let calls = 0;
     const coefficient = async (key, options) => {
-      if (typeof key !== 'string' || key.length === 0) {
-        throw new TypeErrorCtor('context.coefficient(key, options): key must be a non-empty string');
+      if (typeof key !== 'string' || key.length === 0 || key.length > 500 || key.indexOf('\\0') >= 0) {
+        throw new TypeErrorCtor(
+          'context.coefficient(key, options): key must be a non-empty string of at most 500 characters, without NUL',
+        );
       }
       let datasetId = null;
       let year = null;
@@ -218,7 +225,10 @@ const HARNESS_SOURCE = `(() => {
           datasetId = d;
         }
         if (y !== undefined && y !== null) {
-          if (!isInteger(y)) throw new TypeErrorCtor('context.coefficient: options.year must be an integer');
+          // Years are stored as 4-byte integers: 1e300 or 2**53 would fail in the database.
+          if (!isInteger(y) || y < 1 || y > 9999) {
+            throw new TypeErrorCtor('context.coefficient: options.year must be an integer from 1 to 9999');
+          }
           year = y;
         }
       }

@@ -139,7 +139,12 @@ async function calculate(
           w.results.push(outcome);
         }
       });
-      w.plan.checked!.numericValue = w.results.reduce((sum, r) => sum + r.value, 0);
+      const total = w.results.reduce((sum, r) => sum + r.value, 0);
+      if (!Number.isFinite(total)) {
+        const path = `values.${w.plan.index}.value`;
+        issues.push({ path, message: `${path}: the activities add up to more than a number can hold` });
+      }
+      w.plan.checked!.numericValue = total;
     }
   });
   if (issues.length > 0) throw badRequest('An activity calculation failed; nothing was saved', issues);

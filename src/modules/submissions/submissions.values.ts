@@ -161,6 +161,7 @@ function checkOne(
   const period = periodOf(input, element, context.year, context.periodType);
   if ('message' in period) return refusal(period.field, period.message);
 
+  if (input.selectedUnitId === '') return refusal('selectedUnitId', 'must be a unit id or null, not empty');
   const selectedUnitId = input.selectedUnitId?.toLowerCase() ?? null;
   const selectedUnit = selectedUnitId ? context.units.get(selectedUnitId) : undefined;
   if (selectedUnitId && element.type !== 'NUMBER') {
