@@ -9,6 +9,7 @@ import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
+import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
@@ -78,6 +79,7 @@ export async function buildApp({
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app);
+  registerStrictQueries(app, API_PREFIX);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

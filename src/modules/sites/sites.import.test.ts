@@ -167,7 +167,7 @@ describe('site import', () => {
     expect(res.body.success).toBe(1);
   });
 
-  it('refuses viewers, collectors and other organizations (403)', async () => {
+  it('refuses viewers and collectors (403), another organization’s id like any unknown body id (400)', async () => {
     for (const member of [tenant.viewer, tenant.collector]) {
       const res = await importCsv('name\nX\n', member.token);
       expect(res.status).toBe(403);
@@ -175,7 +175,10 @@ describe('site import', () => {
     }
     const other = await createTenant(t);
     const res = await importCsv('name\nX\n', tenant.owner.token, other.organizationId);
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([
+      { path: 'organizationId', message: expect.stringMatching(/own organization/) },
+    ]);
     expect((await sitesOf(other.owner.token)).length).toBe(0);
   });
 

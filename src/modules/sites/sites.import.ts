@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { authorize } from '../../domain/errors.ts';
+import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
@@ -41,10 +41,10 @@ const FAILED = 3;
 /** Checks the caller may import into `organizationId` (MANAGER+, own organization only). */
 export function authorizeImport(caller: Caller, organizationId: string): void {
   authorize(sitePolicy.mayWriteSites(caller), MESSAGES.managersOnly);
-  authorize(
-    organizationId.toLowerCase() === caller.organizationId.toLowerCase(),
-    'organizationId must be your own organization',
-  );
+  // A body id that names nothing of the caller's is a 400, as everywhere else.
+  if (organizationId.toLowerCase() !== caller.organizationId.toLowerCase()) {
+    throw invalidField('organizationId', 'organizationId must be your own organization');
+  }
 }
 
 /** Imports parsed rows in one transaction: one read of the tree, then multi-row inserts. */

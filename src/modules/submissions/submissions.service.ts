@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { authorize, invalidField, notFound } from '../../domain/errors.ts';
+import { authorize, forbidden, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -259,6 +259,10 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
     throw invalidField('siteId', 'siteId is not a site of this organization');
   }
   const scope = await siteScope(tx, caller);
+  // As GET /activities: naming a site the caller cannot read is a 403, not an empty page.
+  if (query.siteId && !policy.canReadSite(scope, query.siteId.toLowerCase())) {
+    throw forbidden(`You cannot read the data of site ${query.siteId}`);
+  }
   const page = pageOf(query);
   const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);
   return {
