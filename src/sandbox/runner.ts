@@ -1,3 +1,4 @@
+import { roundStored } from '../lib/numbers.ts';
 import { resolveLimits, type SandboxLimits } from './limits.ts';
 import { type RunnerState, sandboxPool } from './pool.ts';
 import type { CoefficientLookup } from './session.ts';
@@ -52,7 +53,11 @@ export async function createCalcRunner(
   await pool.open(state);
   return {
     limits: state.limits,
-    calculate: (inputs, context) => pool.calculate(state, inputs, context),
+    // Results are rounded as every computed number the service stores (src/lib/numbers.ts).
+    calculate: async (inputs, context) => {
+      const result = await pool.calculate(state, inputs, context);
+      return { ...result, value: roundStored(result.value) };
+    },
     dispose: () => pool.close(state),
   };
 }

@@ -29,7 +29,25 @@ export function itemsToCsv(items: ItemRow[]): string {
     String(i.year),
     ...fields.map((f) => metadataCell(i.metadata[f])),
   ]);
-  return stringify([header, ...rows]);
+  return stringify([header, ...rows].map((row) => row.map(neutralizeCell)));
+}
+
+/** What a spreadsheet may read as the start of a formula (OWASP's list: =, +, -, @, tab, CR). */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const ESCAPED_FORMULA = /^'+[=+\-@\t\r]/;
+
+/**
+ * CSV injection: a cell that a spreadsheet could run as a formula gets a leading `'` (plain
+ * numbers such as `-5` are left alone). Cells that already start with `'`s before such a
+ * character get one more, so that `restoreCell` undoes exactly this and the round trip is exact.
+ */
+export function neutralizeCell(cell: string): string {
+  return FORMULA_START.test(cell) && parseNumber(cell) === null ? `'${cell}` : cell;
+}
+
+/** The inverse of `neutralizeCell`, applied to every cell of an import. */
+export function restoreCell(cell: string): string {
+  return ESCAPED_FORMULA.test(cell) ? cell.slice(1) : cell;
 }
 
 /** A file name for a dataset's export. */
@@ -77,7 +95,8 @@ export const isBlankRecord = (cells: string[]) => cells.every((cell) => cell.tri
 
 export function parseCsv(text: string): string[][] {
   try {
-    return parse(text, { bom: true, relax_column_count: true }) as string[][];
+    const records = parse(text, { bom: true, relax_column_count: true }) as string[][];
+    return records.map((record) => record.map(restoreCell));
   } catch (error) {
     throw invalidField('csvContent', `csvContent is not valid CSV: ${(error as Error).message}`);
   }

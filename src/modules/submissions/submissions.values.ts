@@ -2,7 +2,12 @@ import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { activityListProblem } from '../activities/activities.inputs.ts';
-import { convertValue, type UnitFactor, UnitMismatchError } from '../units/units.convert.ts';
+import {
+  convertValue,
+  type UnitFactor,
+  UnitMismatchError,
+  UnitOverflowError,
+} from '../units/units.convert.ts';
 import { type ElementInfo, optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
@@ -64,6 +69,7 @@ export const VALUE_CHECKS: Record<ElementType, Check> = {
       return { value: converted, originalValue: value, numericValue: converted };
     } catch (error) {
       if (error instanceof UnitMismatchError) return refuse(error.message, 'selectedUnitId');
+      if (error instanceof UnitOverflowError) return refuse(error.message);
       throw error;
     }
   },

@@ -10,7 +10,7 @@ describe('convertValue', () => {
   it('converts within a dimension without float noise', () => {
     expect(convertValue(1.2, MWh, kWh)).toBe(1200);
     expect(convertValue(1500, kWh, MWh)).toBe(1.5);
-    expect(convertValue(1, GJ, kWh)).toBe(277.777777778);
+    expect(convertValue(1, GJ, kWh)).toBe(277.777777777778);
     expect(convertValue(7, kWh, kWh)).toBe(7);
   });
 

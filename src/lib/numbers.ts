@@ -1,0 +1,13 @@
+/** Significant digits kept of every number the service computes (conversions, calculations). */
+export const STORED_DIGITS = 15;
+
+/**
+ * Rounds a computed number to 15 significant digits, the precision a double holds exactly in
+ * decimal: float noise goes (600 × 0.035 = 21.000000000000004 -> 21; 1 MWh = 1000 kWh, not
+ * 999.9999999999999) and the result still reads back as the same double. Non-finite numbers
+ * are returned as they are: callers refuse them (they cannot be stored).
+ */
+export function roundStored(value: number): number {
+  if (!Number.isFinite(value) || value === 0) return value;
+  return Number(value.toPrecision(STORED_DIGITS));
+}
