@@ -20,7 +20,8 @@ const NO_PARAMETERS: Schema = { type: 'object', properties: {}, additionalProper
 export function registerStrictQueries(app: FastifyInstance, prefix: string): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.url.startsWith(prefix)) return;
-    const schema = (route.schema ??= {});
+    route.schema ??= {};
+    const schema = route.schema;
     const given = schema.querystring as Schema | undefined;
     const query: Schema = given ? { ...given, additionalProperties: false } : NO_PARAMETERS;
     schema.querystring = query;

@@ -62,7 +62,7 @@ describe('POST /activities/no-activity/mark and /unmark', () => {
     expect(again.body).toEqual(first.body);
   });
 
-  it('unmarks, answering the removed marker’s id; a period not marked is a 400', async () => {
+  it('unmarks, answering the removed marker’s id; unmarking again is idempotent, like marking', async () => {
     const marked = await mark(body({ periodUnit: 3 }));
 
     const removed = await unmark(body({ periodUnit: 3 }));
@@ -70,8 +70,11 @@ describe('POST /activities/no-activity/mark and /unmark', () => {
 
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({ success: true, id: marked.body.id });
-    expect(again.status).toBe(400);
-    expect(again.body.issues).toMatchObject([{ path: 'periodUnit' }]);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(removed.body);
+    const never = await unmark(body({ periodUnit: 4 }));
+    expect(never.status).toBe(200);
+    expect(never.body).toEqual({ success: true, id: (await mark(body({ periodUnit: 4 }))).body.id });
   });
 
   it('refuses to mark a period that has activities', async () => {

@@ -7,7 +7,7 @@ import { siteScope } from '../access/site-scope.ts';
 import { submissionsRepository } from '../submissions/submissions.repository.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
 import type { MarkerBody } from './activities.schemas.ts';
-import { markersRepository as repo, type Slot } from './markers.repository.ts';
+import { markerIdOf, markersRepository as repo, type Slot } from './markers.repository.ts';
 
 /**
  * The period a marker request names, checked like a submission: a live form and ACTIVITY
@@ -49,10 +49,12 @@ export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
   return { success: true, id: await repo.mark(tx, caller.organizationId, formId, slot, caller.userId) };
 }
 
-/** Removes the marker of a period; a period that is not marked is a 400 naming `periodUnit`. */
+/**
+ * Removes the marker of a period. Like marking, it is idempotent: a period that is not marked
+ * (any more) answers 200 with the id its marker has (`markerIdOf`).
+ */
 export async function unmarkNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
   const { slot } = await resolveSlot(tx, caller, body);
   const id = await repo.unmark(tx, caller.organizationId, slot);
-  if (!id) throw invalidField('periodUnit', 'This period is not marked as having no activity');
-  return { success: true, id };
+  return { success: true, id: id ?? markerIdOf(caller.organizationId, slot) };
 }

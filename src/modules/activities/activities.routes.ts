@@ -94,7 +94,8 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'activities.unmarkNoActivity',
         tags: TAGS,
         summary: 'Remove the no-activity marker of a period (collectors)',
-        description: 'Answers the removed marker’s id. A period that is not marked is a 400.',
+        description:
+          'Answers the removed marker’s id. Idempotent like marking: a period that is not marked answers 200 with the same id.',
         body: MarkerBody,
         response: { 200: MarkerResult, ...errors(400, 401, 403) },
       },

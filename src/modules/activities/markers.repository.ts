@@ -1,7 +1,24 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 
 /** One element on one site and period: what a no-activity marker is about. */
+/**
+ * The id of a period's marker, derived from the period (a name-based UUID): marking, unmarking
+ * and unmarking again all answer the same id, so unmarking is idempotent like marking.
+ */
+export function markerIdOf(organizationId: string, slot: Slot): string {
+  const hash = createHash('sha256')
+    .update(
+      ['no-activity', organizationId, slot.elementId, slot.siteId, slot.year, slot.periodUnit].join('|'),
+    )
+    .digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export interface Slot {
   elementId: string;
   siteId: string;
@@ -40,6 +57,7 @@ export const markersRepository = {
     const inserted = await tx
       .insertInto('no_activity_markers')
       .values({
+        id: markerIdOf(organizationId, slot),
         organization_id: organizationId,
         form_id: formId,
         element_id: slot.elementId,

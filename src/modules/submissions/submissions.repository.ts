@@ -77,12 +77,15 @@ export const submissionsRepository = {
   },
 
   /** Creates or touches the one submission of a form-site; the row stays locked until commit. */
-  upsertSubmission(tx: Tx, organizationId: string, formSiteId: string, userId: string) {
+  /** `touch`: a stored submission's `updatedAt` becomes now (false for a request that writes no value). */
+  upsertSubmission(tx: Tx, organizationId: string, formSiteId: string, userId: string, touch = true) {
     return tx
       .insertInto('form_submissions')
       .values({ organization_id: organizationId, form_site_id: formSiteId, user_id: userId })
       .onConflict((oc) =>
-        oc.columns(['organization_id', 'form_site_id']).doUpdateSet({ updated_at: sql`now()` }),
+        oc
+          .columns(['organization_id', 'form_site_id'])
+          .doUpdateSet({ updated_at: touch ? sql`now()` : sql`form_submissions.updated_at` }),
       )
       .returning(['id', 'user_id', 'created_at', 'updated_at'])
       .executeTakeFirstOrThrow();

@@ -72,7 +72,7 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Approve or reject a value (managers of its site)',
         description:
-          'The review and its comment join the value’s history. Writing the value again makes it COMPLETED.',
+          '`{id}` is the value’s `formElementSubmissionId` (as each value of a submission shows it), not the submission’s id. The review and its comment join the value’s history. Writing the value again makes it COMPLETED.',
         params: IdParams,
         body: ReviewBody,
         response: { 200: ValueItem, ...errors(400, 401, 403, 404) },
@@ -89,6 +89,7 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'formSubmissions.valueHistory',
         tags: TAGS,
         summary: 'Every change of a value, oldest first (also of deleted values)',
+        description: '`{id}` is the value’s `formElementSubmissionId`.',
         params: IdParams,
         response: { 200: Type.Array(HistoryEntry), ...errors(401, 403, 404) },
       },

@@ -61,7 +61,8 @@ export async function submit(tx: Tx, caller: Caller, body: SubmitBody): Promise<
   );
   await activities.calculate(tx, org, { siteId, year: body.year });
 
-  const submission = await repo.upsertSubmission(tx, org, formSite.id, caller.userId);
+  // `values: []` changes nothing: a stored submission keeps its updatedAt.
+  const submission = await repo.upsertSubmission(tx, org, formSite.id, caller.userId, body.values.length > 0);
   const stored = await valuesRepository.lockValues(tx, org, submission.id, [
     ...new Set(checked.planned.map((p) => p.element.id)),
   ]);
