@@ -43,6 +43,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
   clock?: Clock;
+  /** Slot guards added to those app.ts registers (tests). */
+  slotGuards?: SlotGuard[];
 }
 
 export type Clock = () => Date;
@@ -63,6 +65,7 @@ export async function buildApp({
   logger = false,
   mailer = createMailer(config),
   clock = () => new Date(),
+  slotGuards = [],
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -117,7 +120,7 @@ export async function buildApp({
   // registers FILE here (`FILE: fileElementHandler(…)` in place of the plain one).
   const calcLimits = { budgetMs: config.calcRequestBudgetMs };
   // Slot guards run before any write that changes values or activities (e.g. a period lock).
-  const guards: SlotGuard[] = [];
+  const guards: SlotGuard[] = [...slotGuards];
   const pipeline: ValuesPipeline = {
     handlers: { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler(calcLimits) },
     guards,

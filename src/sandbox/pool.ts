@@ -40,8 +40,8 @@ interface SandboxWorker {
   inFlight: number;
 }
 
-/** Requests a worker holds at once: one running, one waiting for a coefficient lookup. */
-const PER_WORKER = 2;
+/** Requests a worker holds at once: one, so that a waiting organization is next in line. */
+const PER_WORKER = 1;
 
 interface Request {
   message: Extract<ToWorker, { requestId: number }>;
