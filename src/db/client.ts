@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PGlitePool } from './pglite-pool.ts';
+import { PGlitePool, type PoolStats } from './pglite-pool.ts';
 import type { DB } from './schema/index.ts';
 
 export type Engine = 'pglite' | 'postgres';
@@ -55,7 +55,13 @@ export class Database {
     private readonly kysely: Kysely<DB>,
     private readonly runScript: (script: string) => Promise<void>,
     private readonly pglite?: PGlite,
+    private readonly statsOf: () => PoolStats = () => ({ size: 0, inUse: 0, waiting: 0 }),
   ) {}
+
+  /** The connection pool's use (metrics): open, checked out, waiting for a connection. */
+  poolStats(): PoolStats {
+    return this.statsOf();
+  }
 
   /** Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. */
   static async open(options: {
@@ -81,9 +87,19 @@ export class Database {
         client.on('error', () => undefined);
       });
       const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-      return new Database('postgres', kysely, async (script) => {
-        await pool.query(script);
-      });
+      return new Database(
+        'postgres',
+        kysely,
+        async (script) => {
+          await pool.query(script);
+        },
+        undefined,
+        () => ({
+          size: pool.totalCount,
+          inUse: pool.totalCount - pool.idleCount,
+          waiting: pool.waitingCount,
+        }),
+      );
     }
     const pglite = await PGlite.create({
       dataDir: options.dataDir,
@@ -92,7 +108,13 @@ export class Database {
     });
     const pool = new PGlitePool(pglite);
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return new Database('pglite', kysely, (script) => pool.exec(script), pglite);
+    return new Database(
+      'pglite',
+      kysely,
+      (script) => pool.exec(script),
+      pglite,
+      () => pool.stats(),
+    );
   }
 
   /**

@@ -63,6 +63,9 @@ export function errorBody(code: ErrorCode, message: string, issues?: Issue[]): R
 }
 
 function send(reply: FastifyReply, code: ErrorCode, message: string, issues?: Issue[]) {
+  if (code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  }
   return reply
     .status(ERROR_STATUS[code])
     .type('application/json')
@@ -101,7 +104,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return send(reply, 'SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');
     }
     const pgCode = (error as { code?: string }).code;
