@@ -159,9 +159,9 @@ export class Database {
   }
 
   /** A dump of the embedded database (tests load it as a migrated template). */
-  async dumpDataDir(): Promise<Blob> {
+  async dumpDataDir(compression: 'none' | 'gzip' = 'none'): Promise<Blob> {
     if (!this.pglite) throw new Error('only the embedded database can be dumped');
-    return this.pglite.dumpDataDir('none');
+    return this.pglite.dumpDataDir(compression);
   }
 
   async close(): Promise<void> {
