@@ -3,7 +3,7 @@ import { pendingMigrations } from '../../db/migrate.ts';
 import { AppError, type Issue } from '../../domain/errors.ts';
 import { checkSyntax } from '../../sandbox/index.ts';
 
-const SANDBOX_TIMEOUT_MS = 2_000;
+const SANDBOX_TIMEOUT_MS = 5_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([
