@@ -13,6 +13,8 @@ export interface CalcRunnerOptions {
    * between calculations: much slower; for comparison, and as a fallback.
    */
   freshContextPerCall?: boolean;
+  /** The queue its calculations wait in (an organization id): queues take turns for the workers. */
+  queue?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function createCalcRunner(
     freshContextPerCall: options.freshContextPerCall ?? false,
     lookup: options.coefficient ?? noLookup,
     closed: false,
+    queue: options.queue ?? '',
   };
   await pool.open(state);
   return {

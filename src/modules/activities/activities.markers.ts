@@ -4,9 +4,11 @@ import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { runGuards } from '../submissions/element-types.ts';
 import { submissionsRepository } from '../submissions/submissions.repository.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
 import type { MarkerBody } from './activities.schemas.ts';
+import type { ActivitiesDeps } from './activities.service.ts';
 import { markerIdOf, markersRepository as repo, type Slot } from './markers.repository.ts';
 
 /**
@@ -33,13 +35,21 @@ async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
   return { formId: element.formId, formSiteId: formSite.id, slot };
 }
 
+const guardSlot = (formId: string, slot: Slot) => ({
+  formId,
+  siteId: slot.siteId,
+  year: slot.year,
+  period: slot.periodUnit,
+});
+
 /**
  * Marks a period as having no activity. Marking again answers the same marker; a period that
  * has activities cannot be marked (400): remove them first.
  */
-export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
+export async function markNoActivity(deps: ActivitiesDeps, tx: Tx, caller: Caller, body: MarkerBody) {
   const { formId, formSiteId, slot } = await resolveSlot(tx, caller, body);
   await repo.lockFormSite(tx, formSiteId);
+  await runGuards(deps.guards, tx, caller.organizationId, [guardSlot(formId, slot)]);
   if (await repo.slotHasActivities(tx, caller.organizationId, slot)) {
     throw invalidField(
       'periodUnit',
@@ -53,8 +63,9 @@ export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
  * Removes the marker of a period. Like marking, it is idempotent: a period that is not marked
  * (any more) answers 200 with the id its marker has (`markerIdOf`).
  */
-export async function unmarkNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
-  const { slot } = await resolveSlot(tx, caller, body);
+export async function unmarkNoActivity(deps: ActivitiesDeps, tx: Tx, caller: Caller, body: MarkerBody) {
+  const { formId, slot } = await resolveSlot(tx, caller, body);
+  await runGuards(deps.guards, tx, caller.organizationId, [guardSlot(formId, slot)]);
   const id = await repo.unmark(tx, caller.organizationId, slot);
   return { success: true, id: id ?? markerIdOf(caller.organizationId, slot) };
 }

@@ -76,8 +76,10 @@ export const submissionsRepository = {
       .executeTakeFirst();
   },
 
-  /** Creates or touches the one submission of a form-site; the row stays locked until commit. */
-  /** `touch`: a stored submission's `updatedAt` becomes now (false for a request that writes no value). */
+  /**
+   * Creates or touches the one submission of a form-site; the row stays locked until commit.
+   * `touch`: a stored submission's `updatedAt` becomes now (false for a request that writes no value).
+   */
   upsertSubmission(tx: Tx, organizationId: string, formSiteId: string, userId: string, touch = true) {
     return tx
       .insertInto('form_submissions')
