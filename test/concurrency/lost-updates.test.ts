@@ -20,7 +20,9 @@ import {
  * and the stored row equals the last history entry. In PostgreSQL mode the requests are
  * spread over two app instances (two connection pools) on one database, as two processes.
  */
-const t = useTestApp();
+// 20 merges of one activity queue for the sandbox on a busy machine: the per-request calculation
+// budget (wall time, 5 s by default) is not what this test is about.
+const t = useTestApp({ calcRequestBudgetMs: 120_000 });
 const N = 20;
 let second: { app: FastifyInstance; database: Database } | undefined;
 let tenant: Tenant;
@@ -28,12 +30,16 @@ let tenant: Tenant;
 /** The context of the i-th request: every other one goes to the second instance when there is one. */
 const via = (i: number): TestContext => (second && i % 2 === 1 ? { ...t, app: second.app } : t);
 
-/** Sends `N` requests at once (built by `request(i)`) and expects all to succeed. */
+/**
+ * Sends `N` requests at once (built by `request(i)`) and expects all to succeed, or (`allowed`)
+ * some to be refused as a whole, such as a 409 "try again".
+ */
 async function parallel(
   request: (ctx: TestContext, i: number) => Promise<{ status: number; body: unknown }>,
+  allowed: number[] = [200],
 ) {
   const results = await Promise.all(Array.from({ length: N }, (_, i) => request(via(i), i)));
-  for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
+  for (const r of results) expect(allowed, JSON.stringify(r.body)).toContain(r.status);
   return results;
 }
 
@@ -103,20 +109,27 @@ describe('lost updates', () => {
     expect(entered.status, JSON.stringify(entered.body)).toBe(200);
     const activityId = entered.body.values[0].activities[0].activityId;
 
-    await parallel((ctx, i) =>
-      api(ctx, 'PATCH', `/activities/${activityId}`, {
-        token: tenant.owner.token,
-        body: { input: { [`f${i}`]: i + 1 } },
-      }),
+    // The calculation runs outside the write transaction: a merge whose input changed meanwhile
+    // is calculated again, and one that keeps losing that race is a 409 that changed nothing.
+    const results = await parallel(
+      (ctx, i) =>
+        api(ctx, 'PATCH', `/activities/${activityId}`, {
+          token: tenant.owner.token,
+          body: { input: { [`f${i}`]: i + 1 } },
+        }),
+      [200, 409],
     );
+    const accepted = results.flatMap((r, i) => (r.status === 200 ? [i] : []));
+    expect(accepted.length).toBeGreaterThan(0);
     const history = (await api(t, 'GET', `/activities/${activityId}/history`, { token: tenant.owner.token }))
       .body;
     const updates = history.filter((h: any) => h.action === 'UPDATE');
-    expect(updates).toHaveLength(N);
+    expect(updates).toHaveLength(accepted.length);
     expectChained(updates);
-    const expected = Object.fromEntries(inputs.map((input, i) => [input.name, i + 1]));
+    const expected = Object.fromEntries(accepted.map((i) => [`f${i}`, i + 1]));
+    const total = accepted.reduce((sum, i) => sum + i + 1, 0);
     expect(updates.at(-1).after.input).toEqual(expected);
-    expect(updates.at(-1).after.value).toBe((N * (N + 1)) / 2);
+    expect(updates.at(-1).after.value).toBe(total);
     const stored = await t.database.tenant(tenant.organizationId, (tx) =>
       tx
         .selectFrom('activities')
@@ -125,7 +138,7 @@ describe('lost updates', () => {
         .executeTakeFirstOrThrow(),
     );
     expect(stored.input).toEqual(expected);
-    expect(Number(stored.value)).toBe((N * (N + 1)) / 2);
+    expect(Number(stored.value)).toBe(total);
   });
 
   it('PATCH /sites/{id}: names and latitudes changed at once are both kept', async () => {
