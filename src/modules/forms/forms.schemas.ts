@@ -17,6 +17,10 @@ export const PeriodType = Type.Enum([...PERIOD_TYPES], {
   description: 'YEARLY (periodUnit 1), QUARTERLY (1..4) or MONTHLY (1..12)',
 });
 export const ElementType = Type.Enum([...ELEMENT_TYPES]);
+export const Aggregation = Type.Enum(['SUM', 'LAST', 'AVERAGE'], {
+  description:
+    'NUMBER elements: how one site’s periods combine in indicators. SUM (default) for flows such as kWh; LAST (the latest period in scope) or AVERAGE (the mean of the periods with data) for stocks such as headcount. Across sites values always add up.',
+});
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
@@ -49,6 +53,7 @@ export const ElementInput = Type.Object(
     unitId: Type.Optional(Nullable(Uuid)),
     options: Type.Optional(Nullable(Type.Array(SelectOption, { minItems: 1, maxItems: 1000 }))),
     activityDefinitionId: Type.Optional(Nullable(Uuid)),
+    aggregation: Type.Optional(Aggregation),
     metadata: Type.Optional(Metadata),
     order: Type.Optional(
       Type.Integer({
@@ -83,6 +88,7 @@ export const Element = Type.Object({
   unitId: Nullable(Uuid),
   options: Nullable(Type.Array(Type.Object({ label: Type.String(), value: Type.String() }))),
   activityDefinitionId: Nullable(Uuid),
+  aggregation: Aggregation,
   metadata: Metadata,
   order: Type.Integer(),
 });
