@@ -21,6 +21,7 @@ import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
@@ -126,6 +127,7 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
+      await api.register(indicatorsRoutes);
     },
     { prefix: API_PREFIX },
   );
