@@ -28,6 +28,7 @@ import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
+import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -128,6 +129,7 @@ export async function buildApp({
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
       await api.register(indicatorsRoutes);
+      await api.register(targetsRoutes);
     },
     { prefix: API_PREFIX },
   );
