@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
+import { valuesRepository } from '../src/modules/indicators/values.repository.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { engines, freshDatabase, median } from './lib.ts';
 
@@ -40,7 +41,8 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
 }
 
 const rows: string[] = [];
-for (const engine of engines()) {
+const only = process.env['ENGINES']?.split(',');
+for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config });
   await app.ready();
@@ -138,6 +140,44 @@ for (const engine of engines()) {
   if (Object.values(check.results).some((r) => (r as { value: unknown }).value === null))
     throw new Error('a value is null');
   const values = await timed(() => call(app, key, 'POST', '/indicators/current-values', body));
+  // The aggregate statement alone (all 30 elements of the 10 indicators), inside a tenant transaction.
+  const sites = await database.tenant(orgId, async (tx) =>
+    (await sql<{ id: string }>`select id from sites where organization_id = ${orgId}`.execute(tx)).rows.map(
+      (r) => r.id,
+    ),
+  );
+  const used = [...Array(10).keys()].flatMap((k) => [k, k + 10, 10 * k + 9]).map((i) => elementIds[i % ELEMENTS]!);
+  const lastIds = used.filter((_, i) => i % 3 === 2);
+  const scope = {
+    siteIds: sites,
+    fromYear: 2025,
+    toYear: 2025,
+    periodUnits: null,
+    statuses: ['COMPLETED', 'APPROVED'] as ('COMPLETED' | 'APPROVED')[],
+  };
+  const aggregate = await timed(() =>
+    database.tenant(orgId, (tx) => valuesRepository.elements(tx, orgId, used, lastIds, scope)),
+  );
+  if (process.env['EXPLAIN']) {
+    const plan = await database.system(async (tx) => {
+      const result = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
+        with per_site as (
+          select v.element_id, fs.site_id, sum(v.numeric_value) as s, avg(v.numeric_value) as a, count(*) as n,
+                 (max(array[(fs.year * 16 + v.period_unit)::float8, v.numeric_value])
+                    filter (where v.element_id = any(${lastIds}::uuid[])))[2] as l
+            from form_element_submissions v
+            join form_submissions sub on sub.organization_id = v.organization_id and sub.id = v.form_submission_id
+            join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
+           where v.organization_id = ${orgId} and v.element_id = any(${used}::uuid[])
+             and v.deleted_at is null and v.numeric_value is not null
+             and v.status = any(${scope.statuses}::text[]) and fs.active and fs.year between 2025 and 2025
+             and fs.site_id = any(${sites}::uuid[])
+           group by v.element_id, fs.site_id)
+        select element_id, sum(s), sum(l), sum(a), sum(n)::int, count(*)::int from per_site group by element_id`.execute(tx);
+      return result.rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    console.error(plan);
+  }
   const q1 = await timed(() =>
     call(app, key, 'POST', '/indicators/current-values', {
       ...body,
@@ -165,6 +205,7 @@ for (const engine of engines()) {
   rows.push(
     `| ${engine} | current values, 10 indicators, root (${SITES + 11} sites), 2025 | ${values_} | ${fmt(values)} |`,
   );
+  rows.push(`| ${engine} | of which the one aggregate statement | ${values_} | ${fmt(aggregate)} |`);
   rows.push(`| ${engine} | same, Q1 and APPROVED only | ${values_} | ${fmt(q1)} |`);
   rows.push(`| ${engine} | GET /indicators (${INDICATORS} indicators) | ${values_} | ${fmt(list)} |`);
   console.error(`${engine}: seeded ${values_} values in ${seedSeconds.toFixed(1)} s`);

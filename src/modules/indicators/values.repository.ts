@@ -33,7 +33,7 @@ const siteFilter = (column: RawBuilder<unknown>, scope: Scope) =>
 export const valuesRepository = {
   /**
    * Every requested NUMBER element at once: per site first (sum, mean, latest period), then
-   * added up across sites. The latest-period pick only sorts the values of `lastIds`.
+   * added up across sites. The latest-period pick only looks at the values of `lastIds`.
    */
   async elements(
     tx: Tx,
@@ -47,8 +47,10 @@ export const valuesRepository = {
       with per_site as (
         select v.element_id, fs.site_id,
                sum(v.numeric_value) as s, avg(v.numeric_value) as a, count(*) as n,
-               (array_agg(v.numeric_value order by fs.year desc, v.period_unit desc)
-                  filter (where v.element_id = any(${lastIds}::uuid[])))[1] as l
+               -- The latest period's value: the greatest [period key, value] pair. A plain
+               -- aggregate (no ORDER BY inside), so the grouping can hash instead of sorting.
+               (max(array[(fs.year * 16 + v.period_unit)::float8, v.numeric_value])
+                  filter (where v.element_id = any(${lastIds}::uuid[])))[2] as l
           from form_element_submissions v
           join form_submissions sub on sub.organization_id = v.organization_id and sub.id = v.form_submission_id
           join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
