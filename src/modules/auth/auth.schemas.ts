@@ -1,3 +1,4 @@
+import { EXAMPLE_LOGIN } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 
@@ -11,7 +12,17 @@ export const SignupBody = Type.Object(
     email: Email,
     password: Password,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        organizationName: 'Acme Manufacturing',
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+        password: 'correct horse battery staple',
+      },
+    ],
+  },
 );
 
 export const LoginBody = Type.Object(
@@ -20,7 +31,7 @@ export const LoginBody = Type.Object(
     password: Type.String({ minLength: 1, maxLength: 200 }),
     organizationId: Type.Optional(Uuid),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [EXAMPLE_LOGIN] },
 );
 
 const TokenFields = {

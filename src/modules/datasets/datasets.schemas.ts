@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -9,7 +10,7 @@ export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
 export const MIN_YEAR = 1900;
 export const MAX_YEAR = 2200;
-const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR });
+const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR, examples: [2025] });
 
 export const Dataset = Type.Object({
   id: Uuid,
@@ -30,7 +31,10 @@ export const CreateDatasetBody = Type.Object(
       Type.Boolean({ description: 'Share with every organization (platform admins only)', default: false }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Emission factors 2025', description: 'Grid electricity and fuels, kgCO2e per unit' }],
+  },
 );
 
 export const UpdateDatasetBody = Type.Object(
@@ -39,7 +43,11 @@ export const UpdateDatasetBody = Type.Object(
     description: Type.Optional(Description),
     isCommon: Type.Optional(Type.Boolean({ description: 'Platform admins only' })),
   },
-  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Emission factors 2025 (revised)' }],
+    description: 'Each field sent replaces the stored one; others are kept',
+  },
 );
 
 export const DatasetIdParams = Type.Object({ datasetId: Type.String({ description: 'The dataset' }) });
@@ -81,7 +89,20 @@ const itemFields = {
 
 export const CreateItemBody = Type.Object(
   { ...itemFields, datasetId: Type.String({ description: 'The dataset the item belongs to' }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        datasetId: EXAMPLE_IDS.dataset,
+        name: 'Grid electricity, France',
+        year: 2025,
+        data: { key: 'electricity_fr', value: 0.052, unit: 'kgCO2e' },
+        inputUnitId: EXAMPLE_IDS.unitKwh,
+        link: 'https://www.example.org/factors/2025',
+        tags: ['scope2'],
+      },
+    ],
+  },
 );
 
 export const UpdateItemBody = Type.Object(
@@ -95,7 +116,16 @@ export const UpdateItemBody = Type.Object(
     tags: itemFields.tags,
     inputUnitId: itemFields.inputUnitId,
   },
-  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        data: { key: 'electricity_fr', value: 0.056, unit: 'kgCO2e' },
+        link: 'https://www.example.org/factors/2025-revised',
+      },
+    ],
+    description: 'Each field sent replaces the stored one; others are kept',
+  },
 );
 
 export const DatasetItem = Type.Object({
@@ -165,7 +195,15 @@ export const ImportBody = Type.Object(
         'CSV with a header row: label, key, value (required), unit, year, inputUnit (a unit symbol) and metadata.<field> columns',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        csvContent:
+          'label,key,value,unit,year,inputUnit\nDiesel,diesel,2.68,kgCO2e,2025,L\nHeating oil,heating_oil,0.27,kgCO2e,2025,kWh\n',
+      },
+    ],
+  },
 );
 
 export const ImportResult = Type.Object({

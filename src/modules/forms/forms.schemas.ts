@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -70,7 +71,48 @@ export const FormBody = Type.Object(
     metadata: Type.Optional(Metadata),
     elements: Type.Array(ElementInput, { maxItems: 1000 }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Monthly energy and travel',
+        description: 'Metered energy and business trips of each site',
+        periodType: 'MONTHLY',
+        metadata: { code: 'ENERGY' },
+        elements: [
+          {
+            key: 'electricity',
+            label: 'Electricity used',
+            type: 'NUMBER',
+            unitId: EXAMPLE_IDS.unitKwh,
+            required: true,
+          },
+          {
+            key: 'natural_gas',
+            label: 'Natural gas',
+            type: 'NUMBER',
+            unitId: EXAMPLE_IDS.unitKwh,
+            metadata: { erpCode: 'NG' },
+          },
+          {
+            key: 'heating_source',
+            label: 'Main heating source',
+            type: 'SELECT',
+            options: [
+              { label: 'Gas boiler', value: 'gas' },
+              { label: 'Heat pump', value: 'heat_pump' },
+            ],
+          },
+          {
+            key: 'business_travel',
+            label: 'Business travel',
+            type: 'ACTIVITY',
+            activityDefinitionId: EXAMPLE_IDS.activityDefinition,
+          },
+        ],
+      },
+    ],
+  },
 );
 export type FormBody = Static<typeof FormBody>;
 

@@ -215,7 +215,7 @@ export const ReviewBody = Type.Object(
     status: Type.Enum(['APPROVED', 'REJECTED']),
     comment: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ status: 'APPROVED', comment: 'Matches the March invoice' }] },
 );
 export type ReviewBody = Static<typeof ReviewBody>;
 
