@@ -276,3 +276,70 @@ describe('the request examples of the OpenAPI document', () => {
     expect(sent).toBeGreaterThan(20);
   }, 300_000);
 });
+
+/**
+ * What Swagger UI's "Try it out" fills in from a schema when no example is given: the first
+ * `examples` entry, else the first alternative of a union, else a value of the type.
+ */
+function sample(schema: Record<string, any>): unknown {
+  if (Array.isArray(schema['examples']) && schema['examples'].length) return schema['examples'][0];
+  if (schema['example'] !== undefined) return schema['example'];
+  if (schema['default'] !== undefined) return schema['default'];
+  const union = schema['oneOf'] ?? schema['anyOf'];
+  if (Array.isArray(union)) return sample(union[0]);
+  if (Array.isArray(schema['enum'])) return schema['enum'][0];
+  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(
+        Object.entries<Record<string, any>>(schema['properties'] ?? {}).map(([k, v]) => [k, sample(v)]),
+      );
+    case 'array':
+      return schema['items'] ? [sample(schema['items'])] : [];
+    case 'integer':
+    case 'number':
+      return schema['minimum'] ?? 0;
+    case 'boolean':
+      return true;
+    case 'string':
+      return 'string';
+  }
+  return null;
+}
+
+describe('the OpenAPI document for people trying it out', () => {
+  it('the body generated for POST /form-submissions names form, site and element once, and is accepted', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const schema = doc.paths[`${API_PREFIX}/form-submissions`]!['post']!['requestBody'].content[
+      'application/json'
+    ].schema as Record<string, any>;
+    const body = sample(schema) as Record<string, any>;
+    expect(body['year']).toBe(2025);
+    expect(Object.keys(body).filter((k) => /^(form|site)/.test(k))).toEqual(['formId', 'siteId']);
+    expect(Object.keys(body['values'][0]).filter((k) => k.startsWith('element'))).toEqual(['elementKey']);
+    // Sent as generated, with the ids of the organization in place of the placeholders.
+    const world = await seedWorld(t, doc);
+    const res = await api(t, 'POST', '/form-submissions', {
+      token: world.tenant.collector.token,
+      body: substitute(body, world.replacements),
+    });
+    expect(res.status, JSON.stringify([body, res.body])).toBe(200);
+  });
+
+  it('every error answer is documented with an example of the error body', () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
+          if (Number(status) < 400) continue;
+          const example = response['content']?.['application/json']?.example;
+          if (typeof example?.code !== 'string' || typeof example?.message !== 'string') {
+            missing.push(`${method.toUpperCase()} ${path} ${status}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});

@@ -27,19 +27,36 @@ const valueFields = {
     examples: [12500],
   }),
   selectedUnitId: Type.Optional(
-    Nullable(
-      Type.String({
-        maxLength: 200,
-        description: 'NUMBER only: the unit `value` is in; it is converted to the element’s unit',
-      }),
+    Type.Union(
+      [
+        Type.String({
+          maxLength: 200,
+          description: 'NUMBER only: the unit `value` is in; it is converted to the element’s unit',
+        }),
+        Type.Null(),
+      ],
+      {
+        examples: [null],
+        description: 'NUMBER only: the unit `value` is in (null or left out: the element’s unit)',
+      },
     ),
   ),
   timestamp: Type.Optional(
-    Type.String({
-      maxLength: 100,
-      description:
-        'Required for TIMESTAMP elements: an ISO 8601 date or time (2025-04-01, 2025-04-01T10:00:00.5, 2025-04-01T10:00:00+02:00). Without an offset it is UTC; a date alone is midnight UTC',
-    }),
+    Type.Union(
+      [
+        Type.String({
+          maxLength: 100,
+          description:
+            'Required for TIMESTAMP elements: an ISO 8601 date or time (2025-04-01, 2025-04-01T10:00:00.5, 2025-04-01T10:00:00+02:00). Without an offset it is UTC; a date alone is midnight UTC',
+        }),
+        Type.Null(),
+      ],
+      {
+        examples: [null],
+        description:
+          'TIMESTAMP elements only (required there): an ISO 8601 date or time; null or left out for other elements',
+      },
+    ),
   ),
 };
 
