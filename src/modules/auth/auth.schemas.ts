@@ -7,8 +7,8 @@ const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At le
 
 export const SignupBody = Type.Object(
   {
-    organizationName: Type.String({ minLength: 1, maxLength: 200 }),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    organizationName: Type.String({ minLength: 1, maxLength: 200, description: 'The new organization' }),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Your name' }),
     email: Email,
     password: Password,
   },

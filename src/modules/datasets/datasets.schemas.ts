@@ -14,11 +14,11 @@ const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR, examples: [202
 
 export const Dataset = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
+  name: Type.String({ description: 'Display name' }),
+  description: Nullable(Type.String({ description: 'Free text for people' })),
   isCommon: Type.Boolean({ description: 'Shared read-only with every organization' }),
   organizationId: Uuid,
-  itemCount: Type.Integer({ minimum: 0 }),
+  itemCount: Type.Integer({ minimum: 0, description: 'How many coefficients it holds' }),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -130,14 +130,21 @@ export const UpdateItemBody = Type.Object(
 
 export const DatasetItem = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  link: Nullable(Type.String()),
-  year: Type.Integer(),
-  tags: Type.Array(Type.String()),
-  data: Type.Object({ key: Type.String(), value: Type.Number(), unit: Nullable(Type.String()) }),
+  name: Type.String({ description: 'The label' }),
+  description: Nullable(Type.String({ description: 'Free text for people' })),
+  link: Nullable(Type.String({ description: 'Where the value comes from' })),
+  year: Type.Integer({ description: 'The year the coefficient applies to' }),
+  tags: Type.Array(Type.String(), { description: 'Free labels to find items by' }),
+  data: Type.Object(
+    {
+      key: Type.String({ description: 'What the coefficient is for; calculations look it up by this key' }),
+      value: Type.Number({ description: 'The coefficient' }),
+      unit: Nullable(Type.String({ description: 'Symbol of the unit it yields (kgCO2e)' })),
+    },
+    { description: 'The coefficient itself' },
+  ),
   metadata: Metadata,
-  inputUnitId: Nullable(Uuid),
+  inputUnitId: Nullable({ ...Uuid, description: 'The unit it applies per (kWh in kgCO2e per kWh)' }),
 });
 
 /**

@@ -45,11 +45,11 @@ const Code = Type.String({
 
 export const Site = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  code: Nullable(Type.String()),
-  parentId: Nullable(Uuid),
-  latitude: Nullable(Type.Number()),
-  longitude: Nullable(Type.Number()),
+  name: Type.String({ description: 'Display name' }),
+  code: Nullable(Type.String({ description: 'Short code, unique in the organization' })),
+  parentId: Nullable({ ...Uuid, description: 'The parent site; null for a top-level site' }),
+  latitude: Nullable(Type.Number({ description: 'Degrees north (WGS 84)' })),
+  longitude: Nullable(Type.Number({ description: 'Degrees east (WGS 84)' })),
   address: Nullable(Address),
   metadata: Metadata,
   createdAt: DateTime,

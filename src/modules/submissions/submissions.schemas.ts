@@ -170,22 +170,25 @@ const bodyShape = Type.Object({
 });
 
 export const ValueItem = Type.Object({
-  formElementSubmissionId: Uuid,
-  elementId: Uuid,
-  elementKey: Type.String(),
-  periodUnit: Type.Integer(),
+  formElementSubmissionId: {
+    ...Uuid,
+    description: 'The id of this value (used by the review route `/values/{id}`)',
+  },
+  elementId: { ...Uuid, description: 'The element the value answers' },
+  elementKey: Type.String({ description: 'The element’s key' }),
+  periodUnit: Type.Integer({ description: 'The period within the year (1 for YEARLY forms)' }),
   timestamp: Nullable(DateTime),
-  status: Status,
+  status: { ...Status, description: 'COMPLETED when recorded; APPROVED or REJECTED after review' },
   value: Type.Unknown({ description: 'null when the value was deleted' }),
   originalValue: Type.Unknown({
     description: 'The value as sent, when it was converted from selectedUnitId',
   }),
   selectedUnitId: Nullable(Uuid),
   userId: Uuid,
-  userName: Type.String(),
-  userEmail: Type.String(),
+  userName: Type.String({ description: 'Who recorded it' }),
+  userEmail: Type.String({ description: 'Who recorded it' }),
   userImage: Nullable(Type.String()),
-  recordedAt: DateTime,
+  recordedAt: { ...DateTime, description: 'When it was recorded' },
   deletedAt: Nullable(DateTime),
   activities: Type.Optional(
     Type.Array(ActivitySummary, {
@@ -229,8 +232,8 @@ export const SubmissionPage = Type.Object({
 
 export const ReviewBody = Type.Object(
   {
-    status: Type.Enum(['APPROVED', 'REJECTED']),
-    comment: Type.Optional(Type.String({ maxLength: 2000 })),
+    status: Type.Enum(['APPROVED', 'REJECTED'], { description: 'The review’s outcome' }),
+    comment: Type.Optional(Type.String({ maxLength: 2000, description: 'Free text explaining the review' })),
   },
   { additionalProperties: false, examples: [{ status: 'APPROVED', comment: 'Matches the March invoice' }] },
 );
