@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -32,11 +33,30 @@ const fields = {
   preferredDatasetItemDatasetId: Type.Optional(Nullable(Uuid)),
 };
 
-export const CreateIndicatorBody = Type.Object(fields, { additionalProperties: false });
+export const CreateIndicatorBody = Type.Object(fields, {
+  additionalProperties: false,
+  examples: [
+    {
+      name: 'Scope 2 emissions',
+      label: 'Scope 2 emissions (location-based)',
+      tags: ['ghg', 'scope-2'],
+      expressionParts: [
+        { type: 'parenthesis', value: '(' },
+        { type: 'number', value: '1200' },
+        { type: 'operator', value: '-' },
+        { type: 'number', value: '200' },
+        { type: 'parenthesis', value: ')' },
+        { type: 'operator', value: '*' },
+        { type: 'datasetItem', value: EXAMPLE_IDS.datasetItem },
+      ],
+    },
+  ],
+});
 export type CreateIndicatorBody = Static<typeof CreateIndicatorBody>;
 
 export const UpdateIndicatorBody = Type.Partial(Type.Object(fields), {
   additionalProperties: false,
+  examples: [{ label: 'Scope 2 emissions (market-based)', tags: ['ghg'] }],
   description: 'Each field sent replaces the stored one; others are kept',
 });
 export type UpdateIndicatorBody = Static<typeof UpdateIndicatorBody>;
@@ -145,7 +165,19 @@ export const CurrentValuesBody = Type.Object(
     ),
     explain: Type.Optional(Type.Boolean({ description: 'Add how each value was obtained' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        indicatorIds: [EXAMPLE_IDS.indicator],
+        siteIds: [EXAMPLE_IDS.site],
+        year: 2025,
+        periodUnits: [1, 2, 3],
+        statuses: ['APPROVED'],
+        explain: true,
+      },
+    ],
+  },
 );
 export type CurrentValuesBody = Static<typeof CurrentValuesBody>;
 

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Year = Type.Integer({ minimum: 1900, maximum: 2200 });
@@ -42,6 +43,12 @@ export type CreateTargetBody = Static<typeof CreateTargetBody>;
 export const UpdateTargetBody = Type.Partial(Type.Object(fields), {
   additionalProperties: false,
   description: 'Each field sent is replaced whole (targetEntries: the whole list); indicatorId cannot change',
+  examples: [
+    {
+      title: 'Cut scope 2 emissions by 60% by 2030',
+      targetEntries: [{ year: 2030, targetValue: -60, type: 'PERCENTAGE' }],
+    },
+  ],
 });
 export type UpdateTargetBody = Static<typeof UpdateTargetBody>;
 
