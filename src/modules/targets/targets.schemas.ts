@@ -36,7 +36,21 @@ const fields = {
 
 export const CreateTargetBody = Type.Object(
   { indicatorId: Uuid, ...fields },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        indicatorId: EXAMPLE_IDS.indicator,
+        title: 'Halve scope 2 emissions by 2030',
+        baselineYear: 2019,
+        metadata: { framework: 'SBTi' },
+        targetEntries: [
+          { year: 2030, targetValue: -50, type: 'PERCENTAGE' },
+          { year: 2025, quarter: 1, targetValue: 120, siteId: EXAMPLE_IDS.site },
+        ],
+      },
+    ],
+  },
 );
 export type CreateTargetBody = Static<typeof CreateTargetBody>;
 
