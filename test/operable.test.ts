@@ -37,6 +37,7 @@ describe('metrics', () => {
     expect(res.body).toMatch(/^sdcs_db_pool_in_use \d+$/m);
     expect(res.body).toMatch(/^sdcs_db_pool_waiting \d+$/m);
     expect(res.body).toContain('sdcs_nodejs_eventloop_lag_seconds');
+    expect(res.body).toMatch(/^sdcs_sandbox_queue_length \d+$/m);
   });
 
   it('are not served without a configured token', async () => {
