@@ -56,7 +56,7 @@ describe('overload', () => {
     // A heap limit every process is over.
     const app = await buildApp({ database: t.database, config: testConfig({ maxHeapUsedBytes: 1 }) });
     await app.ready();
-    await new Promise((r) => setTimeout(r, 1_200));
+    await new Promise((r) => setTimeout(r, 1_600));
     const res = await app.inject({
       method: 'GET',
       url: `${API_PREFIX}/me`,
