@@ -49,7 +49,11 @@ const ERROR_EXAMPLES: Record<number, Record<string, unknown>> = {
   413: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than this operation accepts' },
   429: { code: 'TOO_MANY_REQUESTS', message: 'Too many attempts; try again in 42 s' },
   500: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' },
-  503: { code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; try again shortly' },
+  503: {
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is not ready',
+    issues: [{ path: 'database', message: 'the database is unreachable' }],
+  },
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
