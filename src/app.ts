@@ -23,11 +23,14 @@ import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
+import { scheduleMediaCleanup } from './modules/media/media.cleanup.ts';
+import { mediaRoutes } from './modules/media/media.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
+import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -39,6 +42,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
   clock?: Clock;
+  /** Where uploaded files live: by default S3 when S3_BUCKET is set, else `<data dir>/media/`. */
+  storage?: Storage;
 }
 
 export type Clock = () => Date;
@@ -59,6 +64,7 @@ export async function buildApp({
   logger = false,
   mailer = createMailer(config),
   clock = () => new Date(),
+  storage = createStorage(config, API_PREFIX),
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -126,6 +132,7 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
+      await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
     },
     { prefix: API_PREFIX },
   );
@@ -137,6 +144,12 @@ export async function buildApp({
     reply.redirect('/docs'),
   );
   registerAcceptPage(app, API_PREFIX, database);
+  // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
+  let stopCleanup: (() => void) | undefined;
+  app.addHook('onListen', async () => {
+    stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
+  });
+  app.addHook('onClose', async () => stopCleanup?.());
 
   return app;
 }

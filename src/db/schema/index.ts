@@ -17,6 +17,7 @@ import type {
   UsersTable,
 } from './identity.ts';
 import type { InvitationsTable } from './invitations.ts';
+import type { MediaTable } from './media.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
 export type * from './activities.ts';
@@ -25,6 +26,7 @@ export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
 export type * from './invitations.ts';
+export type * from './media.ts';
 export type * from './structure.ts';
 
 /** Every table the query builder knows, by SQL name. Each module adds its tables here. */
@@ -51,4 +53,5 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  media: MediaTable;
 }

@@ -10,6 +10,7 @@ import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { planActivities } from '../activities/activities.submit.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
+import { checkFileValues } from '../media/media.service.ts';
 import { loadUnits } from '../units/units.repository.ts';
 import { presentValue, snapshotOf } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
@@ -56,8 +57,17 @@ export async function submit(tx: Tx, caller: Caller, body: SubmitBody): Promise<
     units,
   });
   const activities = await planActivities(tx, org, checked.planned);
+  const files = await checkFileValues(
+    tx,
+    org,
+    checked.planned.flatMap((p) =>
+      p.element.type === 'FILE' && p.checked ? [{ index: p.index, mediaId: String(p.checked.value) }] : [],
+    ),
+  );
   assertNoIssues(
-    [...issues, ...checked.issues, ...activities.issues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
+    [...issues, ...checked.issues, ...activities.issues, ...files].sort(
+      (a, b) => byIndex(a.path) - byIndex(b.path),
+    ),
   );
   await activities.calculate(tx, org, { siteId, year: body.year });
 
