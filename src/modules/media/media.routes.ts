@@ -111,13 +111,11 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
       const { id } = request.params;
       const { expires, signature } = request.query;
       if (!(storage instanceof LocalStorage) || !storage.checkDownload(id, expires, signature, app.clock())) {
-        return reply
-          .code(403)
-          .send({
-            code: 'FORBIDDEN',
-            message: 'Insufficient access',
-            issues: [{ message: 'The download URL is invalid or has expired' }],
-          });
+        return reply.code(403).send({
+          code: 'FORBIDDEN',
+          message: 'Insufficient access',
+          issues: [{ message: 'The download URL is invalid or has expired' }],
+        });
       }
       const row = await database.system((tx) => mediaRepository.uploadedById(tx, id));
       const stream = row ? await storage.open(row.key) : undefined;

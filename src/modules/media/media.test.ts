@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../../test/helpers/app.ts';
 import { createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+import { createUploadedMedia } from '../../../test/helpers/media.ts';
 import { getUrl, multipart, postForm, useMediaApp } from '../../../test/helpers/media-world.ts';
+import { createSubmissionWorld } from '../../../test/helpers/submission-world.ts';
+import { LocalStorage } from '../../storage/local.ts';
+import { cleanupPendingMedia } from './media.cleanup.ts';
 
 const t = useMediaApp();
 let tenant: Tenant;
@@ -108,5 +112,93 @@ describe('the upload flow on local storage', () => {
     expect(res.status).toBe(403);
     const ok = await postForm(t.app, body.url, multipart(fieldsOf(body.fields), { data: PDF }));
     expect(ok.status).toBe(201);
+  });
+});
+
+describe('FILE values and deletion', () => {
+  it('take only uploaded media of the same organization; a used file cannot be deleted', async () => {
+    const world = await createSubmissionWorld(t);
+    const own = world.tenant;
+    const presigned = await api(t, 'POST', '/media/presigned-url', {
+      token: own.collector.token,
+      body: { fileName: 'bill.pdf', entityId: 'x', fieldName: 'doc', fileSize: PDF.length },
+    });
+    const { mediaId } = presigned.body;
+    const otherTenants = await createUploadedMedia(t, tenant.organizationId);
+
+    const refused = await world.submit({
+      values: [
+        { elementKey: 'note', periodUnit: 1, value: 'fine' },
+        { elementKey: 'doc', periodUnit: 1, value: mediaId },
+        { elementKey: 'doc', periodUnit: 2, value: otherTenants },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues).toEqual([
+      { path: 'values.1.value', message: expect.stringContaining('not uploaded yet') },
+      { path: 'values.2.value', message: expect.stringContaining('does not exist in this organization') },
+    ]);
+
+    const upload = await postForm(
+      t.app,
+      presigned.body.url,
+      multipart(fieldsOf(presigned.body.fields), { data: PDF }),
+    );
+    expect(upload.status).toBe(201);
+    const accepted = await world.submit({ values: [{ elementKey: 'doc', periodUnit: 1, value: mediaId }] });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.values[0].value).toBe(mediaId);
+
+    // Another collector may not delete it; the uploader may not while a value uses it.
+    const other = await api(t, 'DELETE', `/media/${mediaId}`, { token: tenant.collector.token });
+    expect(other.status).toBe(404);
+    const stranger = await createUploadedMedia(t, own.organizationId, own.owner.userId);
+    expect((await api(t, 'DELETE', `/media/${stranger}`, { token: own.collector.token })).status).toBe(403);
+    expect((await api(t, 'DELETE', `/media/${stranger}`, { token: own.manager.token })).status).toBe(200);
+
+    const used = await api(t, 'DELETE', `/media/${mediaId}`, { token: own.collector.token });
+    expect(used.status).toBe(400);
+    expect(used.body.issues[0].message).toContain('element "doc"');
+    expect(used.body.issues[0].message).toContain(accepted.body.id);
+
+    const cleared = await world.submit({ values: [{ elementKey: 'doc', periodUnit: 1, value: null }] });
+    expect(cleared.status).toBe(200);
+    const removed = await api(t, 'DELETE', `/media/${mediaId}`, { token: own.collector.token });
+    expect(removed.status).toBe(200);
+    expect((await api(t, 'GET', `/media/${mediaId}`, { token: own.owner.token })).status).toBe(404);
+    const root = join(t.config.dataDir, 'media', 'org', own.organizationId);
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('another tenant’s media is 404', async () => {
+    const other = await createTenant(t);
+    const id = await createUploadedMedia(t, other.organizationId);
+    expect((await api(t, 'GET', `/media/${id}`, { token: tenant.owner.token })).status).toBe(404);
+    expect((await api(t, 'GET', '/media/not-a-uuid', { token: tenant.owner.token })).status).toBe(404);
+  });
+});
+
+describe('cleanup of abandoned uploads', () => {
+  it('removes pending records and files older than a day, keeps the rest', async () => {
+    const old = await presign({});
+    const storage = new LocalStorage(
+      join(t.config.dataDir, 'media'),
+      t.config.secret,
+      'http://unused',
+      'http://unused',
+    );
+    const kept = await createUploadedMedia(t, tenant.organizationId);
+    const now = new Date(Date.now() + 25 * 3600_000);
+    const removed = await cleanupPendingMedia(t.database, storage, now);
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect((await api(t, 'GET', `/media/${old.body.mediaId}`, { token: tenant.owner.token })).status).toBe(
+      404,
+    );
+    expect((await api(t, 'GET', `/media/${kept}`, { token: tenant.owner.token })).status).toBe(200);
+    const fresh = await presign({});
+    expect(await cleanupPendingMedia(t.database, storage, new Date())).toBe(0);
+    expect((await api(t, 'GET', `/media/${fresh.body.mediaId}`, { token: tenant.owner.token })).status).toBe(
+      200,
+    );
   });
 });
