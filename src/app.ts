@@ -8,9 +8,12 @@ import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { activityElementHandler } from './modules/activities/activities.element.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
@@ -24,11 +27,15 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { scheduleMediaCleanup } from './modules/media/media.cleanup.ts';
+import { fileElementHandler } from './modules/media/media.element.ts';
 import { mediaRoutes } from './modules/media/media.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
+import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
+import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
@@ -44,6 +51,8 @@ export interface AppDeps {
   clock?: Clock;
   /** Where uploaded files live: by default S3 when S3_BUCKET is set, else `<data dir>/media/`. */
   storage?: Storage;
+  /** Slot guards added to those app.ts registers (tests). */
+  slotGuards?: SlotGuard[];
 }
 
 export type Clock = () => Date;
@@ -65,6 +74,7 @@ export async function buildApp({
   mailer = createMailer(config),
   clock = () => new Date(),
   storage = createStorage(config, API_PREFIX),
+  slotGuards = [],
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -109,11 +119,32 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  const metrics = registerMetrics(app, database, config.metricsToken);
+  await registerOverloadProtection(app, config, metrics);
   registerAuth(app, credentialResolver(database, config), database);
-  await registerRateLimits(app, config.authAttemptsPerMinute);
+  await registerRateLimits(app, {
+    authAttemptsPerMinute: config.authAttemptsPerMinute,
+    requestsPerMinute: config.rateLimitPerMinute,
+    redisUrl: config.redisUrl,
+    metrics,
+  });
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });
+
+  // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
+  // only uploaded media of the organization).
+  const calcLimits = { budgetMs: config.calcRequestBudgetMs };
+  // Slot guards run before any write that changes values or activities (e.g. a period lock).
+  const guards: SlotGuard[] = [...slotGuards];
+  const pipeline: ValuesPipeline = {
+    handlers: {
+      ...PLAIN_HANDLERS,
+      ACTIVITY: activityElementHandler(calcLimits),
+      FILE: fileElementHandler(),
+    },
+    guards,
+  };
 
   await app.register(
     async (api) => {
@@ -130,8 +161,8 @@ export async function buildApp({
       await api.register(sitesRoutes, { config });
       await api.register(formsRoutes);
       await api.register(formSitesRoutes);
-      await api.register(submissionsRoutes);
-      await api.register(activitiesRoutes);
+      await api.register(submissionsRoutes, { pipeline });
+      await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
     },
     { prefix: API_PREFIX },
