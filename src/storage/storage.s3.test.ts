@@ -11,7 +11,6 @@ import { useMediaApp } from '../../test/helpers/media-world.ts';
 import { REFUSALS } from '../../test/helpers/upload-refusals.ts';
 import type { S3Config } from '../config.ts';
 import { presignPostPolicy, S3Error, verifyPost } from './post-policy.ts';
-import { S3Storage } from './s3.ts';
 import { signingKey, signPolicy } from './sigv4.ts';
 
 const BUCKET = 'evidence';
@@ -64,7 +63,8 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-const t = useMediaApp({ s3 }, () => new S3Storage(s3));
+// The app picks the S3 driver from its configuration (S3_BUCKET set), as in production.
+const t = useMediaApp({ s3 });
 let tenant: Tenant;
 const PDF = Buffer.from('%PDF-1.4\nthrough s3\n%%EOF\n');
 
