@@ -33,7 +33,18 @@ export const PresignBody = Type.Object(
     ),
     entityType: Type.Optional(Type.Union(ENTITY_TYPES.map((t) => Type.Literal(t)))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        fileName: 'electricity-invoice-2024-01.pdf',
+        fileSize: 48213,
+        entityType: 'FormSubmission',
+        entityId: 'plant-1-2024',
+        fieldName: 'invoice',
+      },
+    ],
+  },
 );
 export type PresignBody = Static<typeof PresignBody>;
 
