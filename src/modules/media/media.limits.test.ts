@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,5 +69,42 @@ describe('a client that goes away mid-upload', () => {
     const again = await postForm(t.app, body.url, form);
     expect(again.status).toBe(201);
     expect(await statusOf(body.mediaId)).toBe('uploaded');
+  });
+});
+
+describe('a file far larger than declared, over HTTP', () => {
+  it('is answered 400 EntityTooLarge at once, and nothing is kept', async () => {
+    // A tenant of its own: the quota of the first one is used up.
+    const other = await createTenant(t);
+    const { body } = await api(t, 'POST', '/media/presigned-url', {
+      token: other.collector.token,
+      body: { fileName: 'photo.png', entityId: 'e', fieldName: 'f', fileSize: 10 },
+    });
+    const path = join(t.config.dataDir, 'big.png');
+    await writeFile(path, Buffer.alloc(8 * 1024 * 1024, 1));
+    const args = Object.entries(body.fields as Record<string, string>).flatMap(([k, v]) => [
+      '--form-string',
+      `${k}=${v}`,
+    ]);
+    const url = `http://127.0.0.1:${port}${new URL(body.url).pathname}`;
+    const child = spawn('curl', [
+      '-sS',
+      '-o',
+      '-',
+      '-w',
+      '\n%{http_code}',
+      ...args,
+      '-F',
+      `file=@${path}`,
+      url,
+    ]);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(out).toContain('<Code>EntityTooLarge</Code>');
+    expect(out.trim().endsWith('400')).toBe(true);
+    expect(await readdir(join(t.config.dataDir, 'media', '.incoming'))).toEqual([]);
+    const after = await api(t, 'GET', `/media/${body.mediaId}`, { token: other.viewer.token });
+    expect(after.body.status).toBe('pending');
   });
 });

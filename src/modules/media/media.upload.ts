@@ -54,8 +54,11 @@ function readPost<T>(
         return;
       }
       handled = onFile(fields, stream);
-      // An early answer (a refused policy) stops reading the rest of the file.
-      handled.catch(() => stream.resume());
+      // A refusal (policy, size) is answered at once, as S3 does, without reading the rest.
+      handled.catch((error) => {
+        stream.resume();
+        reject(error);
+      });
     });
     parser.on('filesLimit', () => fail(malformed('Only one file per request is accepted')));
     parser.on('fieldsLimit', () => fail(malformed('Too many form fields')));
