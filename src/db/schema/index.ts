@@ -16,6 +16,7 @@ import type {
   OrganizationsTable,
   UsersTable,
 } from './identity.ts';
+import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
 import type { MediaTable } from './media.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
@@ -25,6 +26,7 @@ export type * from './activity-definitions.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
+export type * from './indicators.ts';
 export type * from './invitations.ts';
 export type * from './media.ts';
 export type * from './structure.ts';
@@ -54,4 +56,6 @@ export interface DB {
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
   media: MediaTable;
+  indicators: IndicatorsTable;
+  targets: TargetsTable;
 }
