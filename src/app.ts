@@ -28,6 +28,9 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
+import { scheduleMediaCleanup } from './modules/media/media.cleanup.ts';
+import { fileElementHandler } from './modules/media/media.element.ts';
+import { mediaRoutes } from './modules/media/media.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
@@ -37,6 +40,7 @@ import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
 import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
+import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -48,6 +52,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
   clock?: Clock;
+  /** Where uploaded files live: by default S3 when S3_BUCKET is set, else `<data dir>/media/`. */
+  storage?: Storage;
   /** Slot guards added to those app.ts registers (tests). */
   slotGuards?: SlotGuard[];
 }
@@ -70,6 +76,7 @@ export async function buildApp({
   logger = false,
   mailer = createMailer(config),
   clock = () => new Date(),
+  storage = createStorage(config, API_PREFIX),
   slotGuards = [],
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -129,13 +136,17 @@ export async function buildApp({
     await mailer.close?.();
   });
 
-  // Element types as handlers: the plain types, ACTIVITY (activities module). The media module
-  // registers FILE here (`FILE: fileElementHandler(…)` in place of the plain one).
+  // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
+  // only uploaded media of the organization).
   const calcLimits = { budgetMs: config.calcRequestBudgetMs };
   // Slot guards run before any write that changes values or activities (e.g. a period lock).
   const guards: SlotGuard[] = [...slotGuards];
   const pipeline: ValuesPipeline = {
-    handlers: { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler(calcLimits) },
+    handlers: {
+      ...PLAIN_HANDLERS,
+      ACTIVITY: activityElementHandler(calcLimits),
+      FILE: fileElementHandler(),
+    },
     guards,
   };
 
@@ -156,6 +167,7 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes, { pipeline });
       await api.register(activitiesRoutes, { guards, limits: calcLimits });
+      await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
     },
@@ -169,6 +181,12 @@ export async function buildApp({
     reply.redirect('/docs'),
   );
   registerAcceptPage(app, API_PREFIX, database);
+  // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
+  let stopCleanup: (() => void) | undefined;
+  app.addHook('onListen', async () => {
+    stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
+  });
+  app.addHook('onClose', async () => stopCleanup?.());
 
   return app;
 }

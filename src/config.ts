@@ -40,6 +40,70 @@ export interface Config {
   /** Over these the service answers 503 rather than queue more work (0 turns a check off). */
   maxEventLoopDelayMs: number;
   maxHeapUsedBytes: number;
+  /** Uploads: the largest file, the per-organization quota (null: unlimited), allowed types. */
+  mediaMaxBytes: number;
+  mediaQuotaBytes: number | null;
+  /** Allowed file name extensions (lowercase, no dot) and the one content type of each. */
+  mediaTypes: ReadonlyMap<string, string>;
+  /** File storage in S3 (or an S3-compatible store) when S3_BUCKET is set; else local disk. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** An S3-compatible endpoint (MinIO, …): addressed path-style. */
+  endpoint: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  /** From the standard AWS variables; unset: the SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+}
+
+/** DESIGN §9: what may be uploaded unless SDCS_MEDIA_TYPES says otherwise. */
+export const DEFAULT_MEDIA_TYPES =
+  'pdf=application/pdf,png=image/png,jpg=image/jpeg,jpeg=image/jpeg,gif=image/gif,webp=image/webp,' +
+  'csv=text/csv,xlsx=application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,' +
+  'docx=application/vnd.openxmlformats-officedocument.wordprocessingml.document,txt=text/plain,' +
+  'json=application/json';
+
+/** Parses `ext=type,ext=type`: each extension with its one content type. */
+function mediaTypes(env: Env): Map<string, string> {
+  const raw = env['SDCS_MEDIA_TYPES'] || DEFAULT_MEDIA_TYPES;
+  const types = new Map<string, string>();
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const match = /^\.?([a-z0-9]{1,16})=([a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*)$/i.exec(
+      entry,
+    );
+    if (!match)
+      throw new ConfigError(`SDCS_MEDIA_TYPES entries must look like pdf=application/pdf, got "${entry}"`);
+    types.set(match[1]!.toLowerCase(), match[2]!.toLowerCase());
+  }
+  return types;
+}
+
+function s3Config(env: Env): S3Config | undefined {
+  const bucket = env['S3_BUCKET']?.trim();
+  if (!bucket) return undefined;
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  }
+  const sessionToken = env['AWS_SESSION_TOKEN'];
+  return {
+    bucket,
+    endpoint,
+    region: env['S3_REGION'] || env['AWS_REGION'] || env['AWS_DEFAULT_REGION'] || 'us-east-1',
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    credentials:
+      accessKeyId && secretAccessKey
+        ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
+        : undefined,
+  };
 }
 
 /** A configuration problem: start-up prints its message as one line and exits. */
@@ -158,5 +222,9 @@ export function loadConfig(env: Env = process.env): Config {
     // delay check only applies with a PostgreSQL server.
     maxEventLoopDelayMs: int(env, 'SDCS_MAX_EVENT_LOOP_DELAY_MS', env['DATABASE_URL'] ? 1000 : 0, 0, 600_000),
     maxHeapUsedBytes: int(env, 'SDCS_MAX_HEAP_USED_MB', 0, 0, 1024 * 1024) * 1024 * 1024,
+    mediaMaxBytes: int(env, 'SDCS_MEDIA_MAX_MB', 25, 1, 5 * 1024) * 1024 * 1024,
+    mediaQuotaBytes: int(env, 'SDCS_MEDIA_QUOTA_MB', 0, 0, 1024 * 1024 * 1024) * 1024 * 1024 || null,
+    mediaTypes: mediaTypes(env),
+    s3: s3Config(env),
   };
 }

@@ -46,7 +46,8 @@ export async function registerRateLimits(
   // Runs before the plugin's own onRoute hook (registered below), which reads `rateLimit`.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (route.config?.public && methods.includes('POST')) {
+    // A route may declare its own limit (the media upload endpoint does: a signed policy, not a secret).
+    if (route.config?.public && methods.includes('POST') && route.config.rateLimit === undefined) {
       route.config = {
         ...route.config,
         rateLimit: {

@@ -18,6 +18,7 @@ import type {
 } from './identity.ts';
 import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
+import type { MediaTable } from './media.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
 export type * from './activities.ts';
@@ -27,6 +28,7 @@ export type * from './forms.ts';
 export type * from './identity.ts';
 export type * from './indicators.ts';
 export type * from './invitations.ts';
+export type * from './media.ts';
 export type * from './structure.ts';
 
 /** Every table the query builder knows, by SQL name. Each module adds its tables here. */
@@ -53,6 +55,7 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  media: MediaTable;
   indicators: IndicatorsTable;
   targets: TargetsTable;
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { activateForm, createSite } from '../../../test/helpers/factories.ts';
+import { createUploadedMedia } from '../../../test/helpers/media.ts';
 import { createSubmissionWorld, type SubmissionWorld } from '../../../test/helpers/submission-world.ts';
 
 const t = useTestApp();
@@ -111,12 +112,13 @@ describe('POST /form-submissions: writing', () => {
   });
 
   it('accepts each type’s valid values', async () => {
+    const media = await createUploadedMedia(t, tenant.organizationId);
     const res = await submit({
       values: [
         { elementKey: 'plain', periodUnit: 1, value: -3 },
         { elementKey: 'kind', periodUnit: 1, value: 'b' },
         { elementKey: 'day', periodUnit: 1, value: '2024-02-29' },
-        { elementKey: 'doc', periodUnit: 1, value: '0b0e6f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b' },
+        { elementKey: 'doc', periodUnit: 1, value: media.toUpperCase() },
         { elementKey: 'event', timestamp: '2025-05-02T10:00:00+02:00', value: { reading: 7 } },
       ],
     });
@@ -125,7 +127,7 @@ describe('POST /form-submissions: writing', () => {
       -3,
       'b',
       '2024-02-29',
-      '0b0e6f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b',
+      media,
       { reading: 7 },
     ]);
     expect(res.body.values[4]).toMatchObject({ periodUnit: 5, timestamp: '2025-05-02T08:00:00.000Z' });

@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
+import { LocalStorage } from '../../storage/local.ts';
+import { contentDisposition } from '../../storage/disposition.ts';
+import type { MediaDeps } from './media.service.ts';
+import { createUpload, deleteMedia, getMedia } from './media.service.ts';
+import { Media, PresignBody, PresignResult } from './media.schemas.ts';
+import { handleUpload } from './media.upload.ts';
+import { mediaRepository } from './media.repository.ts';
+
+/** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
+const UPLOADS_PER_MINUTE = 600;
+
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: MediaDeps }> = async (
+  app,
+  { database, deps },
+) => {
+  app.post(
+    '/media/presigned-url',
+    {
+      config: { minRole: 'COLLECTOR' },
+      schema: {
+        operationId: 'media.presign',
+        tags: ['Media'],
+        summary: 'Ask for an upload URL (S3 presigned POST)',
+        description:
+          'Records a pending upload and returns where to POST it: send `fields` as multipart/form-data, then the file as `file`, within 15 minutes. The file’s extension and content type must be allowed and its size at most `fileSize`.',
+        body: PresignBody,
+        response: { 200: PresignResult, ...errors(400, 401, 403) },
+      },
+    },
+    (request) => request.tenant((tx, caller) => createUpload(tx, caller, request.body, deps)),
+  );
+
+  app.get(
+    '/media/:id',
+    {
+      config: { minRole: 'VIEWER' },
+      schema: {
+        operationId: 'media.get',
+        tags: ['Media'],
+        summary: 'A file’s metadata and a download URL (valid 5 minutes)',
+        params: IdParams,
+        response: { 200: Media, ...errors(401, 403, 404) },
+      },
+    },
+    (request) => request.tenant((tx, caller) => getMedia(tx, caller, request.params.id, deps)),
+  );
+
+  app.delete(
+    '/media/:id',
+    {
+      config: { minRole: 'COLLECTOR' },
+      schema: {
+        operationId: 'media.delete',
+        tags: ['Media'],
+        summary: 'Delete a file (its uploader or a manager)',
+        description: 'Refused (400) while a form value still refers to the file.',
+        params: IdParams,
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await request.tenant((tx, caller) => deleteMedia(tx, caller, request.params.id, deps));
+      return { success: true };
+    },
+  );
+
+  const { storage } = deps;
+  // The local store's own endpoints: the POST upload target and signed downloads. They are
+  // public (the signed policy or URL is the credential) and answer 404 when S3 is configured.
+  await app.register(async (upload) => {
+    upload.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+    upload.post(
+      '/media/upload',
+      {
+        config: { public: true, rateLimit: { max: UPLOADS_PER_MINUTE, timeWindow: 60_000 } },
+        schema: {
+          operationId: 'media.upload',
+          tags: ['Media'],
+          summary: 'Upload a file with the fields of a presigned POST (local storage)',
+          description:
+            'multipart/form-data: the `fields` returned by POST /media/presigned-url, then `file`. Answers as S3 does: 204, or 201 with XML when `success_action_status` is 201; errors are S3 XML (403 signature, policy or expiry; 400 size or malformed).',
+        },
+      },
+      async (request, reply) => {
+        if (!(storage instanceof LocalStorage)) {
+          return reply.code(404).type('application/xml').send('<Error><Code>NoSuchBucket</Code></Error>');
+        }
+        return handleUpload(request, reply, { database, storage, now: app.clock });
+      },
+    );
+  });
+
+  app.get(
+    '/media/:id/content',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'media.download',
+        tags: ['Media'],
+        summary: 'The bytes of a file, by the signed URL of GET /media/{id} (local storage)',
+        params: IdParams,
+        querystring: Type.Object({ expires: Type.String(), signature: Type.String() }),
+        response: { ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { expires, signature } = request.query;
+      if (!(storage instanceof LocalStorage) || !storage.checkDownload(id, expires, signature, app.clock())) {
+        return reply.code(403).send({
+          code: 'FORBIDDEN',
+          message: 'Insufficient access',
+          issues: [{ message: 'The download URL is invalid or has expired' }],
+        });
+      }
+      const row = await database.system((tx) => mediaRepository.uploadedById(tx, id));
+      const stream = row ? await storage.open(row.key) : undefined;
+      if (!row || !stream)
+        return reply
+          .code(404)
+          .send({ code: 'NOT_FOUND', message: 'Not found', issues: [{ message: 'Media not found' }] });
+      return reply
+        .type(row.content_type)
+        .header('content-length', String(row.size))
+        .header('content-disposition', contentDisposition(row.file_name))
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(stream);
+    },
+  );
+};

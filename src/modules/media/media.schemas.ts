@@ -1,0 +1,74 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+
+/** The kinds of record a file may be attached to (spec 4.10). */
+export const ENTITY_TYPES = [
+  'Organization',
+  'User',
+  'FormSubmission',
+  'FormElementSubmission',
+  'ReportTemplate',
+  'ComplianceCheck',
+  'Activity',
+  'FormElement',
+  'FormSite',
+  'ReportSection',
+  'Report',
+  'ReportSectionTemplateExample',
+  'AiConversation',
+] as const;
+
+export const PresignBody = Type.Object(
+  {
+    fileName: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'The file’s name; kept for downloads',
+    }),
+    entityId: Type.String({ minLength: 1, maxLength: 200, description: 'The record the file belongs to' }),
+    fieldName: Type.String({ minLength: 1, maxLength: 200, description: 'The field of that record' }),
+    fileSize: Type.Integer({ minimum: 1, description: 'Size in bytes (the upload may not be larger)' }),
+    contentType: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Derived from the extension when not sent' }),
+    ),
+    entityType: Type.Optional(Type.Union(ENTITY_TYPES.map((t) => Type.Literal(t)))),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        fileName: 'electricity-invoice-2024-01.pdf',
+        fileSize: 48213,
+        entityType: 'FormSubmission',
+        entityId: 'plant-1-2024',
+        fieldName: 'invoice',
+      },
+    ],
+  },
+);
+export type PresignBody = Static<typeof PresignBody>;
+
+export const PresignResult = Type.Object({
+  url: Type.String({ description: 'POST the fields, then `file`, as multipart/form-data here' }),
+  fields: Type.Record(Type.String(), Type.String()),
+  mediaId: Uuid,
+  mediaKey: Type.String(),
+});
+
+export const Media = Type.Object({
+  id: Uuid,
+  fileName: Type.String(),
+  contentType: Type.String(),
+  size: Nullable(Type.Integer({ description: 'Stored bytes (null while pending)' })),
+  sha256: Nullable(Type.String({ description: 'SHA-256 of the stored bytes, hex' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('uploaded')]),
+  entityType: Nullable(Type.String()),
+  entityId: Type.String(),
+  fieldName: Type.String(),
+  createdAt: DateTime,
+  uploadedAt: Nullable(DateTime),
+  uploadedBy: Nullable(Uuid),
+  downloadUrl: Nullable(Type.String({ description: 'Valid 5 minutes; null while pending' })),
+  downloadUrlExpiresAt: Nullable(DateTime),
+});
+export type Media = Static<typeof Media>;

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../app.ts';
+import type { Config } from '../../config.ts';
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { roleAtLeast } from '../../domain/roles.ts';
+import { iso } from '../../domain/time.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { DOWNLOAD_TTL_SECONDS, type Storage } from '../../storage/storage.ts';
+import { extensionOf, fileNameProblem, safeKeyName } from './media.names.ts';
+import { type MediaRow, mediaRepository as repo } from './media.repository.ts';
+import type { Media, PresignBody } from './media.schemas.ts';
+
+export interface MediaDeps {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+}
+
+/** `org/<organization>/<media>/<safe name>`: every key lies under its organization's prefix. */
+export const mediaKey = (organizationId: string, mediaId: string, fileName: string) =>
+  `org/${organizationId}/${mediaId}/${safeKeyName(fileName)}`;
+
+const KEY = /^org\/([0-9a-f-]{36})\/([0-9a-f-]{36})\/[A-Za-z0-9._-]{1,120}$/;
+
+/** The organization and media id a key names, when it has the shape of one of ours. */
+export function parseMediaKey(key: string): { organizationId: string; mediaId: string } | undefined {
+  const match = KEY.exec(key);
+  if (!match || !isUuid(match[1]) || !isUuid(match[2])) return undefined;
+  return { organizationId: match[1], mediaId: match[2] };
+}
+
+/** Checks the request (type, size, name, quota), records a pending upload and signs its policy. */
+export async function createUpload(tx: Tx, caller: Caller, body: PresignBody, deps: MediaDeps) {
+  const { config } = deps;
+  const fileName = body.fileName.normalize('NFC');
+  const nameProblem = fileNameProblem(fileName);
+  if (nameProblem) throw invalidField('fileName', `fileName ${nameProblem}`);
+  const extension = extensionOf(fileName);
+  const allowedType = config.mediaTypes.get(extension);
+  if (!allowedType) {
+    throw invalidField(
+      'fileName',
+      `Files of type "${extension ? `.${extension}` : 'no extension'}" are not accepted; allowed: ${[...config.mediaTypes.keys()].map((e) => `.${e}`).join(', ')}`,
+    );
+  }
+  const contentType = body.contentType?.trim().toLowerCase() ?? allowedType;
+  if (contentType !== allowedType) {
+    throw invalidField('contentType', `contentType must be ${allowedType} for a .${extension} file`);
+  }
+  if (body.fileSize > config.mediaMaxBytes) {
+    throw invalidField('fileSize', `fileSize must be at most ${config.mediaMaxBytes} bytes`);
+  }
+  if (config.mediaQuotaBytes !== null) {
+    const used = await repo.uploadedBytes(tx, caller.organizationId);
+    if (used + body.fileSize > config.mediaQuotaBytes) {
+      throw invalidField(
+        'fileSize',
+        `The organization's storage quota of ${config.mediaQuotaBytes} bytes would be exceeded (${used} bytes used)`,
+      );
+    }
+  }
+  const id = randomUUID();
+  const key = mediaKey(caller.organizationId, id, fileName);
+  await repo.insert(tx, caller.organizationId, {
+    id,
+    key,
+    fileName,
+    contentType,
+    declaredSize: body.fileSize,
+    entityType: body.entityType ?? null,
+    entityId: body.entityId,
+    fieldName: body.fieldName,
+    uploadedBy: caller.userId,
+  });
+  const post = await deps.storage.presignPost({
+    key,
+    contentType,
+    maxSize: body.fileSize,
+    now: deps.clock(),
+  });
+  return { url: post.url, fields: post.fields, mediaId: id, mediaKey: key };
+}
+
+async function load(tx: Tx, caller: Caller, id: string, lock = false): Promise<MediaRow> {
+  const row = isUuid(id) ? await repo.get(tx, caller.organizationId, id.toLowerCase(), lock) : undefined;
+  if (!row) throw notFound('Media');
+  return row;
+}
+
+/**
+ * With S3 the service is not told about uploads: a pending record whose object now exists is
+ * checked (size within the policy, content type) and marked uploaded with the object's SHA-256.
+ * An object that breaks the policy is removed.
+ */
+async function confirmUpload(tx: Tx, row: MediaRow, storage: Storage): Promise<MediaRow> {
+  if (row.status !== 'pending' || storage.kind !== 's3') return row;
+  const stored = await storage.stat(row.key);
+  if (!stored) return row;
+  const fits = stored.size >= 1 && stored.size <= Number(row.declared_size);
+  const typed = stored.contentType === undefined || stored.contentType.toLowerCase() === row.content_type;
+  if (!fits || !typed) {
+    await storage.remove(row.key);
+    return row;
+  }
+  return (await repo.markUploaded(tx, row.organization_id, row.id, stored)) ?? row;
+}
+
+export async function getMedia(tx: Tx, caller: Caller, id: string, deps: MediaDeps): Promise<Media> {
+  const row = await confirmUpload(tx, await load(tx, caller, id, true), deps.storage);
+  const now = deps.clock();
+  const downloadUrl =
+    row.status === 'uploaded'
+      ? await deps.storage.downloadUrl({
+          mediaId: row.id,
+          key: row.key,
+          fileName: row.file_name,
+          contentType: row.content_type,
+          now,
+          expiresInSeconds: DOWNLOAD_TTL_SECONDS,
+        })
+      : null;
+  return {
+    ...present(row),
+    downloadUrl,
+    downloadUrlExpiresAt: downloadUrl ? iso(new Date(now.getTime() + DOWNLOAD_TTL_SECONDS * 1000)) : null,
+  };
+}
+
+export function present(row: MediaRow): Omit<Media, 'downloadUrl' | 'downloadUrlExpiresAt'> {
+  return {
+    id: row.id,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    size: row.size === null ? null : Number(row.size),
+    sha256: row.sha256,
+    status: row.status,
+    entityType: row.entity_type,
+    entityId: row.entity_id,
+    fieldName: row.field_name,
+    createdAt: iso(row.created_at),
+    uploadedAt: iso(row.uploaded_at),
+    uploadedBy: row.uploaded_by,
+  };
+}
+
+/** Removes a record and its file: the uploader or a manager, unless a stored value uses it. */
+export async function deleteMedia(tx: Tx, caller: Caller, id: string, deps: MediaDeps): Promise<void> {
+  const row = await load(tx, caller, id, true);
+  authorize(
+    row.uploaded_by === caller.userId || roleAtLeast(caller.role, 'MANAGER'),
+    'Only the uploader or a manager may delete this file',
+  );
+  const references = await repo.references(tx, caller.organizationId, row.id);
+  if (references.length > 0) {
+    throw badRequest(
+      'The file is still in use',
+      references.map((r) => ({
+        message: `The file is the value of element "${r.element_key}" (${r.element_id}) in submission ${r.form_submission_id}; clear that value first`,
+        path: 'id',
+      })),
+    );
+  }
+  await repo.remove(tx, caller.organizationId, row.id);
+  // Inside the transaction: when the store fails, the record stays.
+  await deps.storage.remove(row.key);
+}
+
+/**
+ * FILE values must name an `uploaded` media record of the organization: returns one issue per
+ * value that does not (path `values.<index>.value`). A pending upload is not enough.
+ */
+export async function checkFileValues(
+  tx: Tx,
+  organizationId: string,
+  values: { index: number; mediaId: string }[],
+): Promise<Issue[]> {
+  const ids = [...new Set(values.map((v) => v.mediaId.toLowerCase()).filter(isUuid))];
+  const rows = await repo.statuses(tx, organizationId, ids);
+  const status = new Map(rows.map((r) => [r.id, r.status]));
+  const issues: Issue[] = [];
+  for (const { index, mediaId } of values) {
+    const found = status.get(mediaId.toLowerCase());
+    if (found === 'uploaded') continue;
+    issues.push({
+      path: `values.${index}.value`,
+      message: found
+        ? `media ${mediaId} is not uploaded yet: upload the file first`
+        : `media ${mediaId} does not exist in this organization`,
+    });
+  }
+  return issues;
+}
