@@ -26,6 +26,8 @@ import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
+import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 
@@ -126,6 +128,8 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
+      await api.register(adaptersRoutes);
+      await api.register(sourceImportsRoutes, { config });
     },
     { prefix: API_PREFIX },
   );

@@ -17,6 +17,12 @@ import type {
   UsersTable,
 } from './identity.ts';
 import type { InvitationsTable } from './invitations.ts';
+import type {
+  SourceAdapterDefinitionsTable,
+  SourceAdapterVersionsTable,
+  SourceImportIssuesTable,
+  SourceImportRunsTable,
+} from './source-imports.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
 export type * from './activities.ts';
@@ -25,6 +31,7 @@ export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
 export type * from './invitations.ts';
+export type * from './source-imports.ts';
 export type * from './structure.ts';
 
 /** Every table the query builder knows, by SQL name. Each module adds its tables here. */
@@ -51,4 +58,8 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  source_adapter_definitions: SourceAdapterDefinitionsTable;
+  source_adapter_versions: SourceAdapterVersionsTable;
+  source_import_runs: SourceImportRunsTable;
+  source_import_issues: SourceImportIssuesTable;
 }
