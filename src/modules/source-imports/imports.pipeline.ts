@@ -114,6 +114,7 @@ async function loadCatalog(tx: Tx, caller: Caller, mapping: Mapping, body: Impor
     forms: formRows.map((f) => (typeof f === 'string' ? f : forms.get(f.id)!)),
     sites: sites as SiteInfo[],
     sitesById,
+    siteIndexes: new Map(),
     unitsBySymbol,
     units: new Map(units.map((u) => [u.id, u])),
     definitions,
@@ -231,7 +232,7 @@ async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Pro
       (a) => `${a.form_id}|${a.site_id}|${a.year}`,
     ),
   );
-  const missing = new Map<string, MissingFormSite & { rowSet: Set<string> }>();
+  const missing = new Map<string, MissingFormSite & { rowSet: Set<string>; indexSet: Set<number> }>();
   for (const d of drafts) {
     const key = `${d.form.id}|${d.site.id}|${d.year}`;
     if (active.has(key)) continue;
@@ -248,6 +249,7 @@ async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Pro
         targetKeys: [],
         rowIndexes: [],
         rowSet: new Set(),
+        indexSet: new Set(),
       };
       missing.set(key, entry);
     }
@@ -255,13 +257,13 @@ async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Pro
     if (!entry.targetKeys.includes(d.element.key)) entry.targetKeys.push(d.element.key);
     for (const r of d.rows) {
       entry.rowSet.add(`${r.sheet}|${r.rowIndex}`);
-      if (!entry.rowIndexes.includes(r.rowIndex)) entry.rowIndexes.push(r.rowIndex);
+      entry.indexSet.add(r.rowIndex);
     }
   }
-  const missingFormSites = [...missing.values()].map(({ rowSet, ...rest }) => ({
+  const missingFormSites = [...missing.values()].map(({ rowSet, indexSet, ...rest }) => ({
     ...rest,
     rowCount: rowSet.size,
-    rowIndexes: rest.rowIndexes.sort((a, b) => a - b),
+    rowIndexes: [...indexSet].sort((a, b) => a - b),
   }));
   return { requiresMissingFormSiteConfirmation: missingFormSites.length > 0, missingFormSites };
 }

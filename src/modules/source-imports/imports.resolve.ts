@@ -1,6 +1,5 @@
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { isUuid } from '../../lib/ids.ts';
 import { policy, type SiteScope } from '../access/access.policy.ts';
 import { type ActivityInput, checkActivityInput } from '../activities/activities.inputs.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
@@ -33,6 +32,8 @@ export interface Catalog {
   forms: (FormInfo | string)[];
   sites: SiteInfo[];
   sitesById: Map<string, SiteInfo>;
+  /** Sites by matched text, per match kind (filled on first use). */
+  siteIndexes: Map<string, Map<string, SiteInfo[]>>;
   unitsBySymbol: Map<string, { id: string }>;
   units: Map<string, UnitFactor>;
   definitions: Map<string, ActivityDefinition | undefined>;
@@ -125,18 +126,34 @@ function resolveSite(m: SheetMapping, row: Row, catalog: Catalog): SiteInfo {
   const cell = row[column];
   if (isEmpty(cell)) return fail('The site cell is empty', column);
   const text = textOf(cell);
-  let found: SiteInfo[];
-  if (match === 'id')
-    found = isUuid(text) ? [catalog.sitesById.get(text.toLowerCase())].filter((s) => !!s) : [];
-  else if (match === 'code') found = catalog.sites.filter((s) => s.code === text);
-  else if (match === 'name') found = catalog.sites.filter((s) => s.name === text);
-  else {
-    const key = match.slice('metadata.'.length);
-    found = catalog.sites.filter((s) => metadataText(s.metadata[key]) === text);
-  }
+  const found = siteIndex(catalog, match).get(match === 'id' ? text.toLowerCase() : text) ?? [];
   if (found.length === 0) return fail(`No site has ${match} ${show(text)}`, column);
   if (found.length > 1) return fail(`More than one site has ${match} ${show(text)}`, column);
   return found[0]!;
+}
+
+/** Sites by the text a mapping matches on (`id`, `code`, `name` or `metadata.<key>`), built once. */
+function siteIndex(catalog: Catalog, match: string): Map<string, SiteInfo[]> {
+  let index = catalog.siteIndexes.get(match);
+  if (index) return index;
+  index = new Map();
+  const key = match.startsWith('metadata.') ? match.slice('metadata.'.length) : undefined;
+  for (const site of catalog.sites) {
+    const text =
+      match === 'id'
+        ? site.id
+        : match === 'code'
+          ? site.code
+          : match === 'name'
+            ? site.name
+            : metadataText(site.metadata[key!]);
+    if (text === undefined || text === null) continue;
+    const list = index.get(text);
+    if (list) list.push(site);
+    else index.set(text, [site]);
+  }
+  catalog.siteIndexes.set(match, index);
+  return index;
 }
 
 function metadataText(value: unknown): string | undefined {
