@@ -67,7 +67,10 @@ function keyConflict(message: string): AppError {
 }
 
 /** The stored answer of a run holding the key, or a 409 telling why there is none to give. */
-function replay(existing: { fingerprint: string; response: unknown }, fingerprint: string): ImportResult {
+export function replay(
+  existing: { fingerprint: string; response: unknown },
+  fingerprint: string,
+): ImportResult {
   if (existing.fingerprint !== fingerprint) throw keyConflict(KEY_REUSED);
   if (!existing.response) throw keyConflict(KEY_BUSY);
   return { ...(existing.response as ImportResult), replayed: true };
