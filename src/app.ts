@@ -11,6 +11,7 @@ import { registerJsonBody } from './http/json-body.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { activityElementHandler } from './modules/activities/activities.element.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
@@ -28,7 +29,10 @@ import { organizationsRoutes } from './modules/organizations/organizations.route
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
 import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
 import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
+import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
+import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
+import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -41,6 +45,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
   clock?: Clock;
+  /** Slot guards added to those app.ts registers (tests). */
+  slotGuards?: SlotGuard[];
 }
 
 export type Clock = () => Date;
@@ -61,6 +67,7 @@ export async function buildApp({
   logger = false,
   mailer = createMailer(config),
   clock = () => new Date(),
+  slotGuards = [],
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -111,6 +118,16 @@ export async function buildApp({
     await mailer.close?.();
   });
 
+  // Element types as handlers: the plain types, ACTIVITY (activities module). The media module
+  // registers FILE here (`FILE: fileElementHandler(…)` in place of the plain one).
+  const calcLimits = { budgetMs: config.calcRequestBudgetMs };
+  // Slot guards run before any write that changes values or activities (e.g. a period lock).
+  const guards: SlotGuard[] = [...slotGuards];
+  const pipeline: ValuesPipeline = {
+    handlers: { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler(calcLimits) },
+    guards,
+  };
+
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { database });
@@ -126,10 +143,10 @@ export async function buildApp({
       await api.register(sitesRoutes, { config });
       await api.register(formsRoutes);
       await api.register(formSitesRoutes);
-      await api.register(submissionsRoutes);
-      await api.register(activitiesRoutes);
+      await api.register(submissionsRoutes, { pipeline });
+      await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(adaptersRoutes);
-      await api.register(sourceImportsRoutes, { config });
+      await api.register(sourceImportsRoutes, { config, pipeline });
     },
     { prefix: API_PREFIX },
   );

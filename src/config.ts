@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 /** Everything the service reads from its environment, parsed and checked once. */
 export interface Config {
@@ -26,6 +27,10 @@ export interface Config {
   /** Limits of one calcCode calculation. */
   calcTimeMs: number;
   calcMemoryBytes: number;
+  /** Wall time one request may spend calculating, in all (SDCS_CALC_REQUEST_BUDGET_MS). */
+  calcRequestBudgetMs: number;
+  /** Sandbox worker threads (SDCS_CALC_WORKERS; default min(2, cores)). */
+  calcWorkers: number;
 }
 
 /** A configuration problem: start-up prints its message as one line and exits. */
@@ -127,5 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     authAttemptsPerMinute: int(env, 'SDCS_AUTH_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000),
     calcTimeMs: int(env, 'SDCS_CALC_TIME_MS', 50, 1, 60_000),
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
+    calcRequestBudgetMs: int(env, 'SDCS_CALC_REQUEST_BUDGET_MS', 5000, 1, 600_000),
+    calcWorkers: int(env, 'SDCS_CALC_WORKERS', Math.min(2, availableParallelism()), 1, 64),
   };
 }

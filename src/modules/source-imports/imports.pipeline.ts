@@ -3,12 +3,13 @@ import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/site-scope.ts';
-import { failed, failureMessage, withCalculations } from '../activities/activities.calculate.ts';
+import { type CalcLimits, CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
 import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import type { ElementInfo } from '../submissions/submissions.resolve.ts';
+import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import {
@@ -45,7 +46,13 @@ export interface Analysis {
   readiness: Readiness;
 }
 
-async function loadCatalog(tx: Tx, caller: Caller, mapping: Mapping, body: ImportBody): Promise<Catalog> {
+async function loadCatalog(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+): Promise<Catalog> {
   const org = caller.organizationId;
   const [sites, units, scope] = await Promise.all([
     repo.sites(tx, org),
@@ -118,29 +125,42 @@ async function loadCatalog(tx: Tx, caller: Caller, mapping: Mapping, body: Impor
     unitsBySymbol,
     units: new Map(units.map((u) => [u.id, u])),
     definitions,
+    handlers: pipeline.handlers,
   };
 }
 
-/** Calculates every activity candidate (one prepared runtime per definition); failures become issues. */
-async function calculate(tx: Tx, organizationId: string, candidates: Candidate[], issues: RowIssue[]) {
+/**
+ * Calculates every activity candidate (one prepared runtime per definition, coefficient lookups in
+ * the import's transaction); failures become issues.
+ */
+async function calculate(
+  tx: Tx,
+  organizationId: string,
+  candidates: Candidate[],
+  issues: RowIssue[],
+  limits: CalcLimits,
+) {
   const activities = candidates.filter((c) => c.kind === 'activity');
   if (activities.length === 0) return candidates;
+  const session = new CalcSession(organizationId, (fn) => fn(tx), new AbortController().signal, limits);
   const failedRows = new Set<Candidate>();
-  await withCalculations(tx, organizationId, async (calculations) => {
-    for (const c of activities) calculations.prepare(c.definition!);
-    const outcomes = await calculations.run(
-      activities.map((c) => ({
-        definitionId: c.definition!.id,
-        input: c.input!,
-        context: {
-          year: c.year,
-          periodUnit: c.periodUnit,
-          site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
-        },
-      })),
-    );
-    outcomes.forEach((outcome, i) => {
-      if (!failed(outcome)) return;
+  try {
+    const jobs = activities.map((c) => ({
+      source: {
+        id: c.definition!.id,
+        calcCode: c.definition!.calcCode,
+        metadataSchema: c.definition!.metadataSchema ?? null,
+      },
+      input: c.input!,
+      context: {
+        year: c.year,
+        periodUnit: c.periodUnit,
+        site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
+      },
+    }));
+    await session.compute(jobs);
+    session.outcomes(jobs).forEach((outcome, i) => {
+      if (!outcome || !failed(outcome)) return;
       const c = activities[i]!;
       failedRows.add(c);
       issues.push({
@@ -149,7 +169,9 @@ async function calculate(tx: Tx, organizationId: string, candidates: Candidate[]
         message: `${c.element.key}: ${failureMessage(outcome)}`,
       });
     });
-  });
+  } finally {
+    await session.dispose();
+  }
   return candidates.filter((c) => !failedRows.has(c));
 }
 
@@ -272,8 +294,15 @@ async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Pro
  * parse -> resolve -> validate -> reduce -> drafts, and readiness. Reads only: a preview stops
  * here, an execute writes what this returns, so both see the same counts and issues.
  */
-export async function analyse(tx: Tx, caller: Caller, mapping: Mapping, body: ImportBody): Promise<Analysis> {
-  const catalog = await loadCatalog(tx, caller, mapping, body);
+export async function analyse(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+  limits: CalcLimits,
+): Promise<Analysis> {
+  const catalog = await loadCatalog(tx, caller, mapping, body, pipeline);
   const issues: RowIssue[] = [];
   let total = 0;
   let skipped = 0;
@@ -299,7 +328,7 @@ export async function analyse(tx: Tx, caller: Caller, mapping: Mapping, body: Im
       else candidates.push(outcome);
     });
   }
-  candidates = await calculate(tx, caller.organizationId, candidates, issues);
+  candidates = await calculate(tx, caller.organizationId, candidates, issues, limits);
   const { drafts, reduced, failed: overflow } = reduce(candidates, issues);
   const parsed = candidates.length - overflow;
   const sheetOrder = new Map(body.sheets.map((s, i) => [s.name, i]));

@@ -3,8 +3,9 @@ import type { Caller } from '../../domain/caller.ts';
 import { policy, type SiteScope } from '../access/access.policy.ts';
 import { type ActivityInput, checkActivityInput } from '../activities/activities.inputs.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
+import type { Checked, ElementTypeHandlers } from '../submissions/element-types.ts';
 import type { ElementInfo } from '../submissions/submissions.resolve.ts';
-import { type Checked, checkValues } from '../submissions/submissions.values.ts';
+import { checkValues } from '../submissions/submissions.values.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Cell, Row, RowIssue } from './imports.schemas.ts';
@@ -37,6 +38,8 @@ export interface Catalog {
   unitsBySymbol: Map<string, { id: string }>;
   units: Map<string, UnitFactor>;
   definitions: Map<string, ActivityDefinition | undefined>;
+  /** The element types' checks, as submissions use them. */
+  handlers: ElementTypeHandlers;
 }
 
 /** A row turned into a candidate draft (before calculation and reduction). */
@@ -274,7 +277,7 @@ function resolveFormValue(
       },
     ],
     [element],
-    { year: base.year, periodType: form.period_type, units: catalog.units },
+    { year: base.year, periodType: form.period_type, units: catalog.units, handlers: catalog.handlers },
   );
   const problem = checked.issues[0];
   if (problem) {

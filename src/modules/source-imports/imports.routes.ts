@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import { errors } from '../../http/schemas.ts';
+import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import {
   ImportBody,
   ImportHeaders,
@@ -15,7 +16,14 @@ import { getRun, listRuns, runImport } from './imports.service.ts';
 
 const TAGS = ['Source imports'];
 
-export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+/** An import's calculations may take this long in all (or the configured request budget, if longer). */
+const IMPORT_CALC_BUDGET_MS = 120_000;
+
+export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{
+  config: Config;
+  pipeline: ValuesPipeline;
+}> = async (app, { config, pipeline }) => {
+  const limits = { budgetMs: Math.max(config.calcRequestBudgetMs, IMPORT_CALC_BUDGET_MS) };
   app.post(
     '/source-imports',
     {
@@ -34,9 +42,11 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> 
     },
     (request) =>
       request.tenant((tx, caller) =>
-        runImport(tx, caller, request.headers['idempotency-key'], request.body, (e) =>
-          request.log.error({ err: e }, 'source import failed while writing'),
-        ),
+        runImport(tx, caller, request.headers['idempotency-key'], request.body, {
+          pipeline,
+          limits,
+          log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
+        }),
       ),
   );
 

@@ -6,6 +6,8 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
+import type { CalcLimits } from '../activities/activities.calculate.ts';
+import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
@@ -112,7 +114,7 @@ export async function runImport(
   caller: Caller,
   key: string,
   body: ImportBody,
-  log: (error: unknown) => void,
+  deps: { pipeline: ValuesPipeline; limits: CalcLimits; log: (error: unknown) => void },
 ): Promise<ImportResult> {
   const org = caller.organizationId;
   const fingerprint = canonicalHash(body);
@@ -130,7 +132,7 @@ export async function runImport(
   });
   if (!claimed) return replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint);
 
-  const analysis = await analyse(tx, caller, mapping, body);
+  const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, deps.limits);
   const missing = analysis.readiness.missingFormSites;
   const blocked = mode === 'execute' && missing.length > 0 && !body.allowMissingFormSiteCreation;
   let status: SourceImportStatus = mode === 'execute' && !blocked ? 'completed' : 'previewed';
@@ -142,9 +144,9 @@ export async function runImport(
   if (status === 'completed' && analysis.drafts.length > 0) {
     await repo.setStatus(tx, org, claimed.id, 'processing');
     try {
-      writes = await write(tx, caller, analysis);
+      writes = await write(tx, caller, analysis, deps.pipeline);
     } catch (e) {
-      log(e);
+      deps.log(e);
       status = 'failed';
       error =
         e instanceof AppError
@@ -181,11 +183,11 @@ export async function runImport(
 }
 
 /** Writes the drafts inside a savepoint: if anything raises, nothing of them stays. */
-async function write(tx: Tx, caller: Caller, analysis: Analysis) {
+async function write(tx: Tx, caller: Caller, analysis: Analysis, pipeline: ValuesPipeline) {
   await sql`savepoint source_import_write`.execute(tx);
   try {
     await createFormSites(tx, caller.organizationId, analysis.readiness.missingFormSites);
-    const writes = await storeDrafts(tx, caller, analysis.drafts);
+    const writes = await storeDrafts(tx, caller, analysis.drafts, pipeline);
     await sql`release savepoint source_import_write`.execute(tx);
     return writes;
   } catch (e) {

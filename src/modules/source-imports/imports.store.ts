@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { formSitesRepository } from '../form-sites/form-sites.repository.ts';
 import type { SubmitValue } from '../submissions/submissions.schemas.ts';
-import { submit } from '../submissions/submissions.service.ts';
+import { storeValues, type ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
@@ -22,14 +22,14 @@ export async function createFormSites(
 
 /**
  * The one place where an import writes form values and activities: exactly what a submission
- * through the API writes (same checks, same history), one submission per (form, site, year), each
- * with multi-row statements. The activities of one element and period form that period's set.
- * When the submissions module offers a write path for stored values, only this function changes.
+ * through the API writes (the submissions' `storeValues`: same checks, same history), one call per
+ * (form, site, year), each with multi-row statements. The activities of one element and period form that period's set.
  */
 export async function storeDrafts(
   tx: Tx,
   caller: Caller,
   drafts: Draft[],
+  pipeline: ValuesPipeline,
 ): Promise<{ formValues: number; activities: number }> {
   const groups = new Map<string, Draft[]>();
   for (const d of drafts) {
@@ -65,7 +65,13 @@ export async function storeDrafts(
       set.value.push(d.input);
       activities++;
     }
-    await submit(tx, caller, { formId: first.form.id, siteId: first.site.id, year: first.year, values });
+    // The import is one transaction: every step of the values pipeline runs in it.
+    await storeValues(pipeline, (fn) => fn(tx), caller, {
+      formId: first.form.id,
+      siteId: first.site.id,
+      year: first.year,
+      values,
+    });
   }
   return { formValues, activities };
 }
