@@ -3,7 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/site-scope.ts';
-import { type CalcLimits, CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
+import { type CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
 import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
@@ -133,45 +133,34 @@ async function loadCatalog(
  * Calculates every activity candidate (one prepared runtime per definition, coefficient lookups in
  * the import's transaction); failures become issues.
  */
-async function calculate(
-  tx: Tx,
-  organizationId: string,
-  candidates: Candidate[],
-  issues: RowIssue[],
-  limits: CalcLimits,
-) {
+async function calculate(candidates: Candidate[], issues: RowIssue[], session: CalcSession) {
   const activities = candidates.filter((c) => c.kind === 'activity');
   if (activities.length === 0) return candidates;
-  const session = new CalcSession(organizationId, (fn) => fn(tx), new AbortController().signal, limits);
   const failedRows = new Set<Candidate>();
-  try {
-    const jobs = activities.map((c) => ({
-      source: {
-        id: c.definition!.id,
-        calcCode: c.definition!.calcCode,
-        metadataSchema: c.definition!.metadataSchema ?? null,
-      },
-      input: c.input!,
-      context: {
-        year: c.year,
-        periodUnit: c.periodUnit,
-        site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
-      },
-    }));
-    await session.compute(jobs);
-    session.outcomes(jobs).forEach((outcome, i) => {
-      if (!outcome || !failed(outcome)) return;
-      const c = activities[i]!;
-      failedRows.add(c);
-      issues.push({
-        sheet: c.sheet,
-        rowIndex: c.rowIndex,
-        message: `${c.element.key}: ${failureMessage(outcome)}`,
-      });
+  const jobs = activities.map((c) => ({
+    source: {
+      id: c.definition!.id,
+      calcCode: c.definition!.calcCode,
+      metadataSchema: c.definition!.metadataSchema ?? null,
+    },
+    input: c.input!,
+    context: {
+      year: c.year,
+      periodUnit: c.periodUnit,
+      site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
+    },
+  }));
+  await session.compute(jobs);
+  session.outcomes(jobs).forEach((outcome, i) => {
+    if (!outcome || !failed(outcome)) return;
+    const c = activities[i]!;
+    failedRows.add(c);
+    issues.push({
+      sheet: c.sheet,
+      rowIndex: c.rowIndex,
+      message: `${c.element.key}: ${failureMessage(outcome)}`,
     });
-  } finally {
-    await session.dispose();
-  }
+  });
   return candidates.filter((c) => !failedRows.has(c));
 }
 
@@ -300,7 +289,7 @@ export async function analyse(
   mapping: Mapping,
   body: ImportBody,
   pipeline: ValuesPipeline,
-  limits: CalcLimits,
+  session: CalcSession,
 ): Promise<Analysis> {
   const catalog = await loadCatalog(tx, caller, mapping, body, pipeline);
   const issues: RowIssue[] = [];
@@ -328,7 +317,7 @@ export async function analyse(
       else candidates.push(outcome);
     });
   }
-  candidates = await calculate(tx, caller.organizationId, candidates, issues, limits);
+  candidates = await calculate(candidates, issues, session);
   const { drafts, reduced, failed: overflow } = reduce(candidates, issues);
   const parsed = candidates.length - overflow;
   const sheetOrder = new Map(body.sheets.map((s, i) => [s.name, i]));

@@ -6,7 +6,8 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { CalcLimits } from '../activities/activities.calculate.ts';
+import { type CalcLimits, CalcSession, DEFAULT_CALC_LIMITS } from '../activities/activities.calculate.ts';
+import { activityElementHandler } from '../activities/activities.element.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
@@ -132,7 +133,28 @@ export async function runImport(
   });
   if (!claimed) return replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint);
 
-  const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, deps.limits);
+  // One calculation session for the import: the rows are calculated once, to report their issues,
+  // and the write reuses those results (one prepared runtime per definition).
+  const calc = new CalcSession(org, (fn) => fn(tx), new AbortController().signal, deps.limits);
+  try {
+    return await importRows(tx, caller, body, mapping, claimed.id, mode, calc, deps);
+  } finally {
+    await calc.dispose();
+  }
+}
+
+async function importRows(
+  tx: Tx,
+  caller: Caller,
+  body: ImportBody,
+  mapping: Mapping,
+  runId: string,
+  mode: 'preview' | 'execute',
+  calc: CalcSession,
+  deps: { pipeline: ValuesPipeline; log: (error: unknown) => void },
+): Promise<ImportResult> {
+  const org = caller.organizationId;
+  const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc);
   const missing = analysis.readiness.missingFormSites;
   const blocked = mode === 'execute' && missing.length > 0 && !body.allowMissingFormSiteCreation;
   let status: SourceImportStatus = mode === 'execute' && !blocked ? 'completed' : 'previewed';
@@ -142,9 +164,13 @@ export async function runImport(
   let error: string | null = null;
   let writes = { formValues: 0, activities: 0 };
   if (status === 'completed' && analysis.drafts.length > 0) {
-    await repo.setStatus(tx, org, claimed.id, 'processing');
+    await repo.setStatus(tx, org, runId, 'processing');
     try {
-      writes = await write(tx, caller, analysis, deps.pipeline);
+      const pipeline = {
+        ...deps.pipeline,
+        handlers: { ...deps.pipeline.handlers, ACTIVITY: activityElementHandler(DEFAULT_CALC_LIMITS, calc) },
+      };
+      writes = await write(tx, caller, analysis, pipeline);
     } catch (e) {
       deps.log(e);
       status = 'failed';
@@ -157,7 +183,7 @@ export async function runImport(
   }
   const imported = writes.formValues + writes.activities;
   const counts = { ...analysis.counts, imported };
-  const row = await repo.finish(tx, org, claimed.id, {
+  const row = await repo.finish(tx, org, runId, {
     status,
     totalRows: counts.total,
     draftCount: counts.ready,
@@ -169,7 +195,7 @@ export async function runImport(
     processed: status === 'completed' || status === 'failed',
     releaseKey: status === 'failed',
   });
-  await repo.insertIssues(tx, org, claimed.id, analysis.issues);
+  await repo.insertIssues(tx, org, runId, analysis.issues);
   const result: ImportResult = {
     run: presentRun(row as RunRow),
     adapterVersion: body.adapterVersion,
@@ -178,7 +204,7 @@ export async function runImport(
     execution: { attempted: mode === 'execute', blocked, message, readiness: analysis.readiness },
     issues: analysis.issues.slice(0, MAX_ISSUES_IN_ANSWER),
   };
-  await repo.storeResponse(tx, org, claimed.id, result);
+  await repo.storeResponse(tx, org, runId, result);
   return result;
 }
 
