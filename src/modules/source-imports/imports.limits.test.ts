@@ -123,6 +123,17 @@ describe('POST /source-imports: request rules and limits', () => {
       await post(full({ sourceAdapterDefinitionId: '00000000-0000-4000-8000-000000000000' })),
       'sourceAdapterDefinitionId',
     );
+    // Another organization's definition and version are unknown here.
+    const foreign = await createImportWorld(t);
+    await expect400(
+      await post(
+        full({
+          sourceAdapterDefinitionId: foreign.adapter.id,
+          adapterVersion: foreign.adapter.adapterVersion,
+        }),
+      ),
+      'sourceAdapterDefinitionId',
+    );
     // An earlier version stays usable after the definition changed.
     const adapter = await api(t, 'POST', '/source-adapter-definitions', {
       token: w.tenant.owner.token,
