@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Strict = { additionalProperties: false } as const;
@@ -52,7 +53,31 @@ export const AdapterBody = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     mapping: Mapping,
   },
-  Strict,
+  {
+    ...Strict,
+    examples: [
+      {
+        name: 'Utility bills',
+        description: 'Monthly electricity per site, in kWh or MWh',
+        mapping: {
+          sheets: [
+            {
+              sheet: 'Electricity',
+              draft: 'form_value',
+              form: { id: EXAMPLE_IDS.form },
+              site: { column: 'Site', match: 'code' },
+              year: { column: 'Year' },
+              period: { column: 'Month' },
+              element: { key: 'electricity' },
+              value: { column: 'Amount' },
+              unit: { column: 'Unit' },
+              reduce: 'sum',
+            },
+          ],
+        },
+      },
+    ],
+  },
 );
 export type AdapterBody = Static<typeof AdapterBody>;
 

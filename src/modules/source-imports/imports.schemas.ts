@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_ADAPTER_VERSION, EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -51,7 +52,25 @@ export const ImportBody = Type.Object(
       { minItems: 1, maxItems: 50 },
     ),
   },
-  Strict,
+  {
+    ...Strict,
+    examples: [
+      {
+        sourceAdapterDefinitionId: EXAMPLE_IDS.sourceAdapter,
+        adapterVersion: EXAMPLE_ADAPTER_VERSION,
+        mode: 'preview',
+        sheets: [
+          {
+            name: 'Electricity',
+            rows: [
+              { Site: 'PLANT-01', Year: 2025, Month: 1, Amount: 1200, Unit: 'kWh' },
+              { Site: 'PLANT-01', Year: 2025, Month: 2, Amount: '1.1', Unit: 'MWh' },
+            ],
+          },
+        ],
+      },
+    ],
+  },
 );
 export type ImportBody = Static<typeof ImportBody>;
 
