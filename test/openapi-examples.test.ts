@@ -89,6 +89,8 @@ const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
   'activity-definitions': 'activityDefinition',
   values: 'value',
   'source-adapter-definitions': 'sourceAdapter',
+  indicators: 'indicator',
+  targets: 'target',
 };
 
 function pathRecord(path: string, param: string): keyof typeof EXAMPLE_IDS | undefined {
@@ -215,6 +217,27 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     }),
   );
   ids.sourceAdapter = adapter.id as string;
+  const indicator = await must(
+    'POST /indicators',
+    api(t, 'POST', '/indicators', {
+      token: tenant.owner.token,
+      body: { name: 'Grid electricity', expressionParts: [{ type: 'number', value: '1' }] },
+    }),
+  );
+  ids.indicator = indicator.id as string;
+  ids.target = (
+    await must(
+      'POST /targets',
+      api(t, 'POST', '/targets', {
+        token: tenant.owner.token,
+        body: {
+          indicatorId: ids.indicator,
+          title: 'Halve it',
+          targetEntries: [{ year: 2030, targetValue: 1 }],
+        },
+      }),
+    )
+  ).id as string;
 
   const invitee = newEmail();
   await must(

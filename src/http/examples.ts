@@ -22,7 +22,9 @@ export const EXAMPLE_IDS = {
   unitKwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e10',
   unitMwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e11',
   unitKm: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e12',
-  sourceAdapter: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e13',
+  sourceAdapter: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e15',
+  indicator: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e13',
+  target: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e14',
 } as const;
 
 /** The `adapterVersion` of the source adapter definition `EXAMPLE_IDS.sourceAdapter`. */

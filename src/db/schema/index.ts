@@ -16,6 +16,7 @@ import type {
   OrganizationsTable,
   UsersTable,
 } from './identity.ts';
+import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
 import type {
   SourceAdapterDefinitionsTable,
@@ -30,6 +31,7 @@ export type * from './activity-definitions.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
+export type * from './indicators.ts';
 export type * from './invitations.ts';
 export type * from './source-imports.ts';
 export type * from './structure.ts';
@@ -62,4 +64,6 @@ export interface DB {
   source_adapter_versions: SourceAdapterVersionsTable;
   source_import_runs: SourceImportRunsTable;
   source_import_issues: SourceImportIssuesTable;
+  indicators: IndicatorsTable;
+  targets: TargetsTable;
 }
