@@ -34,6 +34,8 @@ import { mediaRoutes } from './modules/media/media.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
+import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
 import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
 import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
@@ -168,6 +170,8 @@ export async function buildApp({
       await api.register(submissionsRoutes, { pipeline });
       await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
+      await api.register(adaptersRoutes);
+      await api.register(sourceImportsRoutes, { config, pipeline });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
     },

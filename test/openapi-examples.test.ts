@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../src/app.ts';
 import type { Role } from '../src/db/schema/index.ts';
-import { EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN, EXAMPLE_LOGIN } from '../src/http/examples.ts';
+import {
+  EXAMPLE_ADAPTER_VERSION,
+  EXAMPLE_IDS,
+  EXAMPLE_INVITATION_TOKEN,
+  EXAMPLE_LOGIN,
+} from '../src/http/examples.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { api, type TestContext, useTestApp } from './helpers/app.ts';
 import {
@@ -83,6 +88,7 @@ const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
   'dataset-items': 'datasetItem',
   'activity-definitions': 'activityDefinition',
   values: 'value',
+  'source-adapter-definitions': 'sourceAdapter',
   indicators: 'indicator',
   targets: 'target',
 };
@@ -203,6 +209,14 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     unit: 'kgCO2e',
   });
   ids.member = (await addMember(t, org, 'VIEWER')).userId;
+  const adapter = await must(
+    'POST /source-adapter-definitions (its example)',
+    api(t, 'POST', '/source-adapter-definitions', {
+      token: tenant.owner.token,
+      body: substitute(exampleOf(doc, 'POST', '/source-adapter-definitions'), replacements()),
+    }),
+  );
+  ids.sourceAdapter = adapter.id as string;
   const indicator = await must(
     'POST /indicators',
     api(t, 'POST', '/indicators', {
@@ -240,6 +254,7 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     if (!ids[key]) throw new Error(`seedWorld has no record for EXAMPLE_IDS.${key}`);
   }
   map.set(EXAMPLE_INVITATION_TOKEN, token);
+  map.set(EXAMPLE_ADAPTER_VERSION, adapter.adapterVersion as string);
   return { tenant, replacements: map };
 }
 
@@ -286,7 +301,11 @@ describe('the request examples of the OpenAPI document', () => {
         const res = await t.app.inject({
           method: op.method as 'POST',
           url,
-          headers: token ? { authorization: `Bearer ${token}` } : {},
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            // POST /source-imports requires one (a new one per call).
+            'idempotency-key': `example-${sent}-${Date.now()}`,
+          },
           payload: substitute(example.value, world.replacements) as object,
         });
         sent++;

@@ -9,6 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const scenario = /<!-- scenario:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario:end -->/.exec(readme)?.[1];
+// The source-import walk-through continues the worked example (same variables), so both run as one.
+const imports = /<!-- scenario-imports:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario-imports:end -->/.exec(
+  readme,
+)?.[1];
 const tools = ['curl', 'jq', 'bash'].filter((tool) => spawnSync('which', [tool]).status !== 0);
 
 let server: ChildProcess | undefined;
@@ -59,7 +63,7 @@ describe('the README’s worked example', () => {
   it.skipIf(tools.length > 0)(
     `runs as written (needs ${['curl', 'jq', 'bash'].join(', ')})`,
     () => {
-      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', scenario!], {
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', `${scenario!}\n${imports ?? ''}`], {
         env: { ...process.env, API: api, KEY: key },
         encoding: 'utf8',
         timeout: 60_000,
@@ -73,6 +77,21 @@ describe('the README’s worked example', () => {
       // Each refuel is one activity calculated by the definition's calcCode (litres × 2.68).
       expect(lines).toContain('{"input":{"litres":100},"value":268}');
       expect(lines).toContain('{"input":{"litres":50},"value":134}');
+      if (imports) {
+        // The import: two bad rows explained, blocked by the missing form-site, then written.
+        expect(lines).toContain(
+          '{"total":6,"parsed":4,"ready":3,"imported":0,"reduced":1,"skipped":0,"failed":2}',
+        );
+        expect(lines).toContainEqual(expect.stringContaining('"message":"No site has code \\"P9\\""'));
+        expect(lines).toContainEqual(expect.stringMatching(/^\{"blocked":true,/));
+        expect(lines).toContain(
+          '{"total":6,"parsed":4,"ready":3,"imported":3,"reduced":1,"skipped":0,"failed":2}',
+        );
+        expect(lines).toContain('{"elementKey":"elec","periodUnit":2,"value":1000}');
+        expect(lines).toContain('{"input":{"litres":40},"value":107.2}');
+        expect(lines).toContainEqual(expect.stringMatching(/^\{"replayed":true,/));
+        expect(lines).toContainEqual(expect.stringMatching(/^\{"code":"CONFLICT",/));
+      }
     },
     90_000,
   );

@@ -22,9 +22,13 @@ export const EXAMPLE_IDS = {
   unitKwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e10',
   unitMwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e11',
   unitKm: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e12',
+  sourceAdapter: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e15',
   indicator: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e13',
   target: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e14',
 } as const;
+
+/** The `adapterVersion` of the source adapter definition `EXAMPLE_IDS.sourceAdapter`. */
+export const EXAMPLE_ADAPTER_VERSION = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
 
 /** The token of an invitation e-mail (the `token` of its link). */
 export const EXAMPLE_INVITATION_TOKEN = 'sdcs_inv_PASTE-THE-TOKEN-OF-THE-INVITATION-LINK';

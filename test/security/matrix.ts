@@ -19,7 +19,10 @@ export interface SecurityCase {
    * Makes what one call needs inside `tenant` (records named by the path, a valid body) and
    * returns the concrete url and body. Called afresh for every call.
    */
-  prepare: (t: TestContext, tenant: Tenant) => Promise<{ url: string; body?: unknown }>;
+  prepare: (
+    t: TestContext,
+    tenant: Tenant,
+  ) => Promise<{ url: string; body?: unknown; headers?: Record<string, string> }>;
   /** The call ends the token it uses (logout): each call gets a fresh token. */
   consumesToken?: boolean;
   /** The path names a record: with another tenant's record the answer must be 404. */

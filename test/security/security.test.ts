@@ -63,41 +63,41 @@ describe.each(cases)('$method $route', (c) => {
   }
   if (declared === 'public') {
     it('answers without a credential', async () => {
-      const { url, body } = await c.prepare(t, a);
-      const res = await api(t, c.method, url, { body });
+      const { url, body, headers } = await c.prepare(t, a);
+      const res = await api(t, c.method, url, { body, headers });
       expect(res.status).not.toBe(401);
     });
     return;
   }
 
   it('401 without a credential, and with an unknown one', async () => {
-    const { url, body } = await c.prepare(t, a);
-    const none = await api(t, c.method, url, { body });
+    const { url, body, headers } = await c.prepare(t, a);
+    const none = await api(t, c.method, url, { body, headers });
     expect(none.status).toBe(401);
     expect(none.body.code).toBe('UNAUTHORIZED');
-    const unknown = await api(t, c.method, url, { body, token: 'sdcs_not-a-real-key' });
+    const unknown = await api(t, c.method, url, { body, headers, token: 'sdcs_not-a-real-key' });
     expect(unknown.status).toBe(401);
   });
 
   for (const role of rolesBelow(declared)) {
     it(`403 for ${role}`, async () => {
-      const { url, body } = await c.prepare(t, a);
-      const res = await api(t, c.method, url, { body, token: await tokenOf(c, role) });
+      const { url, body, headers } = await c.prepare(t, a);
+      const res = await api(t, c.method, url, { body, headers, token: await tokenOf(c, role) });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
     });
   }
 
   it(`lets ${declared} through`, async () => {
-    const { url, body } = await c.prepare(t, a);
-    const res = await api(t, c.method, url, { body, token: await tokenOf(c, declared) });
+    const { url, body, headers } = await c.prepare(t, a);
+    const res = await api(t, c.method, url, { body, headers, token: await tokenOf(c, declared) });
     expect(res.status, JSON.stringify(res.body)).toBe(c.successStatus ?? 200);
   });
 
   if (c.tenantRecord) {
     it('404 for another tenant’s record', async () => {
-      const { url, body } = await c.prepare(t, b);
-      const res = await api(t, c.method, url, { body, token: a.owner.token });
+      const { url, body, headers } = await c.prepare(t, b);
+      const res = await api(t, c.method, url, { body, headers, token: a.owner.token });
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     });

@@ -19,6 +19,12 @@ import type {
 import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
 import type { MediaTable } from './media.ts';
+import type {
+  SourceAdapterDefinitionsTable,
+  SourceAdapterVersionsTable,
+  SourceImportIssuesTable,
+  SourceImportRunsTable,
+} from './source-imports.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
 export type * from './activities.ts';
@@ -29,6 +35,7 @@ export type * from './identity.ts';
 export type * from './indicators.ts';
 export type * from './invitations.ts';
 export type * from './media.ts';
+export type * from './source-imports.ts';
 export type * from './structure.ts';
 
 /** Every table the query builder knows, by SQL name. Each module adds its tables here. */
@@ -56,6 +63,10 @@ export interface DB {
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
   media: MediaTable;
+  source_adapter_definitions: SourceAdapterDefinitionsTable;
+  source_adapter_versions: SourceAdapterVersionsTable;
+  source_import_runs: SourceImportRunsTable;
+  source_import_issues: SourceImportIssuesTable;
   indicators: IndicatorsTable;
   targets: TargetsTable;
 }

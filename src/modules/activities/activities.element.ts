@@ -52,7 +52,14 @@ interface Work {
  * activity definition and calculated one activity per input (outside any transaction); the
  * value's number is the sum, and the activities are written beside the value.
  */
-export function activityElementHandler(limits: CalcLimits = DEFAULT_CALC_LIMITS): ElementTypeHandler {
+/**
+ * `shared`: a calculation session whose results the handler's sessions reuse (and do not dispose);
+ * source imports pass the one that already calculated their rows, so nothing is calculated twice.
+ */
+export function activityElementHandler(
+  limits: CalcLimits = DEFAULT_CALC_LIMITS,
+  shared?: CalcSession,
+): ElementTypeHandler {
   return {
     check(value) {
       // The list's inputs are checked against the definition in the session's plan.
@@ -61,7 +68,7 @@ export function activityElementHandler(limits: CalcLimits = DEFAULT_CALC_LIMITS)
         ? { field: 'value', message: problem }
         : { value, originalValue: null, numericValue: null };
     },
-    open: (ctx) => new ActivitySession(ctx, limits),
+    open: (ctx) => new ActivitySession(ctx, limits, shared),
   };
 }
 
@@ -72,8 +79,9 @@ class ActivitySession implements ValuesSession {
   constructor(
     private readonly ctx: StoreContext,
     limits: CalcLimits,
+    private readonly shared?: CalcSession,
   ) {
-    this.calc = new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
+    this.calc = shared ?? new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
   }
 
   async plan(tx: Tx, values: PlannedValue[], target: Target): Promise<Issue[]> {
@@ -166,7 +174,7 @@ class ActivitySession implements ValuesSession {
   }
 
   close(): Promise<void> {
-    return this.calc.dispose();
+    return this.shared ? Promise.resolve() : this.calc.dispose();
   }
 }
 

@@ -1,0 +1,331 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { invalidField } from '../../domain/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { type CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
+import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
+import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { formsRepository } from '../forms/forms.repository.ts';
+import type { ElementInfo } from '../submissions/submissions.resolve.ts';
+import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import type { Mapping } from './adapters.schemas.ts';
+import { importsRepository as repo } from './imports.repository.ts';
+import {
+  type Candidate,
+  type Catalog,
+  type FormInfo,
+  mappingFor,
+  resolveRow,
+  type SiteInfo,
+} from './imports.resolve.ts';
+import type { Counts, ImportBody, MissingFormSite, Readiness, RowIssue } from './imports.schemas.ts';
+
+/** A draft ready to write: one form value (maybe reduced from several rows) or one activity. */
+export interface Draft {
+  kind: 'form_value' | 'activity';
+  form: FormInfo;
+  site: SiteInfo;
+  year: number;
+  periodUnit: number;
+  element: ElementInfo;
+  rows: { sheet: string; rowIndex: number }[];
+  /** form_value: what to submit, as a submission would send it. */
+  value?: unknown;
+  selectedUnitId?: string | null;
+  /** activity: its input object. */
+  input?: ActivityInput;
+}
+
+/** What an import finds; identical for a preview and an execute of the same request. */
+export interface Analysis {
+  counts: Omit<Counts, 'imported'>;
+  issues: RowIssue[];
+  drafts: Draft[];
+  readiness: Readiness;
+}
+
+async function loadCatalog(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+): Promise<Catalog> {
+  const org = caller.organizationId;
+  const [sites, units, scope] = await Promise.all([
+    repo.sites(tx, org),
+    repo.units(tx, org),
+    siteScope(tx, caller),
+  ]);
+  const sitesById = new Map(sites.map((s) => [s.id, s as SiteInfo]));
+  const contextSite = body.context?.siteId;
+  if (contextSite !== undefined && !(isUuid(contextSite) && sitesById.has(contextSite.toLowerCase()))) {
+    throw invalidField('context.siteId', 'context.siteId is not a site of this organization');
+  }
+  // The organization's own unit wins over a catalog unit of the same symbol.
+  const unitsBySymbol = new Map<string, { id: string }>();
+  for (const u of [...units].sort(
+    (a, b) => Number(a.organization_id !== null) - Number(b.organization_id !== null),
+  ))
+    unitsBySymbol.set(u.symbol, u);
+
+  const byId = new Map(
+    (
+      await repo.formsById(
+        tx,
+        org,
+        mapping.sheets.flatMap((s) => ('id' in s.form && isUuid(s.form.id) ? [s.form.id] : [])),
+      )
+    ).map((f) => [f.id, f]),
+  );
+  const formRows: ({ id: string; name: string; period_type: FormInfo['period_type'] } | string)[] = [];
+  for (const s of mapping.sheets) {
+    if ('id' in s.form) {
+      formRows.push(byId.get(s.form.id.toLowerCase()) ?? `The mapping’s form ${s.form.id} no longer exists`);
+      continue;
+    }
+    const found = await repo.formsByMetadata(tx, org, s.form.metadataKey, s.form.metadataValue);
+    formRows.push(
+      found.length === 1
+        ? found[0]!
+        : `${found.length === 0 ? 'No form' : 'More than one form'} has metadata ${s.form.metadataKey} = "${s.form.metadataValue}"`,
+    );
+  }
+  const formIds = [...new Set(formRows.flatMap((f) => (typeof f === 'string' ? [] : [f.id])))];
+  const elements = await formsRepository.elements(tx, org, formIds);
+  const forms = new Map<string, FormInfo>();
+  for (const id of formIds) {
+    const row = formRows.find((f) => typeof f !== 'string' && f.id === id) as Exclude<
+      (typeof formRows)[number],
+      string
+    >;
+    forms.set(id, {
+      id,
+      name: row.name,
+      period_type: row.period_type,
+      elements: new Map(elements.filter((e) => e.form_id === id).map((e) => [e.key, e as ElementInfo])),
+    });
+  }
+  const definitions = new Map<string, ActivityDefinition | undefined>();
+  for (const e of elements) {
+    const id = e.activity_definition_id;
+    if (e.type === 'ACTIVITY' && id && !definitions.has(id))
+      definitions.set(id, await getDefinitionForCalculation(tx, org, id));
+  }
+  return {
+    caller,
+    scope,
+    context: body.context ?? {},
+    forms: formRows.map((f) => (typeof f === 'string' ? f : forms.get(f.id)!)),
+    sites: sites as SiteInfo[],
+    sitesById,
+    siteIndexes: new Map(),
+    unitsBySymbol,
+    units: new Map(units.map((u) => [u.id, u])),
+    definitions,
+    handlers: pipeline.handlers,
+  };
+}
+
+/**
+ * Calculates every activity candidate (one prepared runtime per definition, coefficient lookups in
+ * the import's transaction); failures become issues.
+ */
+async function calculate(candidates: Candidate[], issues: RowIssue[], session: CalcSession) {
+  const activities = candidates.filter((c) => c.kind === 'activity');
+  if (activities.length === 0) return candidates;
+  const failedRows = new Set<Candidate>();
+  const jobs = activities.map((c) => ({
+    source: {
+      id: c.definition!.id,
+      calcCode: c.definition!.calcCode,
+      metadataSchema: c.definition!.metadataSchema ?? null,
+    },
+    input: c.input!,
+    context: {
+      year: c.year,
+      periodUnit: c.periodUnit,
+      site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
+    },
+  }));
+  await session.compute(jobs);
+  session.outcomes(jobs).forEach((outcome, i) => {
+    if (!outcome || !failed(outcome)) return;
+    const c = activities[i]!;
+    failedRows.add(c);
+    issues.push({
+      sheet: c.sheet,
+      rowIndex: c.rowIndex,
+      message: `${c.element.key}: ${failureMessage(outcome)}`,
+    });
+  });
+  return candidates.filter((c) => !failedRows.has(c));
+}
+
+const slotOf = (c: Candidate) => `${c.form.id}|${c.site.id}|${c.year}|${c.element.id}|${c.periodUnit}`;
+
+/** Merges form-value rows that land on one slot (`sum` or `last`); each activity row is its own draft. */
+function reduce(
+  candidates: Candidate[],
+  issues: RowIssue[],
+): { drafts: Draft[]; reduced: number; failed: number } {
+  const drafts: Draft[] = [];
+  const values = new Map<string, { draft: Draft; sum: number }>();
+  const perSlot = new Map<string, number>();
+  let reduced = 0;
+  let failedCount = 0;
+  for (const c of candidates) {
+    const slot = slotOf(c);
+    const row = { sheet: c.sheet, rowIndex: c.rowIndex };
+    if (c.kind === 'activity') {
+      const n = (perSlot.get(slot) ?? 0) + 1;
+      perSlot.set(slot, n);
+      if (n > MAX_ACTIVITIES_PER_VALUE) {
+        failedCount++;
+        issues.push({
+          ...row,
+          message: `More than ${MAX_ACTIVITIES_PER_VALUE} activities land on one element and period`,
+        });
+        continue;
+      }
+      drafts.push({
+        kind: 'activity',
+        form: c.form,
+        site: c.site,
+        year: c.year,
+        periodUnit: c.periodUnit,
+        element: c.element,
+        rows: [row],
+        input: c.input!,
+      });
+      continue;
+    }
+    const earlier = values.get(slot);
+    const canonical = c.checked!.value;
+    if (!earlier) {
+      const draft: Draft = {
+        kind: 'form_value',
+        form: c.form,
+        site: c.site,
+        year: c.year,
+        periodUnit: c.periodUnit,
+        element: c.element,
+        rows: [row],
+        value: c.sentValue,
+        selectedUnitId: c.selectedUnitId ?? null,
+      };
+      drafts.push(draft);
+      values.set(slot, { draft, sum: typeof canonical === 'number' ? canonical : 0 });
+      continue;
+    }
+    reduced++;
+    earlier.draft.rows.push(row);
+    if (c.reduce === 'sum' && c.element.type === 'NUMBER') {
+      // A sum is kept in the element's unit: the values were converted before adding.
+      earlier.sum += canonical as number;
+      earlier.draft.value = earlier.sum;
+      earlier.draft.selectedUnitId = null;
+    } else {
+      earlier.sum = typeof canonical === 'number' ? canonical : 0;
+      earlier.draft.value = c.sentValue;
+      earlier.draft.selectedUnitId = c.selectedUnitId ?? null;
+    }
+  }
+  return { drafts, reduced, failed: failedCount };
+}
+
+/** Drafts whose (form, site, year) is not active. */
+async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Promise<Readiness> {
+  const active = new Set(
+    (await repo.activeFormSites(tx, organizationId, [...new Set(drafts.map((d) => d.form.id))])).map(
+      (a) => `${a.form_id}|${a.site_id}|${a.year}`,
+    ),
+  );
+  const missing = new Map<string, MissingFormSite & { rowSet: Set<string>; indexSet: Set<number> }>();
+  for (const d of drafts) {
+    const key = `${d.form.id}|${d.site.id}|${d.year}`;
+    if (active.has(key)) continue;
+    let entry = missing.get(key);
+    if (!entry) {
+      entry = {
+        formId: d.form.id,
+        formName: d.form.name,
+        siteId: d.site.id,
+        siteName: d.site.name,
+        year: d.year,
+        rowCount: 0,
+        draftKinds: [],
+        targetKeys: [],
+        rowIndexes: [],
+        rowSet: new Set(),
+        indexSet: new Set(),
+      };
+      missing.set(key, entry);
+    }
+    if (!entry.draftKinds.includes(d.kind)) entry.draftKinds.push(d.kind);
+    if (!entry.targetKeys.includes(d.element.key)) entry.targetKeys.push(d.element.key);
+    for (const r of d.rows) {
+      entry.rowSet.add(`${r.sheet}|${r.rowIndex}`);
+      entry.indexSet.add(r.rowIndex);
+    }
+  }
+  const missingFormSites = [...missing.values()].map(({ rowSet, indexSet, ...rest }) => ({
+    ...rest,
+    rowCount: rowSet.size,
+    rowIndexes: [...indexSet].sort((a, b) => a - b),
+  }));
+  return { requiresMissingFormSiteConfirmation: missingFormSites.length > 0, missingFormSites };
+}
+
+/**
+ * parse -> resolve -> validate -> reduce -> drafts, and readiness. Reads only: a preview stops
+ * here, an execute writes what this returns, so both see the same counts and issues.
+ */
+export async function analyse(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+  session: CalcSession,
+): Promise<Analysis> {
+  const catalog = await loadCatalog(tx, caller, mapping, body, pipeline);
+  const issues: RowIssue[] = [];
+  let total = 0;
+  let skipped = 0;
+  let candidates: Candidate[] = [];
+  for (const sheet of body.sheets) {
+    total += sheet.rows.length;
+    const index = mappingFor(mapping.sheets, sheet.name);
+    if (index < 0) {
+      for (let rowIndex = 0; rowIndex < sheet.rows.length; rowIndex++) {
+        issues.push({
+          sheet: sheet.name,
+          rowIndex,
+          message: `No mapping entry matches the sheet "${sheet.name}"`,
+        });
+      }
+      continue;
+    }
+    const entry = mapping.sheets[index]!;
+    sheet.rows.forEach((row, rowIndex) => {
+      const outcome = resolveRow(sheet.name, rowIndex, row, index, entry, catalog);
+      if (outcome === 'skip') skipped++;
+      else if ('message' in outcome) issues.push(outcome);
+      else candidates.push(outcome);
+    });
+  }
+  candidates = await calculate(candidates, issues, session);
+  const { drafts, reduced, failed: overflow } = reduce(candidates, issues);
+  const parsed = candidates.length - overflow;
+  const sheetOrder = new Map(body.sheets.map((s, i) => [s.name, i]));
+  issues.sort((a, b) => sheetOrder.get(a.sheet)! - sheetOrder.get(b.sheet)! || a.rowIndex - b.rowIndex);
+  return {
+    counts: { total, parsed, ready: parsed - reduced, reduced, skipped, failed: total - skipped - parsed },
+    issues,
+    drafts,
+    readiness: await readinessOf(tx, caller.organizationId, drafts),
+  };
+}

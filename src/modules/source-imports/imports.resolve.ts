@@ -1,0 +1,374 @@
+import type { PeriodType } from '../../db/schema/index.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { policy, type SiteScope } from '../access/access.policy.ts';
+import { type ActivityInput, checkActivityInput } from '../activities/activities.inputs.ts';
+import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
+import type { Checked, ElementTypeHandlers } from '../submissions/element-types.ts';
+import type { ElementInfo } from '../submissions/submissions.resolve.ts';
+import { checkValues } from '../submissions/submissions.values.ts';
+import type { UnitFactor } from '../units/units.convert.ts';
+import type { SheetMapping } from './adapters.schemas.ts';
+import type { Cell, Row, RowIssue } from './imports.schemas.ts';
+
+export interface FormInfo {
+  id: string;
+  name: string;
+  period_type: PeriodType;
+  elements: Map<string, ElementInfo>;
+}
+
+export interface SiteInfo {
+  id: string;
+  name: string;
+  code: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** Everything rows are resolved against, loaded once per import. */
+export interface Catalog {
+  caller: Caller;
+  scope: SiteScope;
+  context: { year?: number | undefined; siteId?: string | undefined };
+  /** The form of each mapping entry (by its index), or why there is none. */
+  forms: (FormInfo | string)[];
+  sites: SiteInfo[];
+  sitesById: Map<string, SiteInfo>;
+  /** Sites by matched text, per match kind (filled on first use). */
+  siteIndexes: Map<string, Map<string, SiteInfo[]>>;
+  unitsBySymbol: Map<string, { id: string }>;
+  units: Map<string, UnitFactor>;
+  definitions: Map<string, ActivityDefinition | undefined>;
+  /** The element types' checks, as submissions use them. */
+  handlers: ElementTypeHandlers;
+}
+
+/** A row turned into a candidate draft (before calculation and reduction). */
+export interface Candidate {
+  sheet: string;
+  rowIndex: number;
+  kind: 'form_value' | 'activity';
+  form: FormInfo;
+  site: SiteInfo;
+  year: number;
+  periodUnit: number;
+  element: ElementInfo;
+  /** form_value: the checked value (converted into the element's unit) and the unit sent. */
+  checked?: Checked;
+  selectedUnitId?: string | null;
+  sentValue?: unknown;
+  reduce: 'sum' | 'last';
+  /** activity: the input object and its definition. */
+  input?: ActivityInput;
+  definition?: ActivityDefinition;
+}
+
+const PERIODS: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
+const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+export const isEmpty = (cell: Cell | undefined) =>
+  cell === undefined || cell === null || (typeof cell === 'string' && cell.trim() === '');
+
+/** The columns a mapping entry reads. */
+export function mappedColumns(m: SheetMapping): string[] {
+  const out: string[] = [];
+  if (m.site) out.push(m.site.column);
+  if (m.year) out.push(m.year.column);
+  if (m.period) out.push('column' in m.period ? m.period.column : m.period.dateColumn);
+  if (m.element && 'column' in m.element) out.push(m.element.column);
+  if (m.value) out.push(m.value.column);
+  if (m.unit) out.push(m.unit.column);
+  for (const input of Object.values(m.inputs ?? {})) out.push(input.column);
+  return out;
+}
+
+/** The mapping entry for a sheet: the one naming it, else the `*` one. */
+export function mappingFor(sheets: SheetMapping[], name: string): number {
+  const exact = sheets.findIndex((s) => s.sheet === name);
+  return exact >= 0 ? exact : sheets.findIndex((s) => s.sheet === '*');
+}
+
+class RowFailure extends Error {
+  constructor(
+    message: string,
+    readonly column?: string,
+  ) {
+    super(message);
+  }
+}
+
+const fail = (message: string, column?: string): never => {
+  throw new RowFailure(message, column);
+};
+
+const show = (cell: Cell | undefined) => JSON.stringify(cell ?? null);
+
+/** A number from a number cell or a plain numeric string ("1234.5"; "1 234,5" is not one). */
+function numberOf(cell: Cell | undefined, column: string, what: string): number {
+  if (typeof cell === 'number' && Number.isFinite(cell)) return cell;
+  if (typeof cell === 'string' && NUMERIC.test(cell.trim())) return Number(cell.trim());
+  return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
+}
+
+function integerOf(cell: Cell | undefined, column: string, what: string): number {
+  const n = numberOf(cell, column, what);
+  if (!Number.isInteger(n)) fail(`${what} ${show(cell)} is not a whole number`, column);
+  return n;
+}
+
+function textOf(cell: Cell | undefined): string {
+  return typeof cell === 'string' ? cell.trim() : String(cell);
+}
+
+function resolveSite(m: SheetMapping, row: Row, catalog: Catalog): SiteInfo {
+  if (!m.site) {
+    const id = catalog.context.siteId?.toLowerCase();
+    if (!id) return fail('No site: the mapping has no site column and the request no context.siteId');
+    return catalog.sitesById.get(id) ?? fail('context.siteId is not a site of this organization');
+  }
+  const { column, match } = m.site;
+  const cell = row[column];
+  if (isEmpty(cell)) return fail('The site cell is empty', column);
+  const text = textOf(cell);
+  const found = siteIndex(catalog, match).get(match === 'id' ? text.toLowerCase() : text) ?? [];
+  if (found.length === 0) return fail(`No site has ${match} ${show(text)}`, column);
+  if (found.length > 1) return fail(`More than one site has ${match} ${show(text)}`, column);
+  return found[0]!;
+}
+
+/** Sites by the text a mapping matches on (`id`, `code`, `name` or `metadata.<key>`), built once. */
+function siteIndex(catalog: Catalog, match: string): Map<string, SiteInfo[]> {
+  let index = catalog.siteIndexes.get(match);
+  if (index) return index;
+  index = new Map();
+  const key = match.startsWith('metadata.') ? match.slice('metadata.'.length) : undefined;
+  for (const site of catalog.sites) {
+    const text =
+      match === 'id'
+        ? site.id
+        : match === 'code'
+          ? site.code
+          : match === 'name'
+            ? site.name
+            : metadataText(site.metadata[key!]);
+    if (text === undefined || text === null) continue;
+    const list = index.get(text);
+    if (list) list.push(site);
+    else index.set(text, [site]);
+  }
+  catalog.siteIndexes.set(match, index);
+  return index;
+}
+
+function metadataText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** Year and period of a row, by the form's period type. */
+function resolvePeriod(m: SheetMapping, row: Row, catalog: Catalog, form: FormInfo) {
+  let date: Date | undefined;
+  if (m.period && 'dateColumn' in m.period) {
+    const column = m.period.dateColumn;
+    const cell = row[column];
+    if (isEmpty(cell)) fail('The date cell is empty', column);
+    const text = textOf(cell);
+    date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text) : undefined;
+    if (!date || Number.isNaN(date.getTime())) {
+      return fail(`${show(cell)} is not an ISO 8601 date (such as 2025-04-30)`, column);
+    }
+  }
+  let year: number;
+  if (m.year) {
+    const column = m.year.column;
+    if (isEmpty(row[column])) fail('The year cell is empty', column);
+    year = integerOf(row[column], column, 'The year');
+    if (year < 1900 || year > 2200) fail(`The year ${year} is outside 1900..2200`, column);
+    if (date && date.getUTCFullYear() !== year) {
+      fail(
+        `The date is in ${date.getUTCFullYear()} (UTC), not in ${year}`,
+        (m.period as { dateColumn: string }).dateColumn,
+      );
+    }
+  } else if (catalog.context.year !== undefined) {
+    year = catalog.context.year;
+  } else if (date) {
+    year = date.getUTCFullYear();
+  } else {
+    return fail('No year: the mapping has no year column and the request no context.year');
+  }
+  const last = PERIODS[form.period_type];
+  let periodUnit = 1;
+  if (date) {
+    const month = date.getUTCMonth() + 1;
+    periodUnit = last === 12 ? month : last === 4 ? Math.ceil(month / 3) : 1;
+  } else if (m.period && 'column' in m.period) {
+    const column = m.period.column;
+    if (isEmpty(row[column])) fail('The period cell is empty', column);
+    periodUnit = integerOf(row[column], column, 'The period');
+    if (periodUnit < 1 || periodUnit > last) {
+      fail(
+        `The period ${periodUnit} is outside ${last === 1 ? '1' : `1..${last}`} for a ${form.period_type} form`,
+        column,
+      );
+    }
+  }
+  return { year, periodUnit };
+}
+
+/** A cell as the element's type expects it: numbers for NUMBER, text for text-like types. */
+function valueFor(element: ElementInfo, cell: Cell, column: string): unknown {
+  switch (element.type) {
+    case 'NUMBER':
+      return numberOf(cell, column, 'The value');
+    case 'BOOLEAN':
+      if (typeof cell === 'string' && /^(true|false)$/i.test(cell.trim()))
+        return cell.trim().toLowerCase() === 'true';
+      return cell;
+    case 'TEXT':
+    case 'SELECT':
+    case 'DATE':
+    case 'FILE':
+      return typeof cell === 'number' ? String(cell) : cell;
+    default:
+      return cell;
+  }
+}
+
+function resolveFormValue(
+  m: SheetMapping,
+  row: Row,
+  catalog: Catalog,
+  base: Omit<Candidate, 'element' | 'kind' | 'reduce'>,
+): Candidate {
+  const form = base.form;
+  const el = m.element!;
+  let element: ElementInfo | undefined;
+  if ('key' in el) {
+    element = form.elements.get(el.key) ?? fail(`The form has no element ${show(el.key)}`);
+  } else {
+    const cell = row[el.column];
+    if (isEmpty(cell)) fail('The element cell is empty', el.column);
+    element =
+      form.elements.get(textOf(cell)) ?? fail(`The form has no element ${show(textOf(cell))}`, el.column);
+  }
+  const elementColumn = 'column' in el ? el.column : undefined;
+  if (element.type === 'ACTIVITY')
+    fail(`${element.key} is an ACTIVITY element: map it as an activity sheet`, elementColumn);
+  if (element.type === 'TIMESTAMP')
+    fail(`${element.key} is a TIMESTAMP element, which imports do not fill`, elementColumn);
+  const valueColumn = m.value!.column;
+  const cell = row[valueColumn];
+  if (isEmpty(cell)) fail('The value cell is empty', valueColumn);
+  const value = valueFor(element, cell!, valueColumn);
+  let selectedUnitId: string | null = null;
+  if (m.unit && !isEmpty(row[m.unit.column])) {
+    const symbol = textOf(row[m.unit.column]);
+    const unit =
+      catalog.unitsBySymbol.get(symbol) ?? fail(`${show(symbol)} is not a known unit symbol`, m.unit.column);
+    selectedUnitId = unit.id;
+  }
+  const checked = checkValues(
+    [
+      {
+        elementKey: element.key,
+        periodUnit: base.periodUnit,
+        value,
+        ...(selectedUnitId ? { selectedUnitId } : {}),
+      },
+    ],
+    [element],
+    { year: base.year, periodType: form.period_type, units: catalog.units, handlers: catalog.handlers },
+  );
+  const problem = checked.issues[0];
+  if (problem) {
+    const field = /\.(value|selectedUnitId|periodUnit)\b/.exec(problem.path ?? '')?.[1];
+    const column = field === 'selectedUnitId' ? m.unit?.column : field === 'value' ? valueColumn : undefined;
+    fail(`${element.key}: ${problem.message.replace(/^values\.0\.(\w+) /, '$1 ')}`, column);
+  }
+  return {
+    ...base,
+    kind: 'form_value',
+    element,
+    checked: checked.planned[0]!.checked!,
+    selectedUnitId,
+    sentValue: value,
+    reduce: m.reduce ?? 'last',
+  };
+}
+
+function resolveActivity(
+  m: SheetMapping,
+  row: Row,
+  catalog: Catalog,
+  base: Omit<Candidate, 'element' | 'kind' | 'reduce'>,
+): Candidate {
+  const key = m.activity!.key;
+  const element = base.form.elements.get(key) ?? fail(`The form has no element ${show(key)}`);
+  if (element.type !== 'ACTIVITY') fail(`${key} is a ${element.type} element, not an ACTIVITY element`);
+  const definition =
+    catalog.definitions.get(element.activity_definition_id ?? '') ??
+    fail(`The activity definition of ${key} is no longer available`);
+  const types = new Map(definition.inputs.map((i) => [i.name, i.type]));
+  const input: ActivityInput = {};
+  for (const [name, { column }] of Object.entries(m.inputs ?? {})) {
+    const cell = row[column];
+    if (isEmpty(cell)) continue;
+    const type = types.get(name);
+    if (type === 'number') input[name] = numberOf(cell, column, `The input ${name}`);
+    else if (type === 'string' || type === 'date')
+      input[name] = typeof cell === 'number' ? String(cell) : cell;
+    else if (type === 'boolean' && typeof cell === 'string' && /^(true|false)$/i.test(cell.trim()))
+      input[name] = cell.trim().toLowerCase() === 'true';
+    else input[name] = cell;
+  }
+  const result = checkActivityInput(definition.inputs, input, 'inputs');
+  if ('issues' in result) {
+    const first = result.issues[0]!;
+    const name = /^inputs\.([^ .]+)/.exec(first.path ?? '')?.[1];
+    fail(first.message, name ? m.inputs?.[name]?.column : undefined);
+  }
+  return {
+    ...base,
+    kind: 'activity',
+    element,
+    input: (result as { input: ActivityInput }).input,
+    definition,
+    reduce: 'last',
+  };
+}
+
+/**
+ * One row: skipped (every mapped cell empty), a candidate draft, or an issue. Checks the form,
+ * site (and the caller's right to write there), year, period, element and value.
+ */
+export function resolveRow(
+  sheetName: string,
+  rowIndex: number,
+  row: Row,
+  mappingIndex: number,
+  m: SheetMapping,
+  catalog: Catalog,
+): Candidate | RowIssue | 'skip' {
+  if (mappedColumns(m).every((c) => isEmpty(row[c]))) return 'skip';
+  try {
+    const form = catalog.forms[mappingIndex]!;
+    if (typeof form === 'string') return fail(form);
+    const site = resolveSite(m, row, catalog);
+    if (!policy.canWriteSiteData(catalog.caller, catalog.scope, site.id)) {
+      fail(`You cannot enter data for site ${show(site.code ?? site.name)}`, m.site?.column);
+    }
+    const { year, periodUnit } = resolvePeriod(m, row, catalog, form);
+    const base = { sheet: sheetName, rowIndex, form, site, year, periodUnit };
+    return m.draft === 'form_value'
+      ? resolveFormValue(m, row, catalog, base)
+      : resolveActivity(m, row, catalog, base);
+  } catch (error) {
+    if (!(error instanceof RowFailure)) throw error;
+    return {
+      sheet: sheetName,
+      rowIndex,
+      ...(error.column ? { column: error.column } : {}),
+      message: error.message,
+    };
+  }
+}

@@ -1,0 +1,245 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+import type { SourceImportRunsTable, SourceImportStatus } from '../../db/schema/index.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { AppError, conflict, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { pageOf, paginationOf } from '../../http/paging.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { type CalcLimits, CalcSession, DEFAULT_CALC_LIMITS } from '../activities/activities.calculate.ts';
+import { activityElementHandler } from '../activities/activities.element.ts';
+import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import { adaptersRepository } from './adapters.repository.ts';
+import type { Mapping } from './adapters.schemas.ts';
+import { canonicalHash } from './canonical.ts';
+import { type Analysis, analyse } from './imports.pipeline.ts';
+import { importsRepository as repo } from './imports.repository.ts';
+import { type ImportBody, type ImportResult, MAX_ROWS, type Run } from './imports.schemas.ts';
+import { createFormSites, storeDrafts } from './imports.store.ts';
+
+type RunRow = { [K in keyof SourceImportRunsTable]: unknown } & {
+  id: string;
+  organization_id: string;
+  source_adapter_definition_id: string;
+  user_id: string;
+  status: SourceImportStatus;
+  media_id: string | null;
+  file_name: string | null;
+  total_rows: number;
+  draft_count: number;
+  issue_count: number;
+  activity_write_count: number;
+  form_value_write_count: number;
+  error: string | null;
+  processed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+};
+
+export function presentRun(r: RunRow): Run {
+  return {
+    id: r.id,
+    sourceAdapterDefinitionId: r.source_adapter_definition_id,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    mediaId: r.media_id,
+    fileName: r.file_name,
+    status: r.status,
+    totalRows: r.total_rows,
+    draftCount: r.draft_count,
+    issueCount: r.issue_count,
+    activityWriteCount: r.activity_write_count,
+    formValueWriteCount: r.form_value_write_count,
+    error: r.error,
+    processedAt: iso(r.processed_at),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    deletedAt: iso(r.deleted_at),
+  };
+}
+
+const KEY_REUSED =
+  'This Idempotency-Key was already used with a different request body; send the original body to get its result, or use a new key';
+const KEY_BUSY =
+  'A request with this Idempotency-Key is still being processed; retry shortly to get its result';
+
+function keyConflict(message: string): AppError {
+  const error = conflict(message);
+  return new AppError('CONFLICT', error.message, [{ path: 'Idempotency-Key', message }]);
+}
+
+/** The stored answer of a run holding the key, or a 409 telling why there is none to give. */
+export function replay(
+  existing: { fingerprint: string; response: unknown },
+  fingerprint: string,
+): ImportResult {
+  if (existing.fingerprint !== fingerprint) throw keyConflict(KEY_REUSED);
+  if (!existing.response) throw keyConflict(KEY_BUSY);
+  return { ...(existing.response as ImportResult), replayed: true };
+}
+
+/** Checks what can be refused before a run exists: the row limit, the definition and its version. */
+async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<Mapping> {
+  const total = body.sheets.reduce((n, s) => n + s.rows.length, 0);
+  if (total > MAX_ROWS) {
+    throw invalidField(
+      'sheets',
+      `The request holds ${total} rows; at most ${MAX_ROWS} are allowed in one import`,
+    );
+  }
+  const org = caller.organizationId;
+  const id = body.sourceAdapterDefinitionId;
+  const definition = isUuid(id) ? await adaptersRepository.find(tx, org, id.toLowerCase()) : undefined;
+  if (!definition) {
+    throw invalidField(
+      'sourceAdapterDefinitionId',
+      'sourceAdapterDefinitionId is not a source adapter definition of this organization',
+    );
+  }
+  const version = await adaptersRepository.findVersion(tx, org, definition.id, body.adapterVersion);
+  if (!version)
+    throw invalidField('adapterVersion', 'adapterVersion is not a version of this source adapter definition');
+  return version.mapping as Mapping;
+}
+
+const MAX_ISSUES_IN_ANSWER = 100;
+
+/**
+ * POST /source-imports: claims the key (a concurrent duplicate waits on the unique key, then
+ * replays), analyses the rows, and for an execute writes every ready draft in one savepoint:
+ * all or nothing. Preview and execute share `analyse`; only the write differs.
+ */
+export async function runImport(
+  tx: Tx,
+  caller: Caller,
+  key: string,
+  body: ImportBody,
+  deps: { pipeline: ValuesPipeline; limits: CalcLimits; log: (error: unknown) => void },
+): Promise<ImportResult> {
+  const org = caller.organizationId;
+  const fingerprint = canonicalHash(body);
+  const existing = await repo.findByKey(tx, org, caller.userId, key);
+  if (existing) return replay(existing, fingerprint);
+  const mapping = await checkRequest(tx, caller, body);
+  const mode = body.mode ?? 'preview';
+  const claimed = await repo.claim(tx, org, {
+    userId: caller.userId,
+    key,
+    fingerprint,
+    definitionId: body.sourceAdapterDefinitionId.toLowerCase(),
+    version: body.adapterVersion,
+    mode,
+  });
+  if (!claimed) return replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint);
+
+  // One calculation session for the import: the rows are calculated once, to report their issues,
+  // and the write reuses those results (one prepared runtime per definition).
+  const calc = new CalcSession(org, (fn) => fn(tx), new AbortController().signal, deps.limits);
+  try {
+    return await importRows(tx, caller, body, mapping, claimed.id, mode, calc, deps);
+  } finally {
+    await calc.dispose();
+  }
+}
+
+async function importRows(
+  tx: Tx,
+  caller: Caller,
+  body: ImportBody,
+  mapping: Mapping,
+  runId: string,
+  mode: 'preview' | 'execute',
+  calc: CalcSession,
+  deps: { pipeline: ValuesPipeline; log: (error: unknown) => void },
+): Promise<ImportResult> {
+  const org = caller.organizationId;
+  const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc);
+  const missing = analysis.readiness.missingFormSites;
+  const blocked = mode === 'execute' && missing.length > 0 && !body.allowMissingFormSiteCreation;
+  let status: SourceImportStatus = mode === 'execute' && !blocked ? 'completed' : 'previewed';
+  let message: string | null = blocked
+    ? `Nothing was written: ${missing.length} form-site(s) are not active (see readiness); send allowMissingFormSiteCreation: true to create them`
+    : null;
+  let error: string | null = null;
+  let writes = { formValues: 0, activities: 0 };
+  if (status === 'completed' && analysis.drafts.length > 0) {
+    await repo.setStatus(tx, org, runId, 'processing');
+    try {
+      const pipeline = {
+        ...deps.pipeline,
+        handlers: { ...deps.pipeline.handlers, ACTIVITY: activityElementHandler(DEFAULT_CALC_LIMITS, calc) },
+      };
+      writes = await write(tx, caller, analysis, pipeline);
+    } catch (e) {
+      deps.log(e);
+      status = 'failed';
+      error =
+        e instanceof AppError
+          ? [e.message, ...(e.issues ?? []).map((i) => i.message)].join('; ')
+          : 'The import could not be written (see the service log); nothing was written';
+      message = error;
+    }
+  }
+  const imported = writes.formValues + writes.activities;
+  const counts = { ...analysis.counts, imported };
+  const row = await repo.finish(tx, org, runId, {
+    status,
+    totalRows: counts.total,
+    draftCount: counts.ready,
+    issueCount: analysis.issues.length,
+    activityWrites: writes.activities,
+    formValueWrites: writes.formValues,
+    counts,
+    error,
+    processed: status === 'completed' || status === 'failed',
+    releaseKey: status === 'failed',
+  });
+  await repo.insertIssues(tx, org, runId, analysis.issues);
+  const result: ImportResult = {
+    run: presentRun(row as RunRow),
+    adapterVersion: body.adapterVersion,
+    counts,
+    replayed: false,
+    execution: { attempted: mode === 'execute', blocked, message, readiness: analysis.readiness },
+    issues: analysis.issues.slice(0, MAX_ISSUES_IN_ANSWER),
+  };
+  await repo.storeResponse(tx, org, runId, result);
+  return result;
+}
+
+/** Writes the drafts inside a savepoint: if anything raises, nothing of them stays. */
+async function write(tx: Tx, caller: Caller, analysis: Analysis, pipeline: ValuesPipeline) {
+  await sql`savepoint source_import_write`.execute(tx);
+  try {
+    await createFormSites(tx, caller.organizationId, analysis.readiness.missingFormSites);
+    const writes = await storeDrafts(tx, caller, analysis.drafts, pipeline);
+    await sql`release savepoint source_import_write`.execute(tx);
+    return writes;
+  } catch (e) {
+    await sql`rollback to savepoint source_import_write`.execute(tx);
+    throw e;
+  }
+}
+
+export async function listRuns(tx: Tx, caller: Caller, query: { limit?: number; offset?: number }) {
+  const page = pageOf(query);
+  const { total, rows } = await repo.list(tx, caller.organizationId, page);
+  return {
+    items: rows.map((r) => presentRun(r as RunRow)),
+    pagination: paginationOf(page, rows.length, total),
+  };
+}
+
+export async function getRun(tx: Tx, caller: Caller, id: string, query: { limit?: number; offset?: number }) {
+  const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id.toLowerCase()) : undefined;
+  if (!row) throw notFound('Source import run');
+  const page = pageOf(query);
+  const items = await repo.issues(tx, caller.organizationId, row.id, page);
+  return {
+    run: presentRun(row as RunRow),
+    adapterVersion: row.adapter_version,
+    counts: { total: 0, parsed: 0, ready: 0, imported: 0, reduced: 0, skipped: 0, failed: 0, ...row.counts },
+    issues: { items, pagination: paginationOf(page, items.length, row.issue_count) },
+  };
+}

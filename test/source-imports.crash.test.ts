@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+// `kill -9` of the service in the middle of an executing import: the import's transaction dies
+// with the process, so nothing of it is written and its Idempotency-Key can be used again.
+const ROOT = join(import.meta.dirname, '..');
+const BUNDLE = join(ROOT, 'dist', 'sdcs.mjs');
+const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-crash-'));
+let databaseUrl: string | undefined;
+let admin: pg.Client | undefined;
+let dbName = '';
+
+function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SDCS_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
+  delete env['DATABASE_URL'];
+  if (databaseUrl) env['DATABASE_URL'] = databaseUrl;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUNDLE, 'serve'], { env });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /SDCS listening on (http:\/\/[^\s]+) /.exec(out);
+      if (m?.[1]) resolve({ child, base: m[1], output: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+  const url = process.env['DATABASE_URL'];
+  if (!url) return;
+  dbName = `sdcs_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const target = new URL(url);
+  target.pathname = `/${dbName}`;
+  databaseUrl = target.toString();
+});
+
+afterAll(async () => {
+  if (admin) {
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+});
+
+it('kill -9 during an execute leaves nothing written and the key usable', async () => {
+  const first = await start();
+  const key = /Bearer (sdcs_\w+)/.exec(first.output())![1]!;
+  const call = async (
+    base: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const b = first.base;
+  const siteA = (await call(b, 'POST', '/sites', { name: 'A', code: 'A' })).body.id;
+  const siteB = (await call(b, 'POST', '/sites', { name: 'B', code: 'B' })).body.id;
+  // Each calculation spins ~20 ms, so the import runs for seconds inside its transaction.
+  const def = await call(b, 'POST', '/activity-definitions', {
+    name: 'Slow',
+    key: 'slow',
+    uiCode: '',
+    inputs: [{ name: 'n', type: 'number', required: true }],
+    calcCode: 'const end = Date.now() + 20; while (Date.now() < end) {} return inputs.n;',
+  });
+  const form = await call(b, 'POST', '/forms', {
+    name: 'F',
+    periodType: 'MONTHLY',
+    elements: [{ key: 'slow', label: 'Slow', type: 'ACTIVITY', activityDefinitionId: def.body.id }],
+  });
+  await call(b, 'PUT', '/form-sites', { formId: form.body.id, siteIds: [siteA, siteB], years: [2025] });
+  const adapter = await call(b, 'POST', '/source-adapter-definitions', {
+    name: 'slow',
+    mapping: {
+      sheets: [
+        {
+          sheet: '*',
+          draft: 'activity',
+          form: { id: form.body.id },
+          site: { column: 'site', match: 'code' },
+          period: { column: 'month' },
+          activity: { key: 'slow' },
+          inputs: { n: { column: 'n' } },
+        },
+      ],
+    },
+  });
+  expect(adapter.status).toBe(200);
+  const rows = ['A', 'B'].flatMap((site) =>
+    Array.from({ length: 500 }, (_, i) => ({ site, month: 1 + (i % 12), n: i })),
+  );
+  const body = {
+    sourceAdapterDefinitionId: adapter.body.id,
+    adapterVersion: adapter.body.adapterVersion,
+    mode: 'execute',
+    context: { year: 2025 },
+    sheets: [{ name: 'S', rows }],
+  };
+  const idem = { 'idempotency-key': 'crash-test-1' };
+
+  const started = Date.now();
+  const pending = call(b, 'POST', '/source-imports', body, idem).catch(() => 'killed');
+  await new Promise((r) => setTimeout(r, 3_000));
+  first.child.removeAllListeners('exit');
+  const exited = new Promise((r) => first.child.on('exit', r));
+  first.child.kill('SIGKILL');
+  await exited;
+  expect(await pending).toBe('killed');
+  expect(Date.now() - started).toBeGreaterThan(2_500);
+
+  const second = await start();
+  try {
+    const s = second.base;
+    const runs = await call(s, 'GET', '/source-imports');
+    expect(runs.body.pagination.total).toBe(0);
+    const acts = await call(s, 'GET', `/activities?formId=${form.body.id}&key=slow`);
+    expect(acts.body.activities).toHaveLength(0);
+    const retried = await call(s, 'POST', '/source-imports', body, idem);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.replayed).toBe(false);
+    expect(retried.body.run.status).toBe('completed');
+    // Under heavy load a spinning calculation may hit its time limit: that row fails, alone.
+    expect(retried.body.counts.imported + retried.body.counts.failed).toBe(1000);
+    expect(retried.body.counts.imported).toBeGreaterThan(900);
+  } finally {
+    second.child.removeAllListeners('exit');
+    second.child.kill('SIGTERM');
+  }
+}, 180_000);
