@@ -1,5 +1,6 @@
 import type { ActivitiesTable, ActivityHistoryTable, NoActivityMarkersTable } from './activities.ts';
 import type { ActivityDefinitionsTable } from './activity-definitions.ts';
+import type { CompletenessRemindersTable, FormLocksTable } from './completeness.ts';
 import type { DatasetItemHistoryTable, DatasetItemsTable, DatasetsTable } from './datasets.ts';
 import type {
   FormElementSubmissionsTable,
@@ -21,6 +22,7 @@ import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.t
 
 export type * from './activities.ts';
 export type * from './activity-definitions.ts';
+export type * from './completeness.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
@@ -51,4 +53,6 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  form_locks: FormLocksTable;
+  completeness_reminders: CompletenessRemindersTable;
 }

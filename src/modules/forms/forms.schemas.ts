@@ -21,6 +21,13 @@ export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
 
+export const DueDays = Type.Integer({
+  minimum: 0,
+  maximum: 366,
+  description:
+    'Days after the end of a period when its data is due (0: at the end of the period); null or absent: no due date',
+});
+
 export const ELEMENT_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 
 const SelectOption = Type.Object(
@@ -68,6 +75,7 @@ export const FormBody = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     periodType: PeriodType,
     metadata: Type.Optional(Metadata),
+    dueDays: Type.Optional(Nullable(DueDays)),
     elements: Type.Array(ElementInput, { maxItems: 1000 }),
   },
   { additionalProperties: false },
@@ -94,6 +102,7 @@ export const Form = Type.Object({
   description: Nullable(Type.String()),
   periodType: PeriodType,
   metadata: Metadata,
+  dueDays: Nullable(DueDays),
   elements: Type.Array(Element, { description: 'The live elements, by order' }),
   createdAt: DateTime,
   updatedAt: DateTime,
