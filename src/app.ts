@@ -15,6 +15,7 @@ import { activitiesRoutes } from './modules/activities/activities.routes.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
+import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
@@ -126,6 +127,7 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
+      await api.register(completenessRoutes, { mailer });
     },
     { prefix: API_PREFIX },
   );
