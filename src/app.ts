@@ -19,6 +19,7 @@ import { completenessRoutes } from './modules/completeness/completeness.routes.t
 import { credentialResolver } from './modules/auth/auth.service.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
+import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp({
       await api.register(submissionsRoutes);
       await api.register(activitiesRoutes);
       await api.register(completenessRoutes, { mailer });
+      await api.register(formLocksRoutes);
     },
     { prefix: API_PREFIX },
   );

@@ -4,6 +4,7 @@ import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { assertUnlocked } from '../form-locks/form-locks.guard.ts';
 import { submissionsRepository } from '../submissions/submissions.repository.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
 import type { MarkerBody } from './activities.schemas.ts';
@@ -24,6 +25,16 @@ async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
   checkPeriodUnit(element.periodType, body.periodUnit);
   const formSite = await submissionsRepository.activeFormSite(tx, org, element.formId, site.id, body.year);
   if (!formSite) throw invalidField('year', `The form is not active on this site for ${body.year}`);
+  await assertUnlocked(tx, org, [
+    {
+      formId: element.formId,
+      siteId: site.id,
+      year: body.year,
+      period: body.periodUnit,
+      path: 'periodUnit',
+      label: body.key,
+    },
+  ]);
   const slot: Slot = {
     elementId: element.elementId,
     siteId: site.id,

@@ -4,6 +4,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { lockedActivities } from '../form-locks/form-locks.guard.ts';
 import { type CalcJob, failed, withCalculations } from './activities.calculate.ts';
 import {
   type ActivityHistoryWrite,
@@ -29,7 +30,7 @@ export async function recalculateDefinition(tx: Tx, caller: Caller, id: string):
   const org = caller.organizationId;
   const definition = await getDefinitionForCalculation(tx, org, id);
   if (!definition) throw notFound('Activity definition');
-  const result: RecalculateResult = { recalculated: 0, changed: 0, failed: 0, failures: [] };
+  const result: RecalculateResult = { recalculated: 0, changed: 0, failed: 0, skipped: 0, failures: [] };
   const fail = (activityId: string, message: string) => {
     result.failed += 1;
     if (result.failures.length < MAX_LISTED_FAILURES) result.failures.push({ activityId, message });
@@ -46,11 +47,18 @@ export async function recalculateDefinition(tx: Tx, caller: Caller, id: string):
       page.map((p) => p.form_element_submission_id),
     );
     const last = page[page.length - 1];
+    // Activities of locked periods keep their values: counted as skipped.
+    const locked = await lockedActivities(
+      tx,
+      org,
+      page.map((p) => p.id),
+    );
+    result.skipped += locked.size;
     const rows = await repo.definitionActivities(
       tx,
       org,
       definition.id,
-      page.map((p) => p.id),
+      page.flatMap((p) => (locked.has(p.id) ? [] : [p.id])),
     );
     return {
       rows,

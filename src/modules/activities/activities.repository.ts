@@ -250,6 +250,7 @@ export const activitiesRepository = {
         'v.original_value',
         'v.selected_unit_id',
         'v.status',
+        'fs.form_id',
       ])
       .where('a.organization_id', '=', organizationId)
       .where('a.id', '=', id)

@@ -8,6 +8,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { assertUnlocked } from '../form-locks/form-locks.guard.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
@@ -145,6 +146,8 @@ export async function patchActivity(
   };
   if (isDeepStrictEqual(before, after)) return before;
 
+  const slot = { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit };
+  await assertUnlocked(tx, org, [{ ...slot, path: 'input', label: `activity ${row.id}` }]);
   await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
   await repo.insertHistory(tx, org, caller.userId, [{ activityId: row.id, action: 'UPDATE', before, after }]);
   const list = await repo.inputsOf(tx, org, row.form_element_submission_id);

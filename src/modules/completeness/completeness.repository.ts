@@ -27,6 +27,7 @@ export interface CellRow {
   status: 'COMPLETE' | 'PARTIAL' | 'MISSING' | 'NO_ACTIVITY';
   on_time: boolean;
   overdue: boolean;
+  locked: boolean;
 }
 
 export interface TotalsRow {
@@ -113,7 +114,7 @@ function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; of
     cell as (
       select scoped.site_id, scoped.site_name, p.period_unit, p.due_at,
              count(l.element_id)::int as reported,
-             coalesce(array_agg(l.element_id) filter (where l.element_id is not null), '{}') as reported_element_ids,
+             coalesce(array_agg(l.element_id::text) filter (where l.element_id is not null), '{}'::text[]) as reported_element_ids,
              max(l.first_at) as completed_at,
              max(l.last_at) as last_reported_at,
              coalesce(bool_and(l.only_marker), false) as only_markers
@@ -133,7 +134,12 @@ function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; of
     select j.site_id, j.site_name, j.period_unit, j.due_at, j.reported, j.reported_element_ids,
            j.last_reported_at, j.status,
            (j.status in ('COMPLETE', 'NO_ACTIVITY') and (j.due_at is null or j.completed_at <= j.due_at)) as on_time,
-           (j.status in ('MISSING', 'PARTIAL') and j.due_at is not null and j.due_at < ${q.now.toISOString()}::timestamptz) as overdue
+           (j.status in ('MISSING', 'PARTIAL') and j.due_at is not null and j.due_at < ${q.now.toISOString()}::timestamptz) as overdue,
+           exists (select 1 from form_locks l
+                    where l.organization_id = ${org} and l.form_id = ${q.formId} and l.year = ${q.year}
+                      and l.unlocked_at is null
+                      and (l.period_unit is null or l.period_unit = j.period_unit)
+                      and (l.site_id is null or l.site_id = j.site_id)) as locked
       from judged j`;
 }
 

@@ -38,6 +38,7 @@ export const PeriodCompleteness = Type.Object({
   dueAt: Nullable(DateTime),
   onTime: Type.Boolean({ description: 'Complete, and every expected element was first reported by `dueAt`' }),
   overdue: Type.Boolean({ description: 'Not complete and past `dueAt`' }),
+  locked: Type.Boolean({ description: 'A form lock covers the period on this site: its data cannot change' }),
 });
 
 const Rates = {

@@ -23,6 +23,13 @@ import type {
   RemindersResult,
 } from './completeness.schemas.ts';
 
+const byName = (a: CellRow, b: CellRow) =>
+  a.site_name.toLowerCase() < b.site_name.toLowerCase()
+    ? -1
+    : a.site_name.toLowerCase() > b.site_name.toLowerCase()
+      ? 1
+      : 0;
+
 /** Reminders of one period go to a person at most once in this window. */
 export const REMINDER_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -147,6 +154,7 @@ export async function getCompleteness(
       dueAt: cell.due_at ? iso(cell.due_at) : null,
       onTime: cell.on_time,
       overdue: cell.overdue,
+      locked: cell.locked,
     });
   }
   for (const site of items) {
@@ -241,7 +249,7 @@ export async function sendReminders(
         periodType: form.period_type,
         periodUnit: body.periodUnit,
         dueAt: q.periods[0]!.dueAt,
-        sites: person.sites.map((s) => ({
+        sites: person.sites.sort(byName).map((s) => ({
           name: s.site_name,
           missing: missingKeys(expected, s).map((e) => e.label),
         })),

@@ -9,6 +9,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { planActivities } from '../activities/activities.submit.ts';
+import { assertUnlocked } from '../form-locks/form-locks.guard.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import { loadUnits } from '../units/units.repository.ts';
 import { presentValue, snapshotOf } from './submissions.history.ts';
@@ -65,6 +66,11 @@ export async function submit(tx: Tx, caller: Caller, body: SubmitBody): Promise<
   const stored = await valuesRepository.lockValues(tx, org, submission.id, [
     ...new Set(checked.planned.map((p) => p.element.id)),
   ]);
+  await assertUnlocked(
+    tx,
+    org,
+    changingSlots(checked.planned, stored, { formId: form.id, siteId, year: body.year }),
+  );
   const items = await applyValues(tx, caller, submission.id, checked.planned, stored);
   await activities.save(tx, caller, { formSiteId: formSite.id, siteId, year: body.year }, items);
   return {
@@ -195,6 +201,33 @@ async function applyValues(
       key,
       users.get(userId)!,
     );
+  });
+}
+
+/**
+ * The (form, site, year, period) slots the planned values would change, for the lock guard: new,
+ * changed and deleted values, and every ACTIVITY list (entering it calculates its activities).
+ */
+function changingSlots(
+  planned: PlannedValue[],
+  stored: StoredValue[],
+  target: { formId: string; siteId: string; year: number },
+) {
+  const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
+  return planned.flatMap((plan) => {
+    const existing = bySlot.get(slotOf(plan.element.id, plan.periodUnit, plan.timestamp));
+    const live = existing && !existing.deleted_at ? existing : undefined;
+    const changes = plan.checked
+      ? plan.element.type === 'ACTIVITY' ||
+        !live ||
+        !unchanged(live, {
+          value: plan.checked.value,
+          originalValue: plan.checked.originalValue,
+          selectedUnitId: plan.selectedUnitId,
+        } as ValueWrite)
+      : live !== undefined;
+    if (!changes) return [];
+    return [{ ...target, period: plan.periodUnit, path: `values.${plan.index}`, label: plan.element.key }];
   });
 }
 
