@@ -47,12 +47,18 @@ const BY_SITE_NAME = sql`lower(s.name) collate "C", s.name collate "C", fs.site_
 
 /**
  * The cells (active site × period) of the scope with their status, as one SQL statement:
- * `scoped` selects the form-sites (all of the scope, or one page of them), `cells` crosses them
- * with the periods, `reports` finds per cell and expected element when it was first and last
- * reported (values that are not REJECTED; for ACTIVITY elements their activities, or a
- * no-activity marker), and `cell` decides the status, on-time and overdue flags.
+ * `scoped` selects the form-sites (all of the scope, or one page of them); `reports` finds per
+ * site, period and expected element when it was first and last reported: a value that is not
+ * REJECTED (for an ACTIVITY element, a non-empty list, i.e. activities), or a no-activity marker
+ * (the service never keeps both for one period); `per_cell` sums them per site and period,
+ * `cell` crosses the sites with the periods, and `judged` decides status, on-time and overdue.
  */
-function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; offset: number } | null) {
+export function cellsQuery(
+  org: string,
+  q: CompletenessScope,
+  page: { limit: number; offset: number } | null,
+  detail = true,
+) {
   const expected = q.plainElementIds.length + q.activityElementIds.length;
   const conditions: RawBuilder<unknown>[] = [];
   if (!q.scope.all) conditions.push(sql`fs.site_id = any(${[...q.scope.siteIds]}::uuid[])`);
@@ -60,6 +66,7 @@ function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; of
   const where = conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``;
   const paging = page ? sql`order by ${BY_SITE_NAME} limit ${page.limit} offset ${page.offset}` : sql``;
   const units = q.periods.map((p) => p.periodUnit);
+  const elementIds = [...q.plainElementIds, ...q.activityElementIds];
   const dues = q.periods.map((p) => (p.dueAt ? p.dueAt.toISOString() : null));
   return sql`
     with scoped as (
@@ -74,54 +81,40 @@ function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; of
       select * from unnest(${units}::int[], ${dues}::timestamptz[]) as p(period_unit, due_at)
     ),
     reports as (
-      select v.form_submission_id as submission_id, null::uuid as form_site_id, v.period_unit,
-             v.element_id, min(v.created_at) as first_at, max(v.recorded_at) as last_at, false as marker
-        from form_submissions sub
-        join scoped on scoped.form_site_id = sub.form_site_id
-        join form_element_submissions v
-          on v.organization_id = sub.organization_id and v.form_submission_id = sub.id
-       where sub.organization_id = ${org}
-         and v.element_id = any(${q.plainElementIds}::uuid[])
+      select sub.form_site_id, v.period_unit, v.element_id,
+             min(v.created_at) as first_at, max(v.recorded_at) as last_at, false as marker
+        from scoped
+        join form_submissions sub on sub.organization_id = ${org} and sub.form_site_id = scoped.form_site_id
+        join form_element_submissions v on v.organization_id = ${org} and v.form_submission_id = sub.id
+       where v.element_id = any(${elementIds}::uuid[])
          and v.period_unit = any(${units}::int[])
          and v.deleted_at is null and v.status <> 'REJECTED'
-       group by v.form_submission_id, v.period_unit, v.element_id
+         and (v.element_id <> all(${q.activityElementIds}::uuid[]) or v.value <> '[]'::jsonb)
+       group by sub.form_site_id, v.period_unit, v.element_id
       union all
-      select null, a.form_site_id, a.period_unit, a.element_id, min(a.created_at), max(a.updated_at), false
-        from activities a
-        join scoped on scoped.form_site_id = a.form_site_id
-        join form_element_submissions v
-          on v.organization_id = a.organization_id and v.id = a.form_element_submission_id
-       where a.organization_id = ${org} and a.year = ${q.year}
-         and a.element_id = any(${q.activityElementIds}::uuid[])
-         and a.period_unit = any(${units}::int[])
-         and v.deleted_at is null and v.status <> 'REJECTED'
-       group by a.form_site_id, a.period_unit, a.element_id
-      union all
-      select null, scoped.form_site_id, m.period_unit, m.element_id, m.created_at, m.created_at, true
+      select scoped.form_site_id, m.period_unit, m.element_id, m.created_at, m.created_at, true
         from no_activity_markers m
         join scoped on scoped.site_id = m.site_id
        where m.organization_id = ${org} and m.form_id = ${q.formId} and m.year = ${q.year}
          and m.element_id = any(${q.activityElementIds}::uuid[])
          and m.period_unit = any(${units}::int[])
     ),
-    located as (
-      select coalesce(r.form_site_id, sub.form_site_id) as form_site_id, r.period_unit, r.element_id,
-             min(r.first_at) as first_at, max(r.last_at) as last_at, bool_and(r.marker) as only_marker
-        from reports r
-        left join form_submissions sub on sub.organization_id = ${org} and sub.id = r.submission_id
-       group by 1, 2, 3
+    per_cell as (
+      select form_site_id, period_unit, count(*)::int as reported,
+             ${detail ? sql`array_agg(element_id::text)` : sql`null::text[]`} as reported_element_ids,
+             max(first_at) as completed_at, max(last_at) as last_reported_at,
+             bool_and(marker) as only_markers
+        from reports
+       group by form_site_id, period_unit
     ),
     cell as (
       select scoped.site_id, scoped.site_name, p.period_unit, p.due_at,
-             count(l.element_id)::int as reported,
-             coalesce(array_agg(l.element_id::text) filter (where l.element_id is not null), '{}'::text[]) as reported_element_ids,
-             max(l.first_at) as completed_at,
-             max(l.last_at) as last_reported_at,
-             coalesce(bool_and(l.only_marker), false) as only_markers
+             coalesce(pc.reported, 0) as reported,
+             coalesce(pc.reported_element_ids, '{}'::text[]) as reported_element_ids,
+             pc.completed_at, pc.last_reported_at, coalesce(pc.only_markers, false) as only_markers
         from scoped
-        cross join periods p
-        left join located l on l.form_site_id = scoped.form_site_id and l.period_unit = p.period_unit
-       group by scoped.site_id, scoped.site_name, p.period_unit, p.due_at
+       cross join periods p
+        left join per_cell pc on pc.form_site_id = scoped.form_site_id and pc.period_unit = p.period_unit
     ),
     judged as (
       select c.*,
@@ -135,11 +128,15 @@ function cellsQuery(org: string, q: CompletenessScope, page: { limit: number; of
            j.last_reported_at, j.status,
            (j.status in ('COMPLETE', 'NO_ACTIVITY') and (j.due_at is null or j.completed_at <= j.due_at)) as on_time,
            (j.status in ('MISSING', 'PARTIAL') and j.due_at is not null and j.due_at < ${q.now.toISOString()}::timestamptz) as overdue,
-           exists (select 1 from form_locks l
+           ${
+             detail
+               ? sql`exists (select 1 from form_locks l
                     where l.organization_id = ${org} and l.form_id = ${q.formId} and l.year = ${q.year}
                       and l.unlocked_at is null
                       and (l.period_unit is null or l.period_unit = j.period_unit)
-                      and (l.site_id is null or l.site_id = j.site_id)) as locked
+                      and (l.site_id is null or l.site_id = j.site_id))`
+               : sql`false`
+           } as locked
       from judged j`;
 }
 
@@ -173,7 +170,7 @@ export const completenessRepository = {
              count(*) filter (where c.status = 'MISSING')::int as missing,
              count(*) filter (where c.status = 'NO_ACTIVITY')::int as no_activity,
              count(*) filter (where c.overdue)::int as overdue
-        from (${cellsQuery(org, q, null)}) c`.execute(tx);
+        from (${cellsQuery(org, q, null, false)}) c`.execute(tx);
     return result.rows[0]!;
   },
 
