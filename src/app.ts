@@ -8,17 +8,21 @@ import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { activityElementHandler } from './modules/activities/activities.element.ts';
 import { activitiesRoutes } from './modules/activities/activities.routes.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
-import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
+import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
+import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
 import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
@@ -28,7 +32,10 @@ import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
+import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
+import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -41,6 +48,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The service's notion of "now": tests inject a fixed or moving clock (expiry, due dates). */
   clock?: Clock;
+  /** Slot guards added to those app.ts registers (tests). */
+  slotGuards?: SlotGuard[];
 }
 
 export type Clock = () => Date;
@@ -61,6 +70,7 @@ export async function buildApp({
   logger = false,
   mailer = createMailer(config),
   clock = () => new Date(),
+  slotGuards = [],
 }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -105,11 +115,30 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  const metrics = registerMetrics(app, database, config.metricsToken);
+  await registerOverloadProtection(app, config, metrics);
   registerAuth(app, credentialResolver(database, config), database);
-  await registerRateLimits(app, config.authAttemptsPerMinute);
+  await registerRateLimits(app, {
+    authAttemptsPerMinute: config.authAttemptsPerMinute,
+    requestsPerMinute: config.rateLimitPerMinute,
+    redisUrl: config.redisUrl,
+    metrics,
+  });
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });
+
+  // Element types as handlers: the plain types, ACTIVITY (activities module). The media module
+  // registers FILE here (`FILE: fileElementHandler(…)` in place of the plain one).
+  const calcLimits = { budgetMs: config.calcRequestBudgetMs };
+  // Slot guards run before any write that changes values or activities (e.g. a period lock).
+  const guards: SlotGuard[] = [...slotGuards];
+  // Period locks: a write to a locked (form, site, year, period) is refused (form-locks module).
+  guards.push(assertUnlocked);
+  const pipeline: ValuesPipeline = {
+    handlers: { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler(calcLimits) },
+    guards,
+  };
 
   await app.register(
     async (api) => {
@@ -126,8 +155,8 @@ export async function buildApp({
       await api.register(sitesRoutes, { config });
       await api.register(formsRoutes);
       await api.register(formSitesRoutes);
-      await api.register(submissionsRoutes);
-      await api.register(activitiesRoutes);
+      await api.register(submissionsRoutes, { pipeline });
+      await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(completenessRoutes, { mailer });
       await api.register(formLocksRoutes);
     },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 /** Everything the service reads from its environment, parsed and checked once. */
 export interface Config {
@@ -26,6 +27,19 @@ export interface Config {
   /** Limits of one calcCode calculation. */
   calcTimeMs: number;
   calcMemoryBytes: number;
+  /** Wall time one request may spend calculating, in all (SDCS_CALC_REQUEST_BUDGET_MS). */
+  calcRequestBudgetMs: number;
+  /** Sandbox worker threads (SDCS_CALC_WORKERS; default min(2, cores)). */
+  calcWorkers: number;
+  /** Serves `/metrics` (Prometheus) to callers bearing this token; unset: no metrics route. */
+  metricsToken: string | undefined;
+  /** Requests per credential (or client address without one) and minute; 0 turns it off. */
+  rateLimitPerMinute: number;
+  /** Rate-limit counters live in this Redis when set (shared by several processes), else in memory. */
+  redisUrl: string | undefined;
+  /** Over these the service answers 503 rather than queue more work (0 turns a check off). */
+  maxEventLoopDelayMs: number;
+  maxHeapUsedBytes: number;
 }
 
 /** A configuration problem: start-up prints its message as one line and exits. */
@@ -70,6 +84,13 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
+  return raw;
+}
+
+function token(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
   return raw;
 }
 
@@ -127,5 +148,12 @@ export function loadConfig(env: Env = process.env): Config {
     authAttemptsPerMinute: int(env, 'SDCS_AUTH_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000),
     calcTimeMs: int(env, 'SDCS_CALC_TIME_MS', 50, 1, 60_000),
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
+    calcRequestBudgetMs: int(env, 'SDCS_CALC_REQUEST_BUDGET_MS', 5000, 1, 600_000),
+    calcWorkers: int(env, 'SDCS_CALC_WORKERS', Math.min(2, availableParallelism()), 1, 64),
+    metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
+    rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    maxEventLoopDelayMs: int(env, 'SDCS_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+    maxHeapUsedBytes: int(env, 'SDCS_MAX_HEAP_USED_MB', 0, 0, 1024 * 1024) * 1024 * 1024,
   };
 }

@@ -5,11 +5,19 @@ import type { Config } from './config.ts';
 import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
-import { checkSyntax, configureSandboxLimits, shutdownSandbox } from './sandbox/index.ts';
+import {
+  checkSyntax,
+  configureSandboxLimits,
+  configureSandboxWorkers,
+  shutdownSandbox,
+} from './sandbox/index.ts';
+
+/** Where the embedded database lives in the data directory. */
+export const embeddedDataDir = (config: Config) => `${config.dataDir}/pglite`;
 
 /** Opens the configured database: the server at DATABASE_URL, else PGlite in the data directory. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return Database.open({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
+  return Database.open({ databaseUrl: config.databaseUrl, dataDir: embeddedDataDir(config) });
 }
 
 /** Readable log lines on a terminal (or when asked); JSON lines for log collectors otherwise. */
@@ -23,6 +31,7 @@ const prettyLogs = (config: Config) =>
 export async function serve(config: Config): Promise<FastifyInstance> {
   const started = performance.now();
   configureSandboxLimits({ cpuTimeMs: config.calcTimeMs, memoryBytes: config.calcMemoryBytes });
+  configureSandboxWorkers(config.calcWorkers);
   // Start the calculation worker now, in parallel, so the first calculation does not wait for it.
   void checkSyntax('return 0').catch(() => undefined);
   const phases: Record<string, number> = { loadMs: Math.round(started) };

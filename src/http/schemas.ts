@@ -32,6 +32,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with stored data',
   413: 'Body too large',
   429: 'Too many attempts; wait for `Retry-After` seconds',
+  503: 'The database is unavailable or the service is overloaded; retry after `Retry-After` seconds',
 };
 
 /** The error responses of a route, for its schema (and so for the OpenAPI document). */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CalculationError } from './calculation-error.ts';
 import { limitErrors, notOneFunction } from './diagnostics.ts';
@@ -25,6 +26,8 @@ export interface RunnerState {
   freshContextPerCall: boolean;
   lookup: CoefficientLookup;
   closed: boolean;
+  /** The queue its calculations wait in (the organization): queues take turns for the workers. */
+  queue: string;
 }
 
 interface SandboxWorker {
@@ -33,7 +36,12 @@ interface SandboxWorker {
   /** Runners opened in this worker. */
   opened: Set<number>;
   retired: boolean;
+  /** Requests sent and not answered. */
+  inFlight: number;
 }
+
+/** Requests a worker holds at once: one, so that a waiting organization is next in line. */
+const PER_WORKER = 1;
 
 interface Request {
   message: Extract<ToWorker, { requestId: number }>;
@@ -48,16 +56,38 @@ interface Request {
 }
 
 /**
- * Runs calculations in one worker thread (QuickJS never runs on the service's event loop), with
- * a watchdog that terminates the worker when a calculation overruns its CPU limit in a way
- * QuickJS cannot interrupt. Requests of other calculations in flight are then sent again.
+ * Runs calculations in a few worker threads (QuickJS never runs on the service's event loop),
+ * with a watchdog that terminates a worker when a calculation overruns its CPU limit in a way
+ * QuickJS cannot interrupt (requests of other calculations in that worker are sent again).
+ *
+ * Fair between organizations: every request waits in its organization's queue, and the queues
+ * take turns (round robin) whenever a worker has room, so one organization's runaway
+ * calculations delay another's by at most the calculations already in the workers.
  */
 export class SandboxPool {
-  private current: SandboxWorker | undefined;
+  private readonly workers: (SandboxWorker | undefined)[];
+  /** Waiting requests by queue; the Map's order is the turn order. */
+  private readonly queues = new Map<string, Request[]>();
   private readonly requests = new Map<number, Request>();
   private nextRequestId = 1;
   private nextRunnerId = 1;
   private watchdog: NodeJS.Timeout | undefined;
+
+  constructor(size = 1) {
+    this.workers = new Array(Math.max(1, size)).fill(undefined);
+  }
+
+  /** Worker threads (started on demand). */
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Requests waiting for a worker, over all queues. */
+  get waiting(): number {
+    let n = 0;
+    for (const q of this.queues.values()) n += q.length;
+    return n;
+  }
 
   newRunnerId(): number {
     return this.nextRunnerId++;
@@ -99,30 +129,77 @@ export class SandboxPool {
   close(runner: RunnerState): void {
     if (runner.closed) return;
     runner.closed = true;
-    const sandbox = this.current;
-    if (sandbox?.opened.delete(runner.id)) sandbox.worker.postMessage({ type: 'close', runnerId: runner.id });
+    for (const sandbox of this.workers) {
+      if (sandbox?.opened.delete(runner.id))
+        sandbox.worker.postMessage({ type: 'close', runnerId: runner.id });
+    }
   }
 
-  /** Stops the worker; open requests fail. The next request starts a new one. */
+  /** Stops the workers; open and waiting requests fail. The next request starts new ones. */
   async shutdown(): Promise<void> {
-    const sandbox = this.current;
-    if (!sandbox) return;
-    this.retire(sandbox);
-    this.failAll(sandbox, new Error('the calculation sandbox was shut down'));
-    await sandbox.worker.terminate();
+    const error = new Error('the calculation sandbox was shut down');
+    for (const queue of this.queues.values()) for (const request of queue) request.reject(error);
+    this.queues.clear();
+    for (const sandbox of this.workers) {
+      if (!sandbox) continue;
+      this.retire(sandbox);
+      this.failAll(sandbox, error);
+      await sandbox.worker.terminate();
+    }
   }
 
   private request(message: Request['message'], runner?: RunnerState): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const budgetMs = runner?.limits.cpuTimeMs ?? DEFAULT_LIMITS.cpuTimeMs;
-      this.submit({ message, runner, budgetMs, resolve, reject, attempts: 1 });
+      this.enqueue({ message, runner, budgetMs, resolve, reject, attempts: 1 });
     });
   }
 
-  private submit(request: Request): void {
+  private enqueue(request: Request, first = false): void {
+    const key = request.runner?.queue ?? '';
+    const queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, [request]);
+    else if (first) queue.unshift(request);
+    else queue.push(request);
+    this.dispatch();
+  }
+
+  /** Gives workers with room the next request of each queue in turn. */
+  private dispatch(): void {
+    for (;;) {
+      if (this.queues.size === 0) return;
+      const slot = this.freeSlot();
+      if (slot < 0) return;
+      const [key, queue] = this.queues.entries().next().value!;
+      const request = queue.shift()!;
+      this.queues.delete(key);
+      if (queue.length > 0) this.queues.set(key, queue);
+      if (request.runner?.closed && request.message.type === 'calculate') {
+        request.reject(new Error('this calculation runner has been disposed'));
+        continue;
+      }
+      this.submit(request, slot);
+    }
+  }
+
+  /** The least busy worker with room (starting one if none runs there); -1 when all are full. */
+  private freeSlot(): number {
+    let best = -1;
+    let load = PER_WORKER;
+    for (const [i, sandbox] of this.workers.entries()) {
+      const busy = sandbox?.inFlight ?? 0;
+      if (busy < load) {
+        best = i;
+        load = busy;
+      }
+    }
+    return best;
+  }
+
+  private submit(request: Request, slot: number): void {
     const requestId = this.nextRequestId++;
     request.message = { ...request.message, requestId };
-    const sandbox = this.current ?? this.spawn();
+    const sandbox = this.workers[slot] ?? this.spawn(slot);
     const { runner, message } = request;
     try {
       if (runner && message.type === 'calculate' && !sandbox.opened.has(runner.id)) {
@@ -144,21 +221,22 @@ export class SandboxPool {
     }
     if (runner) sandbox.opened.add(runner.id);
     request.sentTo = sandbox;
+    sandbox.inFlight += 1;
     this.requests.set(requestId, request);
     this.watch();
   }
 
-  private spawn(): SandboxWorker {
+  private spawn(slot: number): SandboxWorker {
     const meter = new BigInt64Array(new SharedArrayBuffer(8 * METER.size));
     const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), {
       workerData: { meter: meter.buffer },
     });
-    const sandbox: SandboxWorker = { worker, meter, opened: new Set(), retired: false };
+    const sandbox: SandboxWorker = { worker, meter, opened: new Set(), retired: false, inFlight: 0 };
     worker.on('message', (message: FromWorker) => this.onMessage(sandbox, message));
     worker.on('error', (error) => this.onStopped(sandbox, error));
     worker.on('exit', (code) => this.onStopped(sandbox, new Error(`exit code ${code}`)));
     worker.unref();
-    this.current = sandbox;
+    this.workers[slot] = sandbox;
     return sandbox;
   }
 
@@ -167,7 +245,9 @@ export class SandboxPool {
     if (!request || request.sentTo !== sandbox) return;
     if (message.type === 'done') {
       this.requests.delete(message.requestId);
+      sandbox.inFlight -= 1;
       this.watch();
+      this.dispatch();
       if (message.outcome.ok) request.resolve(message.outcome.value);
       else request.reject(errorOf(message.outcome.error, request));
       return;
@@ -205,18 +285,19 @@ export class SandboxPool {
   private watch(): void {
     const busy = this.requests.size > 0;
     if (busy && !this.watchdog) {
-      this.watchdog = setInterval(() => this.inspect(), WATCH_INTERVAL_MS);
-      this.current?.worker.ref();
+      this.watchdog = setInterval(() => {
+        for (const sandbox of this.workers) if (sandbox) this.inspect(sandbox);
+      }, WATCH_INTERVAL_MS);
+      for (const sandbox of this.workers) sandbox?.worker.ref();
     } else if (!busy && this.watchdog) {
       clearInterval(this.watchdog);
       this.watchdog = undefined;
-      this.current?.worker.unref();
+      for (const sandbox of this.workers) sandbox?.worker.unref();
     }
   }
 
-  private inspect(): void {
-    const sandbox = this.current;
-    if (!sandbox) return;
+  private inspect(sandbox: SandboxWorker): void {
+    if (sandbox.retired) return;
     const start = Number(Atomics.load(sandbox.meter, METER.start));
     if (start === 0) return;
     const used = Number(Atomics.load(sandbox.meter, METER.cpuMs)) + (Date.now() - start);
@@ -231,17 +312,19 @@ export class SandboxPool {
         request.reject(timeoutOf(request));
       } else if (request.attempts < MAX_ATTEMPTS && !request.runner?.closed) {
         request.attempts += 1;
-        this.submit(request);
+        this.enqueue(request, true);
       } else {
         request.reject(new Error('the calculation sandbox had to be restarted too often'));
       }
     }
     this.watch();
+    this.dispatch();
   }
 
   private retire(sandbox: SandboxWorker): void {
     sandbox.retired = true;
-    if (this.current === sandbox) this.current = undefined;
+    const slot = this.workers.indexOf(sandbox);
+    if (slot >= 0) this.workers[slot] = undefined;
     if (this.watchdog) {
       clearInterval(this.watchdog);
       this.watchdog = undefined;
@@ -255,6 +338,7 @@ export class SandboxPool {
       request.reject(error);
     }
     this.watch();
+    this.dispatch();
   }
 }
 
@@ -273,10 +357,21 @@ function errorOf(error: SerializedError, request: Request): unknown {
 }
 
 let shared: SandboxPool | undefined;
+let workers = Math.min(2, availableParallelism());
 
-/** The process's sandbox pool (its worker starts on the first request). */
+/** Sets the number of sandbox workers (SDCS_CALC_WORKERS); takes effect for a pool not yet started. */
+export function configureSandboxWorkers(size: number): void {
+  workers = size;
+  if (shared && shared.size !== size) {
+    const old = shared;
+    shared = undefined;
+    void old.shutdown();
+  }
+}
+
+/** The process's sandbox pool (its workers start on demand). */
 export function sandboxPool(): SandboxPool {
-  shared ??= new SandboxPool();
+  shared ??= new SandboxPool(workers);
   return shared;
 }
 

@@ -12,6 +12,8 @@ export interface CalcRunnerOptions {
    * between calculations: much slower; for comparison, and as a fallback.
    */
   freshContextPerCall?: boolean;
+  /** The queue its calculations wait in (an organization id): queues take turns for the workers. */
+  queue?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function createCalcRunner(
     freshContextPerCall: options.freshContextPerCall ?? false,
     lookup: options.coefficient ?? noLookup,
     closed: false,
+    queue: options.queue ?? '',
   };
   await pool.open(state);
   return {

@@ -174,7 +174,14 @@ describe('failures are values with a clear message', () => {
   });
 
   it('a huge allocation runs out of memory', async () => {
-    const error = await failure('const a = new Array(1e8).fill(0); return a.length');
+    // A generous CPU limit: under load, the allocation must fail on memory, never on time first.
+    const error = await failure(
+      'const a = new Array(1e8).fill(0); return a.length',
+      {},
+      {
+        limits: { cpuTimeMs: 5000, wallTimeMs: 30_000 },
+      },
+    );
     expect(error.kind).toBe('memory');
     expect(error.message).toBe('Calculation ran out of memory (limit 32 MiB)');
   });

@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
+import { badRequest, conflict } from '../../domain/errors.ts';
 import {
   type CalcRunner,
   type CalculationContext,
@@ -9,6 +11,7 @@ import {
   createCalcRunner,
 } from '../../sandbox/index.ts';
 import { lookupCoefficient } from '../datasets/coefficients.repository.ts';
+import type { TenantRun } from '../submissions/element-types.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {
@@ -18,7 +21,7 @@ export interface CalcSource {
 }
 
 export interface CalcJob {
-  definitionId: string;
+  source: CalcSource;
   input: Record<string, unknown>;
   context: CalculationContext;
 }
@@ -29,118 +32,215 @@ export type CalcOutcome = CalculationResult | CalculationError;
 export const failed = (outcome: CalcOutcome): outcome is CalculationError =>
   outcome instanceof CalculationError;
 
+/** The message of a failed calculation, for an issue. */
+export const failureMessage = (error: CalculationError) => `the calculation failed: ${error.message}`;
+
+/** Limits of the calculations of one request. */
+export interface CalcLimits {
+  /** Wall time during which the request has calculations under way, in all (SDCS_CALC_REQUEST_BUDGET_MS). */
+  budgetMs: number;
+}
+
+export const DEFAULT_CALC_LIMITS: CalcLimits = { budgetMs: 5000 };
+/** A definition whose calculations hit the time limit this often in a request fails the rest at once. */
+export const BREAKER_TIMEOUTS = 3;
+/** Calculations of one request in flight at once (the pool schedules them among organizations). */
+const WINDOW = 4;
+
+const sourceKey = (s: CalcSource) => JSON.stringify([s.id, s.calcCode, s.metadataSchema]);
+const jobKey = (job: CalcJob) => JSON.stringify([sourceKey(job.source), job.input, job.context]);
+
+interface Lookup {
+  key: string;
+  options: { datasetId?: string; year: number };
+  found: Coefficient | null;
+}
+
+const toCoefficient = (c: Awaited<ReturnType<typeof lookupCoefficient>>): Coefficient | null =>
+  c
+    ? { value: c.value, unit: c.unit, year: c.year, datasetId: c.datasetId, datasetItemId: c.datasetItemId }
+    : null;
+
+/** The client went away: the request stops calculating (nothing is written). */
+export const cancelled = () => badRequest('The request was cancelled: the client closed the connection');
+
 /**
- * The calculations of one request: one prepared runner per definition, and coefficient lookups
- * in the organization, cached for the request. A lookup without a year takes the year of the
- * calculations in flight: `run` runs one year's jobs at a time for that reason (the runner's
- * lookup callback does not know which calculation asks).
+ * The calculations of one request, done outside any transaction: results are kept by what they
+ * were computed from (definition code, input, context), and so are the coefficients they looked
+ * up (each lookup in a short transaction of its own). In the write transaction, `verify` checks
+ * the coefficients again and `outcomes` answers only for jobs computed from the same things;
+ * whatever changed is computed again.
+ *
+ * Limits: a time budget for the request, a breaker per definition (after BREAKER_TIMEOUTS time
+ * limits the rest of its jobs fail at once), and the client's disconnection (stops at once).
  */
-export class Calculations {
-  private year = 0;
+export class CalcSession {
+  private readonly results = new Map<string, CalcOutcome>();
+  private readonly lookups = new Map<string, Lookup>();
+  private readonly timeouts = new Map<string, number>();
   private readonly runners = new Map<string, Promise<CalcRunner | CalculationError>>();
-  private readonly cache = new Map<string, Promise<Coefficient | null>>();
-  private readonly lookup: CoefficientLookup;
+  private year = 0;
+  private inFlight = 0;
+  private busySince = 0;
+  private spentMs = 0;
 
-  constructor(tx: Tx, organizationId: string) {
-    this.lookup = (key, options) => {
-      const year = options.year ?? this.year;
-      const datasetId = options.datasetId;
-      const cacheKey = JSON.stringify([key, datasetId ?? null, year]);
-      let found = this.cache.get(cacheKey);
-      if (!found) {
-        found = lookupCoefficient(
-          tx,
-          organizationId,
-          key,
-          datasetId === undefined ? { year } : { datasetId, year },
-        ).then((c) =>
-          c
-            ? {
-                value: c.value,
-                unit: c.unit,
-                year: c.year,
-                datasetId: c.datasetId,
-                datasetItemId: c.datasetItemId,
-              }
-            : null,
-        );
-        this.cache.set(cacheKey, found);
-        found.catch(() => this.cache.delete(cacheKey));
+  constructor(
+    private readonly organizationId: string,
+    private readonly run: TenantRun,
+    private readonly signal: AbortSignal,
+    private readonly limits: CalcLimits = DEFAULT_CALC_LIMITS,
+  ) {}
+
+  /** The outcome of each job when computed from the same things; undefined where not. */
+  outcomes(jobs: CalcJob[]): (CalcOutcome | undefined)[] {
+    return jobs.map((job) => this.results.get(jobKey(job)));
+  }
+
+  /** Jobs without an outcome. */
+  missing(jobs: CalcJob[]): CalcJob[] {
+    return jobs.filter((job) => !this.results.has(jobKey(job)));
+  }
+
+  /** In the write transaction: false (and everything forgotten) when a coefficient looked up has changed. */
+  async verify(tx: Tx): Promise<boolean> {
+    for (const lookup of this.lookups.values()) {
+      const now = toCoefficient(await lookupCoefficient(tx, this.organizationId, lookup.key, lookup.options));
+      if (!isDeepStrictEqual(now, lookup.found)) {
+        this.results.clear();
+        this.lookups.clear();
+        return false;
       }
-      return found;
-    };
+    }
+    return true;
   }
 
-  /** Compiles a definition once; a calcCode that does not compile fails each of its jobs. */
-  prepare(definition: CalcSource): void {
-    if (this.runners.has(definition.id)) return;
-    const runner = createCalcRunner(definition, { coefficient: this.lookup }).catch((error: unknown) => {
-      if (error instanceof CalculationError) return error;
-      throw error;
-    });
-    // A failure to prepare surfaces when a job awaits the runner; never as an unhandled rejection.
-    runner.catch(() => undefined);
-    this.runners.set(definition.id, runner);
-  }
-
-  /**
-   * Runs the jobs, grouped by the year of their context, all of a year at once (the runner
-   * queues them). Outcomes come in job order; errors that are not the calculation's fault
-   * (a database failure in a lookup) reject.
-   */
-  async run(jobs: CalcJob[]): Promise<CalcOutcome[]> {
-    const outcomes: CalcOutcome[] = new Array(jobs.length);
-    const byYear = new Map<number, number[]>();
-    jobs.forEach((job, i) => {
-      const list = byYear.get(job.context.year);
-      if (list) list.push(i);
-      else byYear.set(job.context.year, [i]);
-    });
-    for (const [year, indexes] of byYear) {
+  /** Computes the jobs that have no outcome yet; never inside a transaction. */
+  async compute(jobs: CalcJob[]): Promise<void> {
+    const todo = new Map<string, CalcJob>();
+    for (const job of this.missing(jobs)) todo.set(jobKey(job), job);
+    const byYear = new Map<number, [string, CalcJob][]>();
+    for (const entry of todo) {
+      const list = byYear.get(entry[1].context.year);
+      if (list) list.push(entry);
+      else byYear.set(entry[1].context.year, [entry]);
+    }
+    // A lookup without a year takes the year of the calculations in flight: one year at a time.
+    for (const [year, entries] of byYear) {
       this.year = year;
-      await Promise.all(
-        indexes.map(async (i) => {
-          outcomes[i] = await this.runOne(jobs[i]!);
-        }),
-      );
-    }
-    return outcomes;
-  }
-
-  private async runOne(job: CalcJob): Promise<CalcOutcome> {
-    const runner = await this.runners.get(job.definitionId);
-    if (!runner) throw new Error(`no runner prepared for definition ${job.definitionId}`);
-    if (runner instanceof CalculationError) return runner;
-    try {
-      return await runner.calculate(job.input, job.context);
-    } catch (error) {
-      if (error instanceof CalculationError) return error;
-      throw error;
+      let next = 0;
+      const lane = async () => {
+        while (next < entries.length) {
+          const [key, job] = entries[next++]!;
+          this.results.set(key, await this.runOne(job));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(WINDOW, entries.length) }, lane));
     }
   }
 
-  /** Frees every runner (also those whose preparation is still under way). */
+  /** Starts the time budget again (recalculation: the budget applies per batch). */
+  resetBudget(): void {
+    this.spentMs = 0;
+    if (this.inFlight > 0) this.busySince = Date.now();
+  }
+
+  /** Frees the runners. */
   async dispose(): Promise<void> {
     const runners = await Promise.allSettled(this.runners.values());
     for (const r of runners)
       if (r.status === 'fulfilled' && !(r.value instanceof CalculationError)) r.value.dispose();
     this.runners.clear();
   }
+
+  private spent(): number {
+    return this.spentMs + (this.inFlight > 0 ? Date.now() - this.busySince : 0);
+  }
+
+  private async runOne(job: CalcJob): Promise<CalcOutcome> {
+    if (this.signal.aborted) throw cancelled();
+    const tripped = this.timeouts.get(job.source.id) ?? 0;
+    if (tripped >= BREAKER_TIMEOUTS) {
+      return new CalculationError(
+        'timeout',
+        `skipped: ${tripped} calculations of this definition hit the time limit in this request`,
+      );
+    }
+    if (this.spent() >= this.limits.budgetMs) {
+      return new CalculationError(
+        'timeout',
+        `not run: this request's calculation time (${this.limits.budgetMs} ms in all) is used up`,
+      );
+    }
+    if (this.inFlight++ === 0) this.busySince = Date.now();
+    let outcome: CalcOutcome;
+    try {
+      const runner = await this.runner(job.source);
+      outcome = runner instanceof CalculationError ? runner : await runner.calculate(job.input, job.context);
+    } catch (error) {
+      if (!(error instanceof CalculationError)) throw error;
+      // Only the limit of a calculation itself counts (not the refusals above).
+      if (error.kind === 'timeout')
+        this.timeouts.set(job.source.id, (this.timeouts.get(job.source.id) ?? 0) + 1);
+      outcome = error;
+    } finally {
+      if (--this.inFlight === 0) this.spentMs += Date.now() - this.busySince;
+    }
+    if (this.signal.aborted) throw cancelled();
+    return outcome;
+  }
+
+  private runner(source: CalcSource): Promise<CalcRunner | CalculationError> {
+    const key = sourceKey(source);
+    let runner = this.runners.get(key);
+    if (!runner) {
+      runner = createCalcRunner(source, { coefficient: this.lookup, queue: this.organizationId }).catch(
+        (error: unknown) => {
+          if (error instanceof CalculationError) return error;
+          throw error;
+        },
+      );
+      // A failure to prepare surfaces when a job awaits the runner; never as an unhandled rejection.
+      runner.catch(() => undefined);
+      this.runners.set(key, runner);
+    }
+    return runner;
+  }
+
+  private readonly lookup: CoefficientLookup = async (key, options) => {
+    const year = options.year ?? this.year;
+    const datasetId = options.datasetId;
+    const lookupOptions = datasetId === undefined ? { year } : { datasetId, year };
+    const cacheKey = JSON.stringify([key, datasetId ?? null, year]);
+    const known = this.lookups.get(cacheKey);
+    if (known) return known.found;
+    const found = toCoefficient(
+      await this.run((tx) => lookupCoefficient(tx, this.organizationId, key, lookupOptions)),
+    );
+    this.lookups.set(cacheKey, { key, options: lookupOptions, found });
+    return found;
+  };
 }
 
-/** Runs `fn` with a Calculations object, disposed afterwards. */
-export async function withCalculations<T>(
-  tx: Tx,
-  organizationId: string,
-  fn: (calculations: Calculations) => Promise<T>,
+/**
+ * Calculates with no transaction held and writes in a short one, again while what the
+ * calculations depended on changed in between (at most `attempts` computations, then 409).
+ * `attempt` runs in a transaction: it answers the jobs it needs, and writes when
+ * `session.outcomes` has them all (after `session.verify`).
+ */
+export async function calculateThenWrite<T>(
+  session: CalcSession,
+  run: TenantRun,
+  attempt: (tx: Tx) => Promise<{ done: T } | { jobs: CalcJob[] }>,
+  attempts = 3,
 ): Promise<T> {
-  const calculations = new Calculations(tx, organizationId);
-  try {
-    return await fn(calculations);
-  } finally {
-    await calculations.dispose();
+  for (let computed = 0; ; computed += 1) {
+    const outcome = await run(attempt);
+    if ('done' in outcome) return outcome.done;
+    if (computed >= attempts) {
+      throw conflict(
+        'What the calculations depended on (definitions, sites, coefficients) kept changing; try again',
+      );
+    }
+    await session.compute(outcome.jobs);
   }
 }
-
-/** The message of a failed calculation, for an issue. */
-export const failureMessage = (error: CalculationError) => `the calculation failed: ${error.message}`;

@@ -4,9 +4,10 @@ import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
-import { assertUnlocked } from '../form-locks/form-locks.guard.ts';
 import { submissionsRepository } from '../submissions/submissions.repository.ts';
+import { runGuards } from '../submissions/element-types.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
+import type { ActivitiesDeps } from './activities.service.ts';
 import type { MarkerBody } from './activities.schemas.ts';
 import { markersRepository as repo, type Slot } from './markers.repository.ts';
 
@@ -25,16 +26,6 @@ async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
   checkPeriodUnit(element.periodType, body.periodUnit);
   const formSite = await submissionsRepository.activeFormSite(tx, org, element.formId, site.id, body.year);
   if (!formSite) throw invalidField('year', `The form is not active on this site for ${body.year}`);
-  await assertUnlocked(tx, org, [
-    {
-      formId: element.formId,
-      siteId: site.id,
-      year: body.year,
-      period: body.periodUnit,
-      path: 'periodUnit',
-      label: body.key,
-    },
-  ]);
   const slot: Slot = {
     elementId: element.elementId,
     siteId: site.id,
@@ -44,13 +35,21 @@ async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
   return { formId: element.formId, formSiteId: formSite.id, slot };
 }
 
+const guardSlot = (formId: string, slot: Slot) => ({
+  formId,
+  siteId: slot.siteId,
+  year: slot.year,
+  period: slot.periodUnit,
+});
+
 /**
  * Marks a period as having no activity. Marking again answers the same marker; a period that
  * has activities cannot be marked (400): remove them first.
  */
-export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
+export async function markNoActivity(deps: ActivitiesDeps, tx: Tx, caller: Caller, body: MarkerBody) {
   const { formId, formSiteId, slot } = await resolveSlot(tx, caller, body);
   await repo.lockFormSite(tx, formSiteId);
+  await runGuards(deps.guards, tx, caller.organizationId, [guardSlot(formId, slot)]);
   if (await repo.slotHasActivities(tx, caller.organizationId, slot)) {
     throw invalidField(
       'periodUnit',
@@ -61,8 +60,9 @@ export async function markNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
 }
 
 /** Removes the marker of a period; a period that is not marked is a 400 naming `periodUnit`. */
-export async function unmarkNoActivity(tx: Tx, caller: Caller, body: MarkerBody) {
-  const { slot } = await resolveSlot(tx, caller, body);
+export async function unmarkNoActivity(deps: ActivitiesDeps, tx: Tx, caller: Caller, body: MarkerBody) {
+  const { formId, slot } = await resolveSlot(tx, caller, body);
+  await runGuards(deps.guards, tx, caller.organizationId, [guardSlot(formId, slot)]);
   const id = await repo.unmark(tx, caller.organizationId, slot);
   if (!id) throw invalidField('periodUnit', 'This period is not marked as having no activity');
   return { success: true, id };

@@ -123,35 +123,6 @@ export const activitiesRepository = {
     );
   },
 
-  /** Sets the numeric value (the sum of the activities) of values where it differs. */
-  async setValueSums(tx: Tx, organizationId: string, sums: { id: string; total: number }[]) {
-    for (const part of chunks(sums)) {
-      await sql`
-        update form_element_submissions v set numeric_value = r.total
-          from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as r(id uuid, total double precision)
-         where v.organization_id = ${organizationId} and v.id = r.id
-           and v.numeric_value is distinct from r.total`.execute(tx);
-    }
-  },
-
-  /**
-   * Sets the numeric value of these values to the sum of their activities, added in list order
-   * (as the service adds them, so equal lists give equal sums).
-   */
-  async resumValues(tx: Tx, organizationId: string, valueIds: string[]) {
-    for (const part of chunks(valueIds)) {
-      await sql`
-        update form_element_submissions v set numeric_value = s.total
-          from (select form_element_submission_id as id, sum(value order by position) as total
-                  from activities
-                 where organization_id = ${organizationId}
-                   and form_element_submission_id = any(${part}::uuid[])
-                 group by form_element_submission_id) s
-         where v.organization_id = ${organizationId} and v.id = s.id
-           and v.numeric_value is distinct from s.total`.execute(tx);
-    }
-  },
-
   /** The next page of a definition's activities after (year, id), not locked: what to lock next. */
   definitionPage(
     tx: Tx,
@@ -169,18 +140,6 @@ export const activitiesRepository = {
     return query.orderBy('a.year').orderBy('a.id').limit(limit).execute();
   },
 
-  /**
-   * Locks values (in id order). Every writer of activities locks the value holding them first,
-   * so holding it, its activities stay as read until the transaction ends.
-   */
-  async lockValues(tx: Tx, organizationId: string, valueIds: string[]) {
-    for (const part of chunks([...new Set(valueIds)].sort())) {
-      await sql`select id from form_element_submissions
-                 where organization_id = ${organizationId} and id = any(${part}::uuid[])
-                 order by id for update`.execute(tx);
-    }
-  },
-
   /** Activities of a definition by id, with their sites, in (year, id) order. */
   definitionActivities(tx: Tx, organizationId: string, definitionId: string, ids: string[]) {
     if (ids.length === 0) return Promise.resolve([]);
@@ -189,8 +148,12 @@ export const activitiesRepository = {
       .innerJoin('sites as s', (j) =>
         j.onRef('s.organization_id', '=', 'a.organization_id').onRef('s.id', '=', 'a.site_id'),
       )
+      .innerJoin('form_sites as fs', (j) =>
+        j.onRef('fs.organization_id', '=', 'a.organization_id').onRef('fs.id', '=', 'a.form_site_id'),
+      )
       .select([
         'a.id',
+        'fs.form_id',
         'a.form_element_submission_id',
         'a.input',
         'a.value',
@@ -211,7 +174,7 @@ export const activitiesRepository = {
 
   /**
    * An activity whose value is visible (live form and element, active form-site), its value
-   * locked (which keeps the value's activities as read, see `lockValues`).
+   * locked (which keeps the value's activities as read, see `valuesRepository.lockValueIds`).
    */
   findForUpdate(tx: Tx, organizationId: string, id: string) {
     return tx
@@ -244,13 +207,13 @@ export const activitiesRepository = {
         'a.year',
         'a.period_unit',
         'a.site_id',
+        'fs.form_id',
         's.name as site_name',
         's.metadata as site_metadata',
         'v.value as list',
         'v.original_value',
         'v.selected_unit_id',
         'v.status',
-        'fs.form_id',
       ])
       .where('a.organization_id', '=', organizationId)
       .where('a.id', '=', id)
@@ -282,25 +245,5 @@ export const activitiesRepository = {
       .where('organization_id', '=', organizationId)
       .where('id', '=', siteId)
       .executeTakeFirstOrThrow();
-  },
-
-  /**
-   * Rewrites a value after one of its activities changed: a new entry, COMPLETED again; its
-   * submission is updated too (`updated_at`), as a submission request does.
-   */
-  async rewriteValue(tx: Tx, organizationId: string, valueId: string, userId: string, list: unknown) {
-    const { form_submission_id } = await tx
-      .updateTable('form_element_submissions')
-      .set({ value: json(list), status: 'COMPLETED', user_id: userId, recorded_at: sql`now()` })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', valueId)
-      .returning('form_submission_id')
-      .executeTakeFirstOrThrow();
-    await tx
-      .updateTable('form_submissions')
-      .set({ updated_at: sql`now()` })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', form_submission_id)
-      .execute();
   },
 };

@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { errors } from '../../http/schemas.ts';
+import { callerOf } from '../../http/auth.ts';
+import { clientGone, tenantRun } from '../../http/request-scope.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
 import { ActivityHistoryEntry, activityHistory } from './activities.history.ts';
 import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
+import { recalculateDefinition } from './activities.recalculate.ts';
 import {
   ActivitiesQuery,
   ActivityPage,
@@ -11,11 +14,12 @@ import {
   MarkerResult,
   PatchActivityBody,
   PatchActivityResult,
+  RecalculateResult,
 } from './activities.schemas.ts';
-import { listActivities, patchActivity } from './activities.service.ts';
+import { type ActivitiesDeps, listActivities, patchActivity } from './activities.service.ts';
 
 const TAGS = ['Activities'];
-export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const activitiesRoutes: FastifyPluginAsyncTypebox<ActivitiesDeps> = async (app, deps) => {
   app.get(
     '/activities',
     {
@@ -45,11 +49,18 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Sent input fields replace the stored ones, fields not sent are kept, null clears a field. The merged input is checked against the activity definition and calculated again; a failed calculation is a 400 and changes nothing. The value holding the activity becomes COMPLETED again.',
         params: ActivityParams,
         body: PatchActivityBody,
-        response: { 200: PatchActivityResult, ...errors(400, 401, 403, 404) },
+        response: { 200: PatchActivityResult, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    (request) =>
-      request.tenant((tx, caller) => patchActivity(tx, caller, request.params.activityId, request.body)),
+    (request, reply) =>
+      patchActivity(
+        deps,
+        tenantRun(request),
+        callerOf(request),
+        request.params.activityId,
+        request.body,
+        clientGone(request, reply),
+      ),
   );
 
   app.get(
@@ -83,7 +94,7 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: MarkerResult, ...errors(400, 401, 403) },
       },
     },
-    (request) => request.tenant((tx, caller) => markNoActivity(tx, caller, request.body)),
+    (request) => request.tenant((tx, caller) => markNoActivity(deps, tx, caller, request.body)),
   );
 
   app.post(
@@ -99,6 +110,30 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: MarkerResult, ...errors(400, 401, 403) },
       },
     },
-    (request) => request.tenant((tx, caller) => unmarkNoActivity(tx, caller, request.body)),
+    (request) => request.tenant((tx, caller) => unmarkNoActivity(deps, tx, caller, request.body)),
+  );
+
+  app.post(
+    '/activity-definitions/:id/recalculate',
+    {
+      config: { minRole: 'MANAGER' },
+      schema: {
+        operationId: 'activityDefinitions.recalculate',
+        tags: ['Activity definitions'],
+        summary: 'Calculate every activity of the definition again (managers)',
+        description:
+          'Runs the current calcCode over all of your organization’s activities of this definition, in batches of 200 (each batch is calculated, then written in a transaction of its own). Activities whose calculation fails keep their value and are counted (the first 100 listed); changed values are recorded in the activities’ history.',
+        params: IdParams,
+        response: { 200: RecalculateResult, ...errors(401, 403, 404, 409) },
+      },
+    },
+    (request, reply) =>
+      recalculateDefinition(
+        deps,
+        tenantRun(request),
+        callerOf(request),
+        request.params.id,
+        clientGone(request, reply),
+      ),
   );
 };

@@ -10,14 +10,8 @@ const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'What the calculation returned beside the value',
 });
 
-/** An activity as the answer of POST /form-submissions shows it, for ACTIVITY values. */
-export const ActivitySummary = Type.Object({
-  activityId: Uuid,
-  input: InputObject,
-  value: Type.Number(),
-  metadata: Metadata,
-});
-export type ActivitySummary = Static<typeof ActivitySummary>;
+// The activities of a submission's answer are shown as the submissions module declares them.
+export { ActivitySummary } from '../submissions/submissions.schemas.ts';
 
 export const Activity = Type.Object({
   activityId: Uuid,

@@ -8,11 +8,17 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import { assertUnlocked } from '../form-locks/form-locks.guard.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
-import { failed, failureMessage, withCalculations } from './activities.calculate.ts';
+import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
+import {
+  type CalcLimits,
+  CalcSession,
+  calculateThenWrite,
+  failed,
+  failureMessage,
+} from './activities.calculate.ts';
 import { checkActivityInput } from './activities.inputs.ts';
 import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
 import { LAST_PERIOD, resolveActivityElement } from './activities.resolve.ts';
@@ -67,7 +73,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
 
   const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
   const page = pageOf(query);
-  const { total, rows } = await listingRepository.page(tx, org, filter, page);
+  const { total, rows } = await listingRepository.page(tx, org, { ...filter, formId: element.formId }, page);
   const markers = await listingRepository.markers(tx, org, element.formId, filter);
   return {
     activities: rows.map((r) => ({
@@ -93,74 +99,91 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
   };
 }
 
+/** What the activities module's write paths get from the composition root. */
+export interface ActivitiesDeps {
+  /** Run before any write that changes stored values or activities. */
+  guards: readonly SlotGuard[];
+  limits: CalcLimits;
+}
+
 /**
  * Changes some input fields of an activity (COLLECTOR+ on its site) and calculates it again with
  * the definition it was calculated with. The value holding the activity gets the new list of
  * inputs, becomes COMPLETED again and records the change in its history, as does the activity.
- * An input that changes nothing writes nothing.
+ * An input that changes nothing writes nothing. The calculation runs with no transaction held;
+ * the write transaction checks that the activity, definition and coefficients are unchanged.
  */
 export async function patchActivity(
-  tx: Tx,
+  deps: ActivitiesDeps,
+  run: TenantRun,
   caller: Caller,
   id: string,
   body: PatchActivityBody,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<PatchActivityResult> {
   const org = caller.organizationId;
-  const row = isUuid(id) ? await repo.findForUpdate(tx, org, id) : undefined;
-  const scope = await siteScope(tx, caller);
-  if (!row || !policy.canReadSite(scope, row.site_id)) throw notFound('Activity');
-  authorize(policy.canWriteSiteData(caller, scope, row.site_id), 'You cannot enter data for this site');
+  const session = new CalcSession(org, run, signal, deps.limits);
+  try {
+    return await calculateThenWrite<PatchActivityResult>(session, run, async (tx) => {
+      const row = isUuid(id) ? await repo.findForUpdate(tx, org, id) : undefined;
+      const scope = await siteScope(tx, caller);
+      if (!row || !policy.canReadSite(scope, row.site_id)) throw notFound('Activity');
+      authorize(policy.canWriteSiteData(caller, scope, row.site_id), 'You cannot enter data for this site');
 
-  const definition = await getDefinitionForCalculation(tx, org, row.activity_definition_id);
-  if (!definition) {
-    throw badRequest('The activity’s definition is no longer available', [
-      {
-        path: 'input',
-        message: 'The activity definition this activity was calculated with is no longer available',
-      },
-    ]);
-  }
-  const checked = checkActivityInput(definition.inputs, { ...row.input, ...body.input }, 'input');
-  if ('issues' in checked) throw badRequest('Invalid input data', checked.issues);
-  const site = { id: row.site_id, name: row.site_name, metadata: row.site_metadata };
-  const [outcome] = await withCalculations(tx, org, (calculations) => {
-    calculations.prepare(definition);
-    return calculations.run([
-      {
-        definitionId: definition.id,
+      const definition = await getDefinitionForCalculation(tx, org, row.activity_definition_id);
+      if (!definition) {
+        throw badRequest('The activity’s definition is no longer available', [
+          {
+            path: 'input',
+            message: 'The activity definition this activity was calculated with is no longer available',
+          },
+        ]);
+      }
+      const checked = checkActivityInput(definition.inputs, { ...row.input, ...body.input }, 'input');
+      if ('issues' in checked) throw badRequest('Invalid input data', checked.issues);
+      const site = { id: row.site_id, name: row.site_name, metadata: row.site_metadata };
+      const job = {
+        source: definition,
         input: checked.input,
         context: { year: row.year, periodUnit: row.period_unit, site },
-      },
-    ]);
-  });
-  if (failed(outcome!)) {
-    throw badRequest('The activity calculation failed', [
-      { path: 'input', message: `input: ${failureMessage(outcome)}` },
-    ]);
-  }
-  const before: ActivitySnapshot = { input: row.input, value: row.value, metadata: row.metadata };
-  const after: ActivitySnapshot = {
-    input: checked.input,
-    value: outcome!.value,
-    metadata: outcome!.metadata,
-  };
-  if (isDeepStrictEqual(before, after)) return before;
+      };
+      const [outcome] = session.outcomes([job]);
+      if (!outcome || !(await session.verify(tx))) return { jobs: [job] };
+      if (failed(outcome)) {
+        throw badRequest('The activity calculation failed', [
+          { path: 'input', message: `input: ${failureMessage(outcome)}` },
+        ]);
+      }
+      const before: ActivitySnapshot = { input: row.input, value: row.value, metadata: row.metadata };
+      const after: ActivitySnapshot = {
+        input: checked.input,
+        value: outcome.value,
+        metadata: outcome.metadata,
+      };
+      if (isDeepStrictEqual(before, after)) return { done: before };
 
-  const slot = { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit };
-  await assertUnlocked(tx, org, [{ ...slot, path: 'input', label: `activity ${row.id}` }]);
-  await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
-  await repo.insertHistory(tx, org, caller.userId, [{ activityId: row.id, action: 'UPDATE', before, after }]);
-  const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
-  await repo.rewriteValue(tx, org, row.form_element_submission_id, caller.userId, list);
-  await repo.resumValues(tx, org, [row.form_element_submission_id]);
-  const previous = snapshotOf({ ...row, value: row.list });
-  await valuesRepository.insertHistory(tx, org, caller.userId, [
-    {
-      valueId: row.form_element_submission_id,
-      action: 'UPDATE',
-      before: previous,
-      after: { ...previous, value: list, status: 'COMPLETED' },
-    },
-  ]);
-  return after;
+      await runGuards(deps.guards, tx, org, [
+        { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit },
+      ]);
+      await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
+      await repo.insertHistory(tx, org, caller.userId, [
+        { activityId: row.id, action: 'UPDATE', before, after },
+      ]);
+      const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
+      await valuesRepository.rewriteValue(tx, org, row.form_element_submission_id, caller.userId, list);
+      await valuesRepository.resumValues(tx, org, [row.form_element_submission_id]);
+      const previous = snapshotOf({ ...row, value: row.list });
+      await valuesRepository.insertHistory(tx, org, caller.userId, [
+        {
+          valueId: row.form_element_submission_id,
+          action: 'UPDATE',
+          before: previous,
+          after: { ...previous, value: list, status: 'COMPLETED' },
+        },
+      ]);
+      return { done: after };
+    });
+  } finally {
+    await session.dispose();
+  }
 }

@@ -2,8 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { recalculateDefinition } from '../activities/activities.recalculate.ts';
-import { RecalculateResult } from '../activities/activities.schemas.ts';
 import {
   ActivityDefinition,
   CreateDefinitionBody,
@@ -93,23 +91,6 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) 
       const fields = await checkDefinitionContent(request.body);
       return request.tenant((tx) => updateDefinition(tx, caller, request.params.id, request.body, fields));
     },
-  );
-
-  app.post(
-    '/activity-definitions/:id/recalculate',
-    {
-      config: { minRole: 'MANAGER' },
-      schema: {
-        operationId: 'activityDefinitions.recalculate',
-        tags: TAGS,
-        summary: 'Calculate every activity of the definition again (managers)',
-        description:
-          'Runs the current calcCode over all of your organization’s activities of this definition, in one transaction. Activities whose calculation fails keep their value and are counted (the first 100 listed); changed values are recorded in the activities’ history.',
-        params: IdParams,
-        response: { 200: RecalculateResult, ...errors(401, 403, 404) },
-      },
-    },
-    (request) => request.tenant((tx, caller) => recalculateDefinition(tx, caller, request.params.id)),
   );
 
   app.delete(

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { callerOf } from '../../http/auth.ts';
+import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { reviewValue, valueHistory } from './submissions.history.ts';
 import {
@@ -12,10 +14,14 @@ import {
   ValueItem,
 } from './submissions.schemas.ts';
 import { getSubmission, listSubmissions, submit } from './submissions.service.ts';
+import type { ValuesPipeline } from './values.pipeline.ts';
 
 const TAGS = ['Form submissions'];
 
-export const submissionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipeline }> = async (
+  app,
+  { pipeline },
+) => {
   app.post(
     '/form-submissions',
     {
@@ -27,10 +33,11 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`; deleting what holds no value changes nothing and is left out). TIMESTAMP times are ISO 8601; without an offset they are UTC.',
         body: SubmitBody,
-        response: { 200: Submission, ...errors(400, 401, 403) },
+        response: { 200: Submission, ...errors(400, 401, 403, 409) },
       },
     },
-    (request) => request.tenant((tx, caller) => submit(tx, caller, request.body)),
+    (request, reply) =>
+      submit(pipeline, tenantRun(request), callerOf(request), request.body, clientGone(request, reply)),
   );
 
   app.get(

@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
-import { ActivitySummary } from '../activities/activities.schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 
 export const STATUSES = ['COMPLETED', 'APPROVED', 'REJECTED'] as const;
@@ -57,6 +56,19 @@ export const SubmitBody = Type.Object(
   { additionalProperties: false },
 );
 export type SubmitBody = Static<typeof SubmitBody>;
+
+/** An activity as the answer of POST /form-submissions shows it, for ACTIVITY values. */
+export const ActivitySummary = Type.Object({
+  activityId: Uuid,
+  input: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Input values by input name, as the activity definition’s `inputs` declare them',
+  }),
+  value: Type.Number(),
+  metadata: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'What the calculation returned beside the value',
+  }),
+});
+export type ActivitySummary = Static<typeof ActivitySummary>;
 
 export const ValueItem = Type.Object({
   formElementSubmissionId: Uuid,

@@ -3,7 +3,10 @@ import type { ElementType } from '../../db/schema/index.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './submissions.resolve.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
-import { checkValues, VALUE_CHECKS } from './submissions.values.ts';
+import { activityElementHandler } from '../activities/activities.element.ts';
+import { checkValues, PLAIN_HANDLERS } from './submissions.values.ts';
+
+const handlers = { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler() };
 
 const kwh: UnitFactor = { id: 'u-kwh', symbol: 'kWh', dimension: 'energy', factor_to_base: 1 };
 const mwh: UnitFactor = { id: 'u-mwh', symbol: 'MWh', dimension: 'energy', factor_to_base: 1000 };
@@ -18,7 +21,7 @@ const element = (type: ElementType, extra: Partial<ElementInfo> = {}): ElementIn
   ...extra,
 });
 const check = (type: ElementType, value: unknown, extra: Partial<ElementInfo> = {}) =>
-  VALUE_CHECKS[type](value, {
+  handlers[type].check(value, {
     element: element(type, extra),
     elementUnit: undefined,
     selectedUnit: undefined,
@@ -62,10 +65,10 @@ describe('value checks by element type', () => {
 
   it('convert NUMBER values from the selected unit into the element’s unit', () => {
     const ctx = { element: element('NUMBER', { unit_id: kwh.id }), elementUnit: kwh, selectedUnit: mwh };
-    expect(VALUE_CHECKS.NUMBER(2.5, ctx)).toEqual({ value: 2500, originalValue: 2.5, numericValue: 2500 });
+    expect(handlers.NUMBER.check(2.5, ctx)).toEqual({ value: 2500, originalValue: 2.5, numericValue: 2500 });
     const kg: UnitFactor = { id: 'u-kg', symbol: 'kg', dimension: 'mass', factor_to_base: 1 };
-    expect(VALUE_CHECKS.NUMBER(1, { ...ctx, selectedUnit: kg })).toMatchObject({ field: 'selectedUnitId' });
-    expect(VALUE_CHECKS.NUMBER(1, { ...ctx, elementUnit: undefined })).toMatchObject({
+    expect(handlers.NUMBER.check(1, { ...ctx, selectedUnit: kg })).toMatchObject({ field: 'selectedUnitId' });
+    expect(handlers.NUMBER.check(1, { ...ctx, elementUnit: undefined })).toMatchObject({
       field: 'selectedUnitId',
     });
   });
@@ -83,7 +86,7 @@ describe('periods', () => {
         { elementId: ts.id, timestamp: '2025-12-31T23:59:59Z', value: 2 },
       ],
       [ts, ts],
-      { year: 2025, periodType: 'YEARLY', units },
+      { year: 2025, periodType: 'YEARLY', units, handlers },
     );
     expect(planned.map((p) => [p.periodUnit, p.timestamp?.toISOString()])).toEqual([
       [12, '2025-12-31T23:30:00.000Z'],
@@ -94,8 +97,12 @@ describe('periods', () => {
 
   it('bound periodUnit by the form’s period type', () => {
     const run = (periodType: 'YEARLY' | 'QUARTERLY' | 'MONTHLY', periodUnit: number) =>
-      checkValues([{ elementId: num.id, periodUnit, value: 1 }], [num], { year: 2025, periodType, units })
-        .issues;
+      checkValues([{ elementId: num.id, periodUnit, value: 1 }], [num], {
+        year: 2025,
+        periodType,
+        units,
+        handlers,
+      }).issues;
     expect(run('YEARLY', 1)).toEqual([]);
     expect(run('YEARLY', 2)).toMatchObject([{ path: 'values.0.periodUnit' }]);
     expect(run('QUARTERLY', 4)).toEqual([]);
@@ -108,6 +115,7 @@ describe('periods', () => {
       year: 2025,
       periodType: 'YEARLY',
       units,
+      handlers,
     });
     expect(planned[0]).toMatchObject({ checked: null, periodUnit: 1 });
   });

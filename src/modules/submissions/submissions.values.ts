@@ -1,8 +1,15 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { activityListProblem } from '../activities/activities.inputs.ts';
 import { convertValue, type UnitFactor, UnitMismatchError } from '../units/units.convert.ts';
+import type {
+  CheckContext,
+  Checked,
+  ElementTypeHandler,
+  ElementTypeHandlers,
+  PlannedValue,
+  Refusal,
+} from './element-types.ts';
 import { type ElementInfo, optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
@@ -12,29 +19,6 @@ export const TEXT_MAX_LENGTH = 10_000;
 export const RECORD_MAX_BYTES = 65_536;
 
 const PERIOD_UNITS: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
-
-/** A value ready to store. */
-export interface Checked {
-  value: unknown;
-  /** The value as sent, when it was converted from another unit; else null. */
-  originalValue: unknown;
-  /** The value as a number, when it is one (what indicators sum). */
-  numericValue: number | null;
-}
-
-/** Why a value was refused, and which of its fields to blame. */
-export interface Refusal {
-  field: 'value' | 'selectedUnitId';
-  message: string;
-}
-
-interface CheckContext {
-  element: ElementInfo;
-  elementUnit: UnitFactor | undefined;
-  selectedUnit: UnitFactor | undefined;
-}
-
-type Check = (value: unknown, ctx: CheckContext) => Checked | Refusal;
 
 const plain = (value: unknown, numericValue: number | null = null): Checked => ({
   value,
@@ -49,11 +33,10 @@ function isIsoDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
-/**
- * The rules of each element type, in one place. For ACTIVITY values only the shape (a list of
- * input objects); `planActivities` checks the inputs and calculates them.
- */
-export const VALUE_CHECKS: Record<ElementType, Check> = {
+type Check = (value: unknown, ctx: CheckContext) => Checked | Refusal;
+
+/** The plain types: a check of the value and nothing else to write. */
+export const PLAIN_CHECKS: Record<Exclude<ElementType, 'ACTIVITY'>, Check> = {
   NUMBER(value, { elementUnit, selectedUnit }) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return refuse('must be a finite number');
     if (!selectedUnit) return plain(value, value);
@@ -90,32 +73,37 @@ export const VALUE_CHECKS: Record<ElementType, Check> = {
       return refuse(`must be at most ${RECORD_MAX_BYTES} bytes of JSON`);
     return plain(value, typeof value === 'number' && Number.isFinite(value) ? value : null);
   },
+  /**
+   * FILE is plain for now: a media id. The media module registers its own FILE handler in
+   * `app.ts` (`{ check: PLAIN_CHECKS.FILE, open }`) whose session's `plan` checks that the ids
+   * name uploaded media of the organization.
+   */
   FILE(value) {
     return isUuid(value) ? plain(value.toLowerCase()) : refuse('must be a media id (UUID)');
   },
-  ACTIVITY(value) {
-    // The list's inputs are checked against the definition and calculated by the activities module.
-    const problem = activityListProblem(value);
-    return problem ? refuse(problem) : plain(value);
-  },
 };
 
-/** A value of the request, checked: what to write or delete, at which period. */
-export interface PlannedValue {
-  index: number;
-  element: ElementInfo;
-  periodUnit: number;
-  timestamp: Date | null;
-  /** null: delete the stored value of this element and period (or timestamp). */
-  checked: Checked | null;
-  selectedUnitId: string | null;
-}
+/** Handlers of the plain types (ACTIVITY's comes from the activities module, through app.ts). */
+export const PLAIN_HANDLERS: Record<Exclude<ElementType, 'ACTIVITY'>, ElementTypeHandler> = {
+  NUMBER: { check: PLAIN_CHECKS.NUMBER },
+  TEXT: { check: PLAIN_CHECKS.TEXT },
+  BOOLEAN: { check: PLAIN_CHECKS.BOOLEAN },
+  SELECT: { check: PLAIN_CHECKS.SELECT },
+  DATE: { check: PLAIN_CHECKS.DATE },
+  TIMESTAMP: { check: PLAIN_CHECKS.TIMESTAMP },
+  FILE: { check: PLAIN_CHECKS.FILE },
+};
 
 /** The identity of a stored value: (element, periodUnit), or (element, timestamp) for TIMESTAMP. */
 export const slotOf = (elementId: string, periodUnit: number, timestamp: Date | null) =>
   timestamp ? `${elementId}|t${timestamp.getTime()}` : `${elementId}|p${periodUnit}`;
 
-type Context = { year: number; periodType: PeriodType; units: Map<string, UnitFactor> };
+type Context = {
+  year: number;
+  periodType: PeriodType;
+  units: Map<string, UnitFactor>;
+  handlers: ElementTypeHandlers;
+};
 
 /** Finds each value's period and checks it against its element's type; returns plans and issues. */
 export function checkValues(
@@ -171,7 +159,7 @@ function checkOne(
   let checked: Checked | null = null;
   if (input.value !== null) {
     const elementUnit = element.unit_id ? context.units.get(element.unit_id) : undefined;
-    const result = VALUE_CHECKS[element.type](input.value, { element, elementUnit, selectedUnit });
+    const result = context.handlers[element.type].check(input.value, { element, elementUnit, selectedUnit });
     if ('message' in result) return refusal(result.field, result.message);
     checked = result;
   }

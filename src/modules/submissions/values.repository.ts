@@ -202,4 +202,66 @@ export const valuesRepository = {
       .orderBy('h.seq')
       .execute();
   },
+
+  // Written for ACTIVITY values (their number is the sum of their activities).
+  /** Sets the numeric value (the sum of the activities) of values where it differs. */
+  async setNumericValues(tx: Tx, organizationId: string, sums: { id: string; total: number }[]) {
+    for (const part of chunks(sums)) {
+      await sql`
+        update form_element_submissions v set numeric_value = r.total
+          from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as r(id uuid, total double precision)
+         where v.organization_id = ${organizationId} and v.id = r.id
+           and v.numeric_value is distinct from r.total`.execute(tx);
+    }
+  },
+
+  /**
+   * Sets the numeric value of these values to the sum of their activities, added in list order
+   * (as the service adds them, so equal lists give equal sums).
+   */
+  async resumValues(tx: Tx, organizationId: string, valueIds: string[]) {
+    for (const part of chunks(valueIds)) {
+      await sql`
+        update form_element_submissions v set numeric_value = s.total
+          from (select form_element_submission_id as id, sum(value order by position) as total
+                  from activities
+                 where organization_id = ${organizationId}
+                   and form_element_submission_id = any(${part}::uuid[])
+                 group by form_element_submission_id) s
+         where v.organization_id = ${organizationId} and v.id = s.id
+           and v.numeric_value is distinct from s.total`.execute(tx);
+    }
+  },
+
+  /**
+   * Locks values (in id order). Every writer of activities locks the value holding them first,
+   * so holding it, its activities stay as read until the transaction ends.
+   */
+  async lockValueIds(tx: Tx, organizationId: string, valueIds: string[]) {
+    for (const part of chunks([...new Set(valueIds)].sort())) {
+      await sql`select id from form_element_submissions
+                 where organization_id = ${organizationId} and id = any(${part}::uuid[])
+                 order by id for update`.execute(tx);
+    }
+  },
+
+  /**
+   * Rewrites a value after one of its activities changed: a new entry, COMPLETED again; its
+   * submission is updated too (`updated_at`), as a submission request does.
+   */
+  async rewriteValue(tx: Tx, organizationId: string, valueId: string, userId: string, list: unknown) {
+    const { form_submission_id } = await tx
+      .updateTable('form_element_submissions')
+      .set({ value: json(list), status: 'COMPLETED', user_id: userId, recorded_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', valueId)
+      .returning('form_submission_id')
+      .executeTakeFirstOrThrow();
+    await tx
+      .updateTable('form_submissions')
+      .set({ updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', form_submission_id)
+      .execute();
+  },
 };

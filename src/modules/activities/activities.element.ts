@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { badRequest, type Issue } from '../../domain/errors.ts';
+import type { CalculationResult } from '../../sandbox/index.ts';
+import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import type {
+  ElementTypeHandler,
+  PlannedValue,
+  StoreContext,
+  Target,
+  ValuesSession,
+} from '../submissions/element-types.ts';
+import type { ActivitySummary, ValueItem } from '../submissions/submissions.schemas.ts';
+import { valuesRepository } from '../submissions/values.repository.ts';
+import {
+  type CalcJob,
+  type CalcLimits,
+  CalcSession,
+  DEFAULT_CALC_LIMITS,
+  failed,
+  failureMessage,
+} from './activities.calculate.ts';
+import {
+  type ActivityInput,
+  activityListProblem,
+  checkActivityInput,
+  MAX_ACTIVITIES_PER_REQUEST,
+} from './activities.inputs.ts';
+import {
+  type ActivityHistoryWrite,
+  type ActivityInsert,
+  type ActivitySnapshot,
+  type ActivityUpdate,
+  activitiesRepository as repo,
+} from './activities.repository.ts';
+import { markersRepository, type Slot } from './markers.repository.ts';
+
+/** One ACTIVITY value of a submission: its plan, definition, inputs and (once calculated) results. */
+interface Work {
+  plan: PlannedValue;
+  definition: ActivityDefinition | undefined;
+  inputs: ActivityInput[];
+  jobs: CalcJob[];
+  results: CalculationResult[];
+}
+
+/**
+ * The ACTIVITY element type: a value is a list of input objects, checked against the element's
+ * activity definition and calculated one activity per input (outside any transaction); the
+ * value's number is the sum, and the activities are written beside the value.
+ */
+export function activityElementHandler(limits: CalcLimits = DEFAULT_CALC_LIMITS): ElementTypeHandler {
+  return {
+    check(value) {
+      // The list's inputs are checked against the definition in the session's plan.
+      const problem = activityListProblem(value);
+      return problem
+        ? { field: 'value', message: problem }
+        : { value, originalValue: null, numericValue: null };
+    },
+    open: (ctx) => new ActivitySession(ctx, limits),
+  };
+}
+
+class ActivitySession implements ValuesSession {
+  private works: Work[] = [];
+  private readonly calc: CalcSession;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    limits: CalcLimits,
+  ) {
+    this.calc = new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
+  }
+
+  async plan(tx: Tx, values: PlannedValue[], target: Target): Promise<Issue[]> {
+    const org = this.ctx.organizationId;
+    const issues: Issue[] = [];
+    const definitions = new Map<string, ActivityDefinition | undefined>();
+    this.works = [];
+    for (const plan of values) {
+      const id = plan.element.activity_definition_id ?? '';
+      if (plan.checked && !definitions.has(id)) {
+        definitions.set(id, await getDefinitionForCalculation(tx, org, id));
+      }
+      this.works.push({ plan, definition: definitions.get(id), inputs: [], jobs: [], results: [] });
+    }
+    let count = 0;
+    for (const work of this.works) {
+      const { checked, index } = work.plan;
+      if (!checked) continue;
+      const path = `values.${index}.value`;
+      if (!work.definition) {
+        issues.push({ path, message: `${path}: the element’s activity definition is no longer available` });
+        continue;
+      }
+      const list = checked.value as unknown[];
+      count += list.length;
+      list.forEach((item, m) => {
+        const result = checkActivityInput(work.definition!.inputs, item, `${path}.${m}`);
+        if ('issues' in result) issues.push(...result.issues);
+        else work.inputs.push(result.input);
+      });
+      checked.value = work.inputs;
+    }
+    if (count > MAX_ACTIVITIES_PER_REQUEST) {
+      issues.push({
+        path: 'values',
+        message: `values hold ${count} activities; at most ${MAX_ACTIVITIES_PER_REQUEST} are allowed per request`,
+      });
+    }
+    if (issues.length > 0) return issues;
+
+    const live = this.works.filter((w) => w.plan.checked && w.inputs.length > 0);
+    if (live.length > 0) {
+      const site = await repo.site(tx, org, target.siteId);
+      for (const w of live) {
+        w.jobs = w.inputs.map((input) => ({
+          source: w.definition!,
+          input,
+          context: { year: target.year, periodUnit: w.plan.periodUnit, site },
+        }));
+      }
+    }
+    return [];
+  }
+
+  async ready(tx: Tx): Promise<boolean> {
+    const jobs = this.works.flatMap((w) => w.jobs);
+    if (this.calc.missing(jobs).length > 0 || !(await this.calc.verify(tx))) return false;
+    const issues: Issue[] = [];
+    for (const w of this.works) {
+      if (!w.plan.checked) continue;
+      w.results = [];
+      this.calc.outcomes(w.jobs).forEach((outcome, m) => {
+        if (failed(outcome!)) {
+          const path = `values.${w.plan.index}.value.${m}`;
+          issues.push({ path, message: `${path}: ${failureMessage(outcome)}` });
+        } else w.results.push(outcome!);
+      });
+      w.plan.checked.numericValue = w.results.reduce((sum, r) => sum + r.value, 0);
+    }
+    if (issues.length > 0) throw badRequest('An activity calculation failed; nothing was saved', issues);
+    return true;
+  }
+
+  compute(): Promise<void> {
+    return this.calc.compute(this.works.flatMap((w) => w.jobs));
+  }
+
+  write(
+    tx: Tx,
+    caller: Caller,
+    target: Target,
+    itemOf: (plan: PlannedValue) => ValueItem | undefined,
+  ): Promise<void> {
+    return saveActivities(tx, caller, target, this.works, itemOf);
+  }
+
+  close(): Promise<void> {
+    return this.calc.dispose();
+  }
+}
+
+const snapshot = (input: ActivityInput, result: CalculationResult): ActivitySnapshot => ({
+  input,
+  value: result.value,
+  metadata: result.metadata,
+});
+
+/** Replaces each value's activities (by position) and adds them to the answer's items. */
+async function saveActivities(
+  tx: Tx,
+  caller: Caller,
+  target: Target,
+  works: Work[],
+  itemOf: (plan: PlannedValue) => ValueItem | undefined,
+): Promise<void> {
+  if (works.length === 0) return;
+  const org = caller.organizationId;
+  const valueIdOf = (w: Work) => itemOf(w.plan)?.formElementSubmissionId ?? null;
+  const stored = await repo.lockByValues(
+    tx,
+    org,
+    works.flatMap((w) => valueIdOf(w) ?? []),
+  );
+  const storedByValue = new Map<string, typeof stored>();
+  for (const row of stored) {
+    const list = storedByValue.get(row.form_element_submission_id);
+    if (list) list.push(row);
+    else storedByValue.set(row.form_element_submission_id, [row]);
+  }
+
+  const slots: Slot[] = [];
+  const inserts: ActivityInsert[] = [];
+  const updates: ActivityUpdate[] = [];
+  const removals: string[] = [];
+  const history: ActivityHistoryWrite[] = [];
+  const sums: { id: string; total: number }[] = [];
+
+  for (const w of works) {
+    const item = itemOf(w.plan);
+    const valueId = valueIdOf(w);
+    if (!item || !valueId) continue;
+    item.activities = [];
+    const before = storedByValue.get(valueId) ?? [];
+    const summaries: ActivitySummary[] = [];
+    w.inputs.forEach((input, position) => {
+      const after = snapshot(input, w.results[position]!);
+      const old = before[position];
+      const id = old?.id ?? randomUUID();
+      summaries.push({ activityId: id, ...after });
+      if (!old) {
+        inserts.push({
+          id,
+          valueId,
+          elementId: w.plan.element.id,
+          definitionId: w.definition!.id,
+          formSiteId: target.formSiteId,
+          siteId: target.siteId,
+          year: target.year,
+          periodUnit: w.plan.periodUnit,
+          position,
+          ...after,
+        });
+        history.push({ activityId: id, action: 'CREATE', before: null, after });
+        return;
+      }
+      const previous: ActivitySnapshot = { input: old.input, value: old.value, metadata: old.metadata };
+      if (isDeepStrictEqual(previous, after)) return;
+      updates.push({ id, definitionId: w.definition!.id, ...after });
+      history.push({ activityId: id, action: 'UPDATE', before: previous, after });
+    });
+    for (const old of before.slice(w.inputs.length)) {
+      removals.push(old.id);
+      const previous: ActivitySnapshot = { input: old.input, value: old.value, metadata: old.metadata };
+      history.push({ activityId: old.id, action: 'DELETE', before: previous, after: null });
+    }
+    item.activities = summaries;
+    if (w.plan.checked) sums.push({ id: valueId, total: w.plan.checked.numericValue ?? 0 });
+    if (w.inputs.length > 0) {
+      slots.push({
+        elementId: w.plan.element.id,
+        siteId: target.siteId,
+        year: target.year,
+        periodUnit: w.plan.periodUnit,
+      });
+    }
+  }
+
+  if (slots.length > 0) {
+    await markersRepository.lockFormSite(tx, target.formSiteId);
+    await markersRepository.removeForSlots(tx, org, slots);
+  }
+  await repo.remove(tx, org, removals);
+  await repo.update(tx, org, caller.userId, updates);
+  await repo.insert(tx, org, caller.userId, inserts);
+  await repo.insertHistory(tx, org, caller.userId, history);
+  // A list entered again unchanged is not rewritten, but its results may differ (calcCode changed).
+  await valuesRepository.setNumericValues(tx, org, sums);
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import {
+  activateForm,
+  assignSites,
+  createActivityDefinition,
+  createForm,
+  createSite,
+  createTenant,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
+import { shutdownSandbox } from '../../sandbox/index.ts';
+
+// Calculation load: one organization's runaway calculations must not stall another's requests.
+// A calculation never runs while a transaction holds a connection (on PGlite, the only one), the
+// sandbox workers take the organizations' queues in turn, a definition that keeps hitting the
+// time limit fails the rest of the request at once, and a request's calculations have a budget.
+const BUDGET_MS = 2000;
+const t = useTestApp({ calcRequestBudgetMs: BUDGET_MS });
+
+interface World {
+  tenant: Tenant;
+  site: string;
+  formId: string;
+}
+
+async function world(calcCode: string): Promise<World> {
+  const tenant = await createTenant(t);
+  const site = await createSite(t, tenant.organizationId, { name: 'Plant' });
+  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
+  const definition = await createActivityDefinition(t, tenant.organizationId, { calcCode });
+  const form = await createForm(t, tenant, {
+    periodType: 'YEARLY',
+    elements: [{ key: 'fuel', label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: definition }],
+  });
+  await activateForm(t, tenant, form.id, [site], [2025]);
+  return { tenant, site, formId: form.id };
+}
+
+const submit = (w: World, count: number) =>
+  api(t, 'POST', '/form-submissions', {
+    token: w.tenant.collector.token,
+    body: {
+      formId: w.formId,
+      siteId: w.site,
+      year: 2025,
+      values: [
+        {
+          elementKey: 'fuel',
+          periodUnit: 1,
+          value: Array.from({ length: count }, (_, i) => ({ amount: i })),
+        },
+      ],
+    },
+  });
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const started = performance.now();
+  const result = await fn();
+  return { ms: performance.now() - started, result };
+}
+
+/** Runs B's requests (GET /me, a 1-activity submission) while A's request is under way. */
+async function whileRunning(a: Promise<unknown>, b: World) {
+  // Let A's request get into its calculations first.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const me = await timed(() => api(t, 'GET', '/me', { token: b.tenant.collector.token }));
+  const one = await timed(() => submit(b, 1));
+  if (process.env.SDCS_LOAD_REPORT)
+    console.log(`B: GET /me ${me.ms.toFixed(0)} ms, 1-activity submission ${one.ms.toFixed(0)} ms`);
+  let aDone = false;
+  void a.then(() => {
+    aDone = true;
+  });
+  await Promise.resolve();
+  return { me, one, aStillRunning: !aDone };
+}
+
+let runaway: World;
+let busy: World;
+let quick: World;
+
+beforeAll(async () => {
+  runaway = await world('while (true) {}');
+  // Under the time limit each, but many: only the request's budget stops it.
+  busy = await world('let x = 0; for (let i = 0; i < 20000; i++) x += i % 7; return 1');
+  quick = await world('return inputs.amount * 2');
+  // Warm up: the workers and the quick definition's first run.
+  expect((await submit(quick, 1)).status).toBe(200);
+});
+
+afterAll(() => shutdownSandbox());
+
+describe('calculation load', () => {
+  it('a runaway definition fails the rest of its activities at once, naming the value index', async () => {
+    const { ms, result } = await timed(() => submit(runaway, 1000));
+    expect(result.status).toBe(400);
+    const messages: string[] = result.body.issues.map((i: { message: string }) => i.message);
+    expect(messages).toHaveLength(1000);
+    expect(messages.filter((m) => m.includes('timed out'))).not.toHaveLength(0);
+    expect(messages.at(-1)).toMatch(
+      /^values\.0\.value\.999: the calculation failed: skipped: \d+ calculations of this definition hit the time limit in this request$/,
+    );
+    // ~59 s before (1,000 × the time limit); now a few calculations' worth.
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('another organization stays fast while a runaway request calculates', async () => {
+    const a = submit(runaway, 1000);
+    const { me, one } = await whileRunning(a, quick);
+    expect(me.result.status).toBe(200);
+    expect(one.result.status).toBe(200);
+    expect(one.result.body.values[0].activities).toHaveLength(1);
+    expect(me.ms).toBeLessThan(1000);
+    expect(one.ms).toBeLessThan(1500);
+    expect((await a).status).toBe(400);
+  });
+
+  it('a request stops at its calculation budget, and others are served meanwhile', async () => {
+    const started = performance.now();
+    const a = submit(busy, 1000);
+    const { me, one, aStillRunning } = await whileRunning(a, quick);
+    expect(me.result.status).toBe(200);
+    expect(one.result.status).toBe(200);
+    const answer = await a;
+    const elapsed = performance.now() - started;
+    expect(answer.status).toBe(400);
+    const messages: string[] = answer.body.issues.map((i: { message: string }) => i.message);
+    expect(messages.at(-1)).toMatch(
+      /^values\.0\.value\.999: the calculation failed: (not run: this request's calculation time \(2000 ms in all\) is used up|skipped: .*)$/,
+    );
+    // B was answered while A was still calculating, and much faster than A.
+    expect(aStillRunning).toBe(true);
+    expect(one.ms).toBeLessThan(elapsed / 2);
+    expect(elapsed).toBeLessThan(BUDGET_MS + 5000);
+  });
+});

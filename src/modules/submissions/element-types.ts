@@ -1,0 +1,143 @@
+import type { Tx } from '../../db/client.ts';
+import type { ElementType } from '../../db/schema/index.ts';
+import type { Caller } from '../../domain/caller.ts';
+import type { Issue } from '../../domain/errors.ts';
+import type { UnitFactor } from '../units/units.convert.ts';
+import type { ElementInfo } from './submissions.resolve.ts';
+import type { ValueItem } from './submissions.schemas.ts';
+
+/**
+ * Element types as handlers: the submissions module knows how to find, match and store values;
+ * what a value of each type may be, and what else it writes, is its type's handler. The plain
+ * types live in `submissions.values.ts`; ACTIVITY in the activities module; the composition
+ * root (`app.ts`) hands the complete table to the routes. Data flows one way:
+ * submissions -> handler -> repositories, and no handler's module is imported by submissions.
+ */
+
+/** A value ready to store. */
+export interface Checked {
+  value: unknown;
+  /** The value as sent, when it was converted from another unit; else null. */
+  originalValue: unknown;
+  /** The value as a number, when it is one (what indicators sum). */
+  numericValue: number | null;
+}
+
+/** Why a value was refused, and which of its fields to blame. */
+export interface Refusal {
+  field: 'value' | 'selectedUnitId';
+  message: string;
+}
+
+export interface CheckContext {
+  element: ElementInfo;
+  elementUnit: UnitFactor | undefined;
+  selectedUnit: UnitFactor | undefined;
+}
+
+/** A value of the request, checked: what to write or delete, at which period. */
+export interface PlannedValue {
+  /** Its index in the request's `values` (issues name `values.<index>…`). */
+  index: number;
+  element: ElementInfo;
+  periodUnit: number;
+  timestamp: Date | null;
+  /** null: delete the stored value of this element and period (or timestamp). */
+  checked: Checked | null;
+  selectedUnitId: string | null;
+}
+
+/** Where the values of one `storeValues` call go. */
+export interface Target {
+  formId: string;
+  formSiteId: string;
+  siteId: string;
+  year: number;
+}
+
+/** Runs `fn` in a new short transaction of the caller's organization. */
+export type TenantRun = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+
+/** What a handler's session may use besides the transactions it is handed. */
+export interface StoreContext {
+  organizationId: string;
+  /** A short transaction of its own (e.g. a coefficient lookup during a calculation). */
+  run: TenantRun;
+  /** Aborted when the client has gone: stop working. */
+  signal: AbortSignal;
+}
+
+/**
+ * The handler of one element type.
+ * - `check` (pure, per value): the value's shape; what to store (normalized) and its number.
+ * - `open` (optional, per `storeValues` call): a session for types whose values need the database
+ *   (definitions, media), work outside any transaction (calculations) or side records.
+ */
+export interface ElementTypeHandler {
+  check(value: unknown, ctx: CheckContext): Checked | Refusal;
+  open?(ctx: StoreContext): ValuesSession;
+}
+
+/**
+ * One `storeValues` call's work for one element type. The pipeline calls, per attempt:
+ * `plan` then `ready` in one transaction; when a session is not ready, `compute` with no
+ * transaction held, then a new attempt (at most 3 computations, then 409). When all are ready,
+ * in that same transaction: the slot guards, the values' writes, then each session's `write`.
+ */
+export interface ValuesSession {
+  /**
+   * Checks this type's values (those of the request with this type, `checked` null for a
+   * deletion) against the database; may normalize `checked.value`. Returns issues naming
+   * `values.<index>…`. Called again on every attempt, with fresh plans.
+   */
+  plan(tx: Tx, values: PlannedValue[], target: Target): Promise<Issue[]>;
+  /**
+   * True when the planned values can be written now (sets their `numericValue` if it depends on
+   * work done earlier); false when work must first run outside a transaction (`compute`), or
+   * when what earlier work depended on has changed.
+   */
+  ready(tx: Tx): Promise<boolean>;
+  /** The work `ready` asked for, with no transaction held; may throw a 400 naming the value. */
+  compute(): Promise<void>;
+  /**
+   * After the values are written, in the same transaction: side records, and additions to the
+   * answer's item of each planned value (`itemOf`; undefined: a deletion that found nothing live).
+   */
+  write(
+    tx: Tx,
+    caller: Caller,
+    target: Target,
+    itemOf: (plan: PlannedValue) => ValueItem | undefined,
+  ): Promise<void>;
+  /** Frees what the session holds (sandbox runners); called once the call ends, however it ends. */
+  close?(): Promise<void>;
+}
+
+export type ElementTypeHandlers = Record<ElementType, ElementTypeHandler>;
+
+/** One element on one site and period, as slot guards see it. */
+export interface ValueSlot {
+  formId: string;
+  siteId: string;
+  year: number;
+  period: number;
+}
+
+/**
+ * Runs in the write transaction before anything is written, on every path that changes stored
+ * values or activities (submissions, activity PATCH, no-activity markers, recalculation). Throws
+ * (an AppError) to refuse the whole write. Registered in `app.ts` (e.g. a period lock).
+ */
+export type SlotGuard = (tx: Tx, organizationId: string, slots: ValueSlot[]) => Promise<void>;
+
+/** Runs every guard over the distinct slots. */
+export async function runGuards(
+  guards: readonly SlotGuard[],
+  tx: Tx,
+  organizationId: string,
+  slots: ValueSlot[],
+): Promise<void> {
+  if (guards.length === 0 || slots.length === 0) return;
+  const distinct = new Map(slots.map((s) => [`${s.formId}|${s.siteId}|${s.year}|${s.period}`, s]));
+  for (const guard of guards) await guard(tx, organizationId, [...distinct.values()]);
+}
