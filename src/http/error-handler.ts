@@ -4,6 +4,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import { isDatabaseUnavailable } from '../db/client.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from '../domain/errors.ts';
 import { documentBodyLimit } from './schemas.ts';
+import { type AjvError, plainErrors } from './validation.ts';
 
 interface AjvIssue {
   instancePath: string;
@@ -35,7 +36,7 @@ function validationIssues(errors: AjvIssue[], part: string | undefined): Issue[]
   // Body fields are named as they are (`values.2.value`); the others by where they were sent.
   const where: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
   const prefix = part === 'body' || !part ? '' : `${where[part] ?? part}.`;
-  return errors.map((e) => {
+  return plainErrors(errors as AjvError[]).map((e) => {
     const segments = e.instancePath.split('/').filter(Boolean);
     const extra = e.params?.['missingProperty'] ?? e.params?.['additionalProperty'];
     if (typeof extra === 'string') segments.push(extra);

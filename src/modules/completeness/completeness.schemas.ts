@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
@@ -81,9 +82,17 @@ export const RemindersBody = Type.Object(
     formId: Uuid,
     year: Year,
     periodUnit: Type.Integer({ minimum: 1, maximum: 12 }),
-    siteIds: Type.Optional(Type.Array(Uuid, { maxItems: 10_000 })),
+    siteIds: Type.Optional(
+      Type.Array(Uuid, {
+        maxItems: 10_000,
+        description: 'Only these sites; absent: every site you can read',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ formId: EXAMPLE_IDS.form, year: 2025, periodUnit: 3, siteIds: [EXAMPLE_IDS.site] }],
+  },
 );
 export type RemindersBody = Static<typeof RemindersBody>;
 

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 
@@ -19,7 +20,10 @@ export const LockBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ formId: EXAMPLE_IDS.form, year: 2025, periodUnit: 3, siteIds: [EXAMPLE_IDS.site] }],
+  },
 );
 export type LockBody = Static<typeof LockBody>;
 
