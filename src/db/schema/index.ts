@@ -17,6 +17,7 @@ import type {
   OrganizationsTable,
   UsersTable,
 } from './identity.ts';
+import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
@@ -26,6 +27,7 @@ export type * from './completeness.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
+export type * from './indicators.ts';
 export type * from './invitations.ts';
 export type * from './structure.ts';
 
@@ -53,6 +55,8 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  indicators: IndicatorsTable;
+  targets: TargetsTable;
   form_locks: FormLocksTable;
   completeness_reminders: CompletenessRemindersTable;
 }
