@@ -64,7 +64,10 @@ beforeAll(async () => {
       name: 'Monthly data',
       periodType: 'MONTHLY',
       dueDays: 10,
-      elements: form.elements,
+      // The stored elements as input: aggregation only where it applies (NUMBER).
+      elements: form.elements.map((e: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'aggregation' || e['type'] === 'NUMBER')),
+      ),
     },
   });
   expect(put.status, JSON.stringify(put.body)).toBe(200);
