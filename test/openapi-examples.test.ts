@@ -363,6 +363,9 @@ describe('the OpenAPI document for people trying it out', () => {
         }
       }
     }
-    expect(missing).toEqual([]);
+    expect(
+      missing,
+      'Error responses without an example: add one per status to ERROR_EXAMPLES in src/http/schemas.ts',
+    ).toEqual([]);
   });
 });
