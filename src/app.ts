@@ -20,8 +20,11 @@ import { activityDefinitionsRoutes } from './modules/activity-definitions/activi
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
+import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
+import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
+import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
@@ -143,6 +146,8 @@ export async function buildApp({
   const calcLimits = { budgetMs: config.calcRequestBudgetMs };
   // Slot guards run before any write that changes values or activities (e.g. a period lock).
   const guards: SlotGuard[] = [...slotGuards];
+  // Period locks: a write to a locked (form, site, year, period) is refused (form-locks module).
+  guards.push(assertUnlocked);
   const pipeline: ValuesPipeline = {
     handlers: {
       ...PLAIN_HANDLERS,
@@ -174,6 +179,8 @@ export async function buildApp({
       await api.register(sourceImportsRoutes, { config, pipeline });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
+      await api.register(completenessRoutes, { mailer });
+      await api.register(formLocksRoutes);
     },
     { prefix: API_PREFIX },
   );

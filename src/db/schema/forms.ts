@@ -28,6 +28,8 @@ export interface FormsTable {
   created_at: CreatedAt;
   updated_at: CreatedAt;
   deleted_at: NullableTimestamp;
+  /** Days after a period's end when its data is due; null: no due date. */
+  due_days: Generated<number | null>;
 }
 
 export interface FormElementsTable {

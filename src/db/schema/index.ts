@@ -1,5 +1,6 @@
 import type { ActivitiesTable, ActivityHistoryTable, NoActivityMarkersTable } from './activities.ts';
 import type { ActivityDefinitionsTable } from './activity-definitions.ts';
+import type { CompletenessRemindersTable, FormLocksTable } from './completeness.ts';
 import type { DatasetItemHistoryTable, DatasetItemsTable, DatasetsTable } from './datasets.ts';
 import type {
   FormElementSubmissionsTable,
@@ -29,6 +30,7 @@ import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.t
 
 export type * from './activities.ts';
 export type * from './activity-definitions.ts';
+export type * from './completeness.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
@@ -69,4 +71,6 @@ export interface DB {
   source_import_issues: SourceImportIssuesTable;
   indicators: IndicatorsTable;
   targets: TargetsTable;
+  form_locks: FormLocksTable;
+  completeness_reminders: CompletenessRemindersTable;
 }

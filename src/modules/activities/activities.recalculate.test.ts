@@ -77,7 +77,7 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
     const res = await recalculate(definition);
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ recalculated: 3, changed: 3, failed: 0, failures: [] });
+    expect(res.body).toEqual({ recalculated: 3, changed: 3, failed: 0, skipped: 0, failures: [] });
     expect((await activitiesOf(definition)).map((a) => [a.year, a.value, a.metadata])).toEqual([
       [2024, 3, { year: 2024 }],
       [2024, 6, { year: 2024 }],
@@ -107,7 +107,7 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
     });
 
     const again = await recalculate(definition);
-    expect(again.body).toEqual({ recalculated: 3, changed: 0, failed: 0, failures: [] });
+    expect(again.body).toEqual({ recalculated: 3, changed: 0, failed: 0, skipped: 0, failures: [] });
   });
 
   it('keeps activities whose calculation fails, and lists them', async () => {
@@ -124,6 +124,7 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
       recalculated: 2,
       changed: 2,
       failed: 1,
+      skipped: 0,
       failures: [{ activityId: item.activities[1].activityId, message: expect.stringMatching(/two is bad/) }],
     });
     expect((await activitiesOf(definition)).map((a) => a.value)).toEqual([10, 2, 30]);
@@ -192,7 +193,13 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
       expect((await recalculate(id)).status, id).toBe(404);
     }
     expect((await recalculate(mine, tenant.collector.token)).status).toBe(403);
-    expect((await recalculate(mine)).body).toEqual({ recalculated: 0, changed: 0, failed: 0, failures: [] });
+    expect((await recalculate(mine)).body).toEqual({
+      recalculated: 0,
+      changed: 0,
+      failed: 0,
+      skipped: 0,
+      failures: [],
+    });
   });
 
   it('keeps a definition with activities from being deleted', async () => {

@@ -3,6 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { lockedActivities } from '../form-locks/form-locks.guard.ts';
 import { runGuards, type TenantRun } from '../submissions/element-types.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';
@@ -12,8 +13,8 @@ import {
   type ActivityUpdate,
   activitiesRepository as repo,
 } from './activities.repository.ts';
-import type { ActivitiesDeps } from './activities.service.ts';
 import type { RecalculateResult } from './activities.schemas.ts';
+import type { ActivitiesDeps } from './activities.service.ts';
 
 /** Activities read, calculated and written per batch (one short write transaction each). */
 export const RECALCULATE_BATCH = 200;
@@ -23,6 +24,8 @@ export const MAX_LISTED_FAILURES = 100;
 interface BatchResult {
   recalculated: number;
   changed: number;
+  /** Activities of locked periods, left as they are. */
+  skipped: number;
   failures: { activityId: string; message: string }[];
   next: { year: number; id: string } | null;
 }
@@ -45,7 +48,7 @@ export async function recalculateDefinition(
   signal: AbortSignal = new AbortController().signal,
 ): Promise<RecalculateResult> {
   const org = caller.organizationId;
-  const result: RecalculateResult = { recalculated: 0, changed: 0, failed: 0, failures: [] };
+  const result: RecalculateResult = { recalculated: 0, changed: 0, failed: 0, skipped: 0, failures: [] };
   const session = new CalcSession(org, run, signal, deps.limits);
   let after: { year: number; id: string } | null = null;
   try {
@@ -56,12 +59,18 @@ export async function recalculateDefinition(
         const definition = await getDefinitionForCalculation(tx, org, id);
         if (!definition) throw notFound('Activity definition');
         const page = await repo.definitionPage(tx, org, definition.id, cursor, RECALCULATE_BATCH);
+        // Activities of locked periods (form locks) keep their values: counted as skipped.
+        const locked = await lockedActivities(
+          tx,
+          org,
+          page.map((p) => p.id),
+        );
         const read = () =>
           repo.definitionActivities(
             tx,
             org,
             definition.id,
-            page.map((p) => p.id),
+            page.flatMap((p) => (locked.has(p.id) ? [] : [p.id])),
           );
         const plan = (rows: Awaited<ReturnType<typeof read>>) => {
           const refused = new Map<number, string>();
@@ -96,7 +105,13 @@ export async function recalculateDefinition(
         if (session.missing(needed).length > 0 || !(await session.verify(tx))) return { jobs: needed };
 
         const outcomes = session.outcomes(jobs.map((j) => j ?? needed[0]!));
-        const out: BatchResult = { recalculated: 0, changed: 0, failures: [], next: null };
+        const out: BatchResult = {
+          recalculated: 0,
+          changed: 0,
+          skipped: locked.size,
+          failures: [],
+          next: null,
+        };
         const updates: ActivityUpdate[] = [];
         const history: ActivityHistoryWrite[] = [];
         const touched = new Set<string>();
@@ -135,6 +150,7 @@ export async function recalculateDefinition(
       });
       result.recalculated += batch.recalculated;
       result.changed += batch.changed;
+      result.skipped += batch.skipped;
       result.failed += batch.failures.length;
       for (const failure of batch.failures) {
         if (result.failures.length < MAX_LISTED_FAILURES) result.failures.push(failure);

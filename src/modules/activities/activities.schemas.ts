@@ -123,6 +123,7 @@ export const RecalculateResult = Type.Object({
   recalculated: Type.Integer({ description: 'Activities calculated without error' }),
   changed: Type.Integer({ description: 'Of those, how many got a new value or new metadata' }),
   failed: Type.Integer({ description: 'Activities whose calculation failed; they keep their value' }),
+  skipped: Type.Integer({ description: 'Activities of locked periods (form locks): not recalculated' }),
   failures: Type.Array(Type.Object({ activityId: Uuid, message: Type.String() }), {
     description: 'The first 100 failures',
   }),

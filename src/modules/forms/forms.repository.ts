@@ -11,6 +11,7 @@ const FORM_COLUMNS = [
   'metadata',
   'created_at',
   'updated_at',
+  'due_days',
 ] as const;
 
 const ELEMENT_COLUMNS = [
@@ -49,6 +50,7 @@ export interface FormFields {
   description: string | null;
   periodType: PeriodType;
   metadata: Record<string, unknown>;
+  dueDays: number | null;
 }
 
 /** Forms and their elements of one organization; every method takes the organization id. */
@@ -101,6 +103,7 @@ export const formsRepository = {
         description: fields.description,
         period_type: fields.periodType,
         metadata: json(fields.metadata),
+        due_days: fields.dueDays,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -114,6 +117,7 @@ export const formsRepository = {
         description: fields.description,
         period_type: fields.periodType,
         metadata: json(fields.metadata),
+        due_days: fields.dueDays,
         updated_at: sql`now()`,
       })
       .where('organization_id', '=', organizationId)

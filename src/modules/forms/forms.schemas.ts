@@ -1,5 +1,5 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const PERIOD_TYPES = ['YEARLY', 'QUARTERLY', 'MONTHLY'] as const;
@@ -27,6 +27,13 @@ export const Aggregation = Type.Enum(['SUM', 'LAST', 'AVERAGE'], {
 });
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
+});
+
+export const DueDays = Type.Integer({
+  minimum: 0,
+  maximum: 366,
+  description:
+    'Days after the end of a period when its data is due (0: at the end of the period); null or absent: no due date',
 });
 
 export const ELEMENT_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
@@ -92,6 +99,7 @@ export const FormBody = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     periodType: PeriodType,
     metadata: Type.Optional(Metadata),
+    dueDays: Type.Optional(Nullable(DueDays)),
     elements: Type.Array(ElementInput, {
       maxItems: 1000,
       description: 'The questions of the form; on update the complete list (matched by id or key)',
@@ -105,6 +113,7 @@ export const FormBody = Type.Object(
         description: 'Metered energy and business trips of each site',
         periodType: 'MONTHLY',
         metadata: { code: 'ENERGY' },
+        dueDays: 15,
         elements: [
           {
             key: 'electricity',
@@ -167,6 +176,7 @@ export const Form = Type.Object({
   description: Nullable(Type.String({ description: 'Free text for people' })),
   periodType: PeriodType,
   metadata: Metadata,
+  dueDays: Nullable(DueDays),
   elements: Type.Array(Element, { description: 'The live elements, by order' }),
   createdAt: DateTime,
   updatedAt: DateTime,

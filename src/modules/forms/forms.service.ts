@@ -19,6 +19,7 @@ function present(form: FormRow, elements: ElementRow[]): Form {
     description: form.description,
     periodType: form.period_type,
     metadata: form.metadata,
+    dueDays: form.due_days,
     elements: elements.map((e) => ({
       id: e.id,
       key: e.key,
@@ -66,6 +67,7 @@ function fieldsOf(body: FormBody) {
     description: body.description ?? null,
     periodType: body.periodType,
     metadata: body.metadata ?? {},
+    dueDays: body.dueDays ?? null,
   };
 }
 

@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+
+export interface LockRow {
+  id: string;
+  form_id: string;
+  year: number;
+  period_unit: number | null;
+  site_id: string | null;
+  site_name: string | null;
+  created_by: string;
+  created_by_name: string;
+  created_at: Date;
+  unlocked_by: string | null;
+  unlocked_by_name: string | null;
+  unlocked_at: Date | null;
+}
+
+const SELECT_LOCKS = sql`
+  select l.id, l.form_id, l.year, l.period_unit, l.site_id, s.name as site_name,
+         l.created_by, coalesce(nullif(c.name, ''), c.email) as created_by_name, l.created_at,
+         l.unlocked_by, coalesce(nullif(un.name, ''), un.email) as unlocked_by_name, l.unlocked_at
+    from form_locks l
+    join users c on c.id = l.created_by
+    left join users un on un.id = l.unlocked_by
+    left join sites s on s.organization_id = l.organization_id and s.id = l.site_id`;
+
+/** Form locks of one organization; every method takes the organization id. */
+export const formLocksRepository = {
+  /**
+   * Locks (form, year, period) on each site (null: every site); a scope already locked keeps its
+   * lock. Answers the live locks of the scopes, new or not.
+   */
+  async lock(
+    tx: Tx,
+    org: string,
+    input: { formId: string; year: number; periodUnit: number | null; siteIds: (string | null)[] },
+    userId: string,
+  ): Promise<LockRow[]> {
+    await sql`
+      insert into form_locks (organization_id, form_id, year, period_unit, site_id, created_by)
+      select ${org}, ${input.formId}, ${input.year}, ${input.periodUnit}::smallint, site_id, ${userId}
+        from unnest(${input.siteIds}::uuid[]) as t(site_id)
+      on conflict (organization_id, form_id, year, period_unit, site_id) where unlocked_at is null do nothing`.execute(
+      tx,
+    );
+    const result = await sql<LockRow>`${SELECT_LOCKS}
+      where l.organization_id = ${org} and l.form_id = ${input.formId} and l.year = ${input.year}
+        and l.period_unit is not distinct from ${input.periodUnit}::smallint and l.unlocked_at is null
+        and (l.site_id = any(${input.siteIds}::uuid[]) or (l.site_id is null and ${input.siteIds.includes(null)}))
+      order by s.name nulls first, l.id`.execute(tx);
+    return result.rows;
+  },
+
+  async find(tx: Tx, org: string, id: string): Promise<LockRow | undefined> {
+    const result = await sql<LockRow>`${SELECT_LOCKS}
+      where l.organization_id = ${org} and l.id = ${id} for update of l`.execute(tx);
+    return result.rows[0];
+  },
+
+  async unlock(tx: Tx, org: string, id: string, userId: string) {
+    await tx
+      .updateTable('form_locks')
+      .set({ unlocked_by: userId, unlocked_at: sql`now()` })
+      .where('organization_id', '=', org)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async list(tx: Tx, org: string, formId: string, includeUnlocked: boolean): Promise<LockRow[]> {
+    const result = await sql<LockRow>`${SELECT_LOCKS}
+      where l.organization_id = ${org} and l.form_id = ${formId}
+        ${includeUnlocked ? sql`` : sql`and l.unlocked_at is null`}
+      order by l.year desc, l.period_unit nulls first, s.name nulls first, l.created_at, l.id`.execute(tx);
+    return result.rows;
+  },
+};
