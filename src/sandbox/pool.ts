@@ -72,6 +72,8 @@ export class SandboxPool {
   private nextRequestId = 1;
   private nextRunnerId = 1;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Requests answered so far (for tests and metrics). */
+  completed = 0;
 
   constructor(size = 1) {
     this.workers = new Array(Math.max(1, size)).fill(undefined);
@@ -246,6 +248,7 @@ export class SandboxPool {
     if (message.type === 'done') {
       this.requests.delete(message.requestId);
       sandbox.inFlight -= 1;
+      this.completed += 1;
       this.watch();
       this.dispatch();
       if (message.outcome.ok) request.resolve(message.outcome.value);
