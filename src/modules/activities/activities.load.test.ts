@@ -77,6 +77,7 @@ async function whileRunning(a: Promise<unknown>, b: World) {
 }
 
 let runaway: World;
+let recalculated: World & { definitionId: string };
 let busy: World;
 let quick: World;
 
@@ -85,6 +86,18 @@ beforeAll(async () => {
   // Under the time limit each, but many: only the request's budget stops it.
   busy = await world('let x = 0; for (let i = 0; i < 20000; i++) x += i % 7; return 1');
   quick = await world('return inputs.amount * 2');
+  const stored = await world('return 1');
+  expect((await submit(stored, 200)).status).toBe(200);
+  const definitionId = await t.database.tenant(stored.tenant.organizationId, async (tx) => {
+    const row = await tx.selectFrom('activity_definitions').select('id').executeTakeFirstOrThrow();
+    await tx
+      .updateTable('activity_definitions')
+      .set({ calc_code: 'while (true) {}' })
+      .where('id', '=', row.id)
+      .execute();
+    return row.id;
+  });
+  recalculated = { ...stored, definitionId };
   // Warm up: the workers and the quick definition's first run.
   expect((await submit(quick, 1)).status).toBe(200);
 });
@@ -133,5 +146,28 @@ describe('calculation load', () => {
     expect(aStillRunning).toBe(true);
     expect(one.ms).toBeLessThan(elapsed / 2);
     expect(elapsed).toBeLessThan(BUDGET_MS + 5000);
+  });
+
+  it('recalculating a runaway definition fails fast, and others are served meanwhile', async () => {
+    const recalc = () =>
+      api(t, 'POST', `/activity-definitions/${recalculated.definitionId}/recalculate`, {
+        token: recalculated.tenant.manager.token,
+      });
+    const { ms, result } = await timed(async () => {
+      const a = recalc();
+      const b = await whileRunning(a, quick);
+      expect(b.me.result.status).toBe(200);
+      expect(b.one.result.status).toBe(200);
+      expect(b.me.ms).toBeLessThan(1000);
+      expect(b.one.ms).toBeLessThan(1500);
+      return a;
+    });
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ recalculated: 0, changed: 0, failed: 200 });
+    expect(result.body.failures.at(-1).message).toMatch(
+      /^skipped: \d+ calculations of this definition hit the time limit/,
+    );
+    // 200 × the time limit (~12 s) before.
+    expect(ms).toBeLessThan(5000);
   });
 });
