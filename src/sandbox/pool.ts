@@ -91,6 +91,19 @@ export class SandboxPool {
     return n;
   }
 
+  /** Starts every worker and waits until they run (start-up, so that no request pays for it). */
+  async warm(): Promise<void> {
+    const starting: Promise<unknown>[] = [];
+    for (let slot = 0; slot < this.workers.length; slot++) {
+      if (this.workers[slot]) continue;
+      const { worker } = this.spawn(slot);
+      starting.push(new Promise((resolve) => worker.once('online', resolve).once('exit', resolve)));
+    }
+    // Compile something once in each: the QuickJS module loads on first use.
+    await Promise.all(starting);
+    await Promise.all(this.workers.map(() => this.check('return 1')));
+  }
+
   newRunnerId(): number {
     return this.nextRunnerId++;
   }
@@ -376,6 +389,11 @@ export function configureSandboxWorkers(size: number): void {
 export function sandboxPool(): SandboxPool {
   shared ??= new SandboxPool(workers);
   return shared;
+}
+
+/** Starts the sandbox workers ahead of the first calculation (server start-up). */
+export function warmSandbox(): Promise<void> {
+  return sandboxPool().warm();
 }
 
 /** Stops the sandbox worker, e.g. when the server shuts down. */
