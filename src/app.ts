@@ -8,6 +8,8 @@ import type { Database } from './db/client.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -110,8 +112,15 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  const metrics = registerMetrics(app, database, config.metricsToken);
+  await registerOverloadProtection(app, config, metrics);
   registerAuth(app, credentialResolver(database, config), database);
-  await registerRateLimits(app, config.authAttemptsPerMinute);
+  await registerRateLimits(app, {
+    authAttemptsPerMinute: config.authAttemptsPerMinute,
+    requestsPerMinute: config.rateLimitPerMinute,
+    redisUrl: config.redisUrl,
+    metrics,
+  });
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });

@@ -1,10 +1,13 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
+import { backupEmbedded, restoreEmbedded } from './db/backup.ts';
 import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
 import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
-import { openConfiguredDatabase, serve } from './server.ts';
+import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
 
 const USAGE = `Usage: sdcs <command> [options]
 
@@ -13,6 +16,10 @@ Commands:
   migrate               apply database migrations and exit
   init --org NAME --email EMAIL [--name NAME] [--password PASSWORD]  (without one, a password is generated and printed)
                         create an organization and its owner, print an API key
+  backup FILE           write a copy of the embedded database to FILE (stop the server first)
+  restore FILE          replace the embedded database with the copy in FILE (stop the server
+                        first; the current database is kept beside it)
+  With DATABASE_URL, back up and restore with pg_dump and pg_restore instead (see the README).
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
 see the README.`;
@@ -25,12 +32,39 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (command === 'serve') {
-    if (!config.databaseUrl) acquireDataDirLock(config.dataDir);
+    if (!config.databaseUrl) await acquireDataDirLock(config.dataDir);
     await serve(config);
     return;
   }
+  if (command === 'backup' || command === 'restore') {
+    const file = rest[0];
+    if (!file || rest.length > 1) throw new ConfigError(`${command} needs one FILE\n\n${USAGE}`);
+    if (config.databaseUrl) {
+      throw new ConfigError(
+        `${command} is for the embedded database; with DATABASE_URL use pg_dump / pg_restore (see the README)`,
+      );
+    }
+    await acquireDataDirLock(config.dataDir, {
+      waitMs: 1_000,
+      purpose: `stop the server before ${command === 'backup' ? 'a backup' : 'a restore'} (it needs the database to itself)`,
+    });
+    const pgliteDir = embeddedDataDir(config);
+    if (command === 'backup') {
+      if (!existsSync(pgliteDir)) throw new ConfigError(`there is no embedded database in ${pgliteDir}`);
+      const bytes = await backupEmbedded(pgliteDir, resolve(file));
+      process.stdout.write(`Backed up ${pgliteDir} to ${resolve(file)} (${bytes} bytes)\n`);
+    } else {
+      if (!existsSync(file)) throw new ConfigError(`no such file: ${file}`);
+      const kept = await restoreEmbedded(pgliteDir, resolve(file));
+      process.stdout.write(
+        `Restored ${pgliteDir} from ${resolve(file)}${kept ? `; the previous database is kept in ${kept}` : ''}\n` +
+          'The next start applies any newer migrations.\n',
+      );
+    }
+    return;
+  }
   if (command === 'migrate' || command === 'init') {
-    if (!config.databaseUrl) acquireDataDirLock(config.dataDir);
+    if (!config.databaseUrl) await acquireDataDirLock(config.dataDir);
     const database = await openConfiguredDatabase(config);
     try {
       const applied = await migrate(database);

@@ -31,6 +31,15 @@ export interface Config {
   calcRequestBudgetMs: number;
   /** Sandbox worker threads (SDCS_CALC_WORKERS; default min(2, cores)). */
   calcWorkers: number;
+  /** Serves `/metrics` (Prometheus) to callers bearing this token; unset: no metrics route. */
+  metricsToken: string | undefined;
+  /** Requests per credential (or client address without one) and minute; 0 turns it off. */
+  rateLimitPerMinute: number;
+  /** Rate-limit counters live in this Redis when set (shared by several processes), else in memory. */
+  redisUrl: string | undefined;
+  /** Over these the service answers 503 rather than queue more work (0 turns a check off). */
+  maxEventLoopDelayMs: number;
+  maxHeapUsedBytes: number;
 }
 
 /** A configuration problem: start-up prints its message as one line and exits. */
@@ -75,6 +84,13 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
+  return raw;
+}
+
+function token(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
   return raw;
 }
 
@@ -134,5 +150,10 @@ export function loadConfig(env: Env = process.env): Config {
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
     calcRequestBudgetMs: int(env, 'SDCS_CALC_REQUEST_BUDGET_MS', 5000, 1, 600_000),
     calcWorkers: int(env, 'SDCS_CALC_WORKERS', Math.min(2, availableParallelism()), 1, 64),
+    metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
+    rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    maxEventLoopDelayMs: int(env, 'SDCS_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+    maxHeapUsedBytes: int(env, 'SDCS_MAX_HEAP_USED_MB', 0, 0, 1024 * 1024) * 1024 * 1024,
   };
 }

@@ -12,9 +12,12 @@ import {
   warmSandbox,
 } from './sandbox/index.ts';
 
+/** Where the embedded database lives in the data directory. */
+export const embeddedDataDir = (config: Config) => `${config.dataDir}/pglite`;
+
 /** Opens the configured database: the server at DATABASE_URL, else PGlite in the data directory. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return Database.open({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
+  return Database.open({ databaseUrl: config.databaseUrl, dataDir: embeddedDataDir(config) });
 }
 
 /** Readable log lines on a terminal (or when asked); JSON lines for log collectors otherwise. */

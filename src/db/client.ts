@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PGlitePool } from './pglite-pool.ts';
+import { PGlitePool, type PoolStats } from './pglite-pool.ts';
 import type { DB } from './schema/index.ts';
 
 export type Engine = 'pglite' | 'postgres';
@@ -16,6 +16,36 @@ export type Tx = Transaction<DB>;
 export type Queryable = Kysely<DB>;
 
 const INT8_OID = 20;
+const POOL_CHECKOUT_TIMEOUT_MS = 10_000;
+
+/** SQLSTATEs of a server that is going away or not accepting connections (yet). */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;
+
+/**
+ * Whether an error means the database could not be reached or dropped the connection (rather
+ * than refusing a statement): the request may succeed when sent again, so it is a 503.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code) || code.startsWith('08')) return true;
+    // Any other SQLSTATE or errno is the database answering.
+    if (/^[0-9A-Z]{5}$/.test(code) || code.startsWith('E')) return false;
+  }
+  return UNAVAILABLE_MESSAGES.test(error.message);
+}
 const APP_ROLE = 'sdcs_app';
 
 /** The service's database: PGlite in a directory, or a PostgreSQL server through a pool. */
@@ -25,7 +55,13 @@ export class Database {
     private readonly kysely: Kysely<DB>,
     private readonly runScript: (script: string) => Promise<void>,
     private readonly pglite?: PGlite,
+    private readonly statsOf: () => PoolStats = () => ({ size: 0, inUse: 0, waiting: 0 }),
   ) {}
+
+  /** The connection pool's use (metrics): open, checked out, waiting for a connection. */
+  poolStats(): PoolStats {
+    return this.statsOf();
+  }
 
   /** Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. */
   static async open(options: {
@@ -35,14 +71,35 @@ export class Database {
   }): Promise<Database> {
     if (options.databaseUrl) {
       pg.types.setTypeParser(INT8_OID, (v) => Number(v));
-      const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+      const pool = new pg.Pool({
+        connectionString: options.databaseUrl,
+        max: 10,
+        // A request waits at most this long for a connection, then answers 503.
+        connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS,
+      });
       pool.on('error', () => {
         // An idle client lost its connection; the pool replaces it on the next checkout.
       });
-      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-      return new Database('postgres', kysely, async (script) => {
-        await pool.query(script);
+      pool.on('connect', (client) => {
+        // A client checked out for a request loses its connection (the server restarts): without
+        // a listener the 'error' event would end the process. The statement in flight fails on its
+        // own (and its request answers 503); on release the pool discards the broken client.
+        client.on('error', () => undefined);
       });
+      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+      return new Database(
+        'postgres',
+        kysely,
+        async (script) => {
+          await pool.query(script);
+        },
+        undefined,
+        () => ({
+          size: pool.totalCount,
+          inUse: pool.totalCount - pool.idleCount,
+          waiting: pool.waitingCount,
+        }),
+      );
     }
     const pglite = await PGlite.create({
       dataDir: options.dataDir,
@@ -51,7 +108,13 @@ export class Database {
     });
     const pool = new PGlitePool(pglite);
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return new Database('pglite', kysely, (script) => pool.exec(script), pglite);
+    return new Database(
+      'pglite',
+      kysely,
+      (script) => pool.exec(script),
+      pglite,
+      () => pool.stats(),
+    );
   }
 
   /**
@@ -96,9 +159,9 @@ export class Database {
   }
 
   /** A dump of the embedded database (tests load it as a migrated template). */
-  async dumpDataDir(): Promise<Blob> {
+  async dumpDataDir(compression: 'none' | 'gzip' = 'none'): Promise<Blob> {
     if (!this.pglite) throw new Error('only the embedded database can be dumped');
-    return this.pglite.dumpDataDir('none');
+    return this.pglite.dumpDataDir(compression);
   }
 
   async close(): Promise<void> {

@@ -7,9 +7,27 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 // Any constant: serializes concurrent start-ups of several processes on one server.
 const MIGRATION_LOCK = 7_303_202_601;
 
+const migrationFiles = async () => (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+
+/** The migrations this version has that the database has not applied (readiness). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const files = await migrationFiles();
+  const done = await database.system(async (tx) => {
+    const table = await sql<{ t: string | null }>`select to_regclass('schema_migrations')::text as t`.execute(
+      tx,
+    );
+    if (!table.rows[0]?.t) return [];
+    return (await sql<{ name: string }>`select name from schema_migrations`.execute(tx)).rows.map(
+      (r) => r.name,
+    );
+  });
+  const seen = new Set(done);
+  return files.filter((f) => !seen.has(f));
+}
+
 /** Applies every SQL migration not yet applied, in file-name order; returns the applied names. */
 export async function migrate(database: Database): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  const files = await migrationFiles();
   await database.execScript(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
   );

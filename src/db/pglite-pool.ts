@@ -1,6 +1,13 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 
+/** Connections open, checked out, and requests waiting for one. */
+export interface PoolStats {
+  size: number;
+  inUse: number;
+  waiting: number;
+}
+
 /**
  * A node-postgres style pool over PGlite's single connection. `connect()` waits until the
  * previous client is released, so the statements of two transactions can never interleave
@@ -8,6 +15,8 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  */
 export class PGlitePool implements PostgresPool {
   #tail: Promise<void> = Promise.resolve();
+  #waiting = 0;
+  #inUse = 0;
 
   constructor(private readonly pglite: PGlite) {}
 
@@ -18,8 +27,12 @@ export class PGlitePool implements PostgresPool {
     });
     const previous = this.#tail;
     this.#tail = previous.then(() => turn);
+    this.#waiting++;
     await previous;
+    this.#waiting--;
+    this.#inUse = 1;
     let released = false;
+    const pool = this;
     const pglite = this.pglite;
     const client = {
       async query<R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
@@ -39,10 +52,16 @@ export class PGlitePool implements PostgresPool {
       release() {
         if (released) return;
         released = true;
+        pool.#inUse = 0;
         release();
       },
     };
     return client as PostgresPoolClient;
+  }
+
+  /** The one connection's use, for metrics. */
+  stats(): PoolStats {
+    return { size: 1, inUse: this.#inUse, waiting: this.#waiting };
   }
 
   /** Runs a script of several statements (migrations) while holding the connection. */

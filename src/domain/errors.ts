@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   TOO_MANY_REQUESTS: 429,
   REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
+  /** The database is away or the process is saturated: sent with `Retry-After`. */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

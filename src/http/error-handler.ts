@@ -1,14 +1,19 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/client.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from '../domain/errors.ts';
 import { documentBodyLimit } from './schemas.ts';
+import { type AjvError, plainErrors } from './validation.ts';
 
 interface AjvIssue {
   instancePath: string;
   message?: string;
   params?: Record<string, unknown>;
 }
+
+/** What a 503 asks the client to wait before sending the request again. */
+export const RETRY_AFTER_SECONDS = 5;
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
@@ -31,7 +36,7 @@ function validationIssues(errors: AjvIssue[], part: string | undefined): Issue[]
   // Body fields are named as they are (`values.2.value`); the others by where they were sent.
   const where: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
   const prefix = part === 'body' || !part ? '' : `${where[part] ?? part}.`;
-  return errors.map((e) => {
+  return plainErrors(errors as AjvError[]).map((e) => {
     const segments = e.instancePath.split('/').filter(Boolean);
     const extra = e.params?.['missingProperty'] ?? e.params?.['additionalProperty'];
     if (typeof extra === 'string') segments.push(extra);
@@ -59,6 +64,9 @@ export function errorBody(code: ErrorCode, message: string, issues?: Issue[]): R
 }
 
 function send(reply: FastifyReply, code: ErrorCode, message: string, issues?: Issue[]) {
+  if (code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  }
   return reply
     .status(ERROR_STATUS[code])
     .type('application/json')
@@ -94,6 +102,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
         return send(reply, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return send(reply, 'BAD_REQUEST', 'Send the request body as application/json');
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return send(reply, 'SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');
     }
     const pgCode = (error as { code?: string }).code;
     if (pgCode === '23505') return send(reply, 'CONFLICT', 'A record with these values already exists');

@@ -11,18 +11,50 @@ export const IdParams = Type.Object({ id: Type.String({ description: 'Identifier
 export const ErrorBody = Type.Object(
   {
     code: Type.String({ description: 'BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, …' }),
-    message: Type.String(),
+    message: Type.String({
+      description:
+        'Fixed per code for 400, 401, 403, 404 and 500 (the reason is in `issues`); else the reason',
+    }),
     issues: Type.Optional(
       Type.Array(
         Type.Object({
-          message: Type.String(),
+          message: Type.String({ description: 'One problem, for people' }),
           path: Type.Optional(Type.String({ description: 'The field or row the issue is about' })),
         }),
+        { description: 'One entry per problem (per invalid field)' },
       ),
     ),
   },
   { additionalProperties: true, description: 'Every error answer has this body' },
 );
+
+/** A real answer of each error status, shown as the example of the error responses. */
+const ERROR_EXAMPLES: Record<number, Record<string, unknown>> = {
+  400: {
+    code: 'BAD_REQUEST',
+    message: 'Invalid input data',
+    issues: [
+      { path: 'latitude', message: 'latitude must be a number or null' },
+      { path: 'elements.0.unitId', message: 'elements.0.unitId must be a unit id or null' },
+    ],
+  },
+  401: { code: 'UNAUTHORIZED', message: 'Authorization not provided' },
+  403: {
+    code: 'FORBIDDEN',
+    message: 'Insufficient access',
+    issues: [{ message: 'This needs the MANAGER role or higher; your role is COLLECTOR' }],
+  },
+  404: { code: 'NOT_FOUND', message: 'Not found', issues: [{ message: 'Site not found' }] },
+  409: { code: 'CONFLICT', message: 'A record with these values already exists' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than this operation accepts' },
+  429: { code: 'TOO_MANY_REQUESTS', message: 'Too many attempts; try again in 42 s' },
+  500: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' },
+  503: {
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is not ready',
+    issues: [{ path: 'database', message: 'the database is unreachable' }],
+  },
+};
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input; `issues` names each field',
@@ -32,15 +64,18 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with stored data',
   413: 'Body too large',
   429: 'Too many attempts; wait for `Retry-After` seconds',
+  503: 'The database is unavailable or the service is overloaded; retry after `Retry-After` seconds',
 };
 
 /** The error responses of a route, for its schema (and so for the OpenAPI document). */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of [...statuses, 500]) {
+    const example = ERROR_EXAMPLES[status];
     out[status] = {
       ...ErrorBody,
       description: ERROR_DESCRIPTIONS[status] ?? 'Internal server error',
+      ...(example ? { examples: [example] } : {}),
     } as TSchema;
   }
   return out;

@@ -47,6 +47,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     SDCS_ADMIN_EMAILS: 'admin@platform.test',
     // Tests log in far more often than a person would.
     SDCS_AUTH_ATTEMPTS_PER_MINUTE: '100000',
+    // Tests call far more often than a client would, on a shared machine whose event loop stalls.
+    SDCS_RATE_LIMIT_PER_MINUTE: '0',
+    SDCS_MAX_EVENT_LOOP_DELAY_MS: '0',
   });
   return { ...base, ...overrides };
 }

@@ -93,6 +93,23 @@ describe('GET /activities', () => {
     expect(pages[2]!.body.activities).toEqual([]);
   });
 
+  it('agrees with itself for every page size and offset, under every filter, with the right total', async () => {
+    for (const filter of ['', '&years=2025', `&siteIds=${beta},${zeta}`, '&periodUnits=1']) {
+      const all = (await list(filter)).body;
+      expect(all.pagination.total).toBe(all.activities.length);
+      for (let limit = 1; limit <= 3; limit++) {
+        const seen: string[] = [];
+        for (let offset = 0; offset <= all.activities.length; offset += limit) {
+          const page = (await list(`${filter}&limit=${limit}&offset=${offset}`)).body;
+          expect(page.pagination.total).toBe(all.pagination.total);
+          expect(page.pagination.hasMore).toBe(offset + limit < all.pagination.total);
+          seen.push(...brief(page.activities));
+        }
+        expect(seen).toEqual(brief(all.activities));
+      }
+    }
+  });
+
   it('shows only the sites the caller can read (assigned sites and their descendants)', async () => {
     const res = await list('', tenant.viewer.token);
 

@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
@@ -79,7 +80,7 @@ export const PatchActivityBody = Type.Object(
       description: 'Fields to change; fields not sent keep their value, null clears a field',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ input: { distanceKm: 380 } }] },
 );
 export type PatchActivityBody = Static<typeof PatchActivityBody>;
 
@@ -98,7 +99,18 @@ export const MarkerBody = Type.Object(
     year: Year,
     periodUnit: Type.Integer({ minimum: 1, maximum: 12, description: 'The period within the year' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        formId: EXAMPLE_IDS.form,
+        key: 'business_travel',
+        siteId: EXAMPLE_IDS.site,
+        year: 2025,
+        periodUnit: 2,
+      },
+    ],
+  },
 );
 export type MarkerBody = Static<typeof MarkerBody>;
 

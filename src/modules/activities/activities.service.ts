@@ -73,7 +73,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
 
   const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
   const page = pageOf(query);
-  const { total, rows } = await listingRepository.page(tx, org, filter, page);
+  const { total, rows } = await listingRepository.page(tx, org, { ...filter, formId: element.formId }, page);
   const markers = await listingRepository.markers(tx, org, element.formId, filter);
   return {
     activities: rows.map((r) => ({

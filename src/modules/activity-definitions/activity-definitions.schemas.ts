@@ -76,7 +76,34 @@ const editableFields = {
   ),
 };
 
-export const UpdateDefinitionBody = Type.Object(editableFields, { additionalProperties: false });
+const DEFINITION_EXAMPLE = {
+  name: 'Business travel',
+  description: 'Trips by car, train or plane, in kgCO2e',
+  uiCode: '',
+  calcCode:
+    'const kgPerKm = { car: 0.17, train: 0.035, plane: 0.25 };\nreturn inputs.distanceKm * kgPerKm[inputs.mode];',
+  inputs: [
+    { name: 'distanceKm', type: 'number', required: true, exportName: 'Distance (km)', example: '420' },
+    {
+      name: 'mode',
+      type: 'string',
+      required: true,
+      editor: {
+        type: 'select',
+        options: [
+          { label: 'Car', value: 'car' },
+          { label: 'Train', value: 'train' },
+          { label: 'Plane', value: 'plane' },
+        ],
+      },
+    },
+  ],
+};
+
+export const UpdateDefinitionBody = Type.Object(editableFields, {
+  additionalProperties: false,
+  examples: [DEFINITION_EXAMPLE],
+});
 export type UpdateDefinitionBody = Static<typeof UpdateDefinitionBody>;
 
 export const CreateDefinitionBody = Type.Object(
@@ -91,7 +118,7 @@ export const CreateDefinitionBody = Type.Object(
     ),
     ...editableFields,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ key: 'business-travel', ...DEFINITION_EXAMPLE }] },
 );
 export type CreateDefinitionBody = Static<typeof CreateDefinitionBody>;
 

@@ -3,7 +3,7 @@ import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const CreateApiKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, description: 'A name to recognise the key by' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'ERP integration' }] },
 );
 
 export const CreatedApiKey = Type.Object({

@@ -1,3 +1,4 @@
+import { EXAMPLE_LOGIN } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 
@@ -6,12 +7,22 @@ const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At le
 
 export const SignupBody = Type.Object(
   {
-    organizationName: Type.String({ minLength: 1, maxLength: 200 }),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    organizationName: Type.String({ minLength: 1, maxLength: 200, description: 'The new organization' }),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Your name' }),
     email: Email,
     password: Password,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        organizationName: 'Acme Manufacturing',
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+        password: 'correct horse battery staple',
+      },
+    ],
+  },
 );
 
 export const LoginBody = Type.Object(
@@ -20,7 +31,7 @@ export const LoginBody = Type.Object(
     password: Type.String({ minLength: 1, maxLength: 200 }),
     organizationId: Type.Optional(Uuid),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [EXAMPLE_LOGIN] },
 );
 
 const TokenFields = {

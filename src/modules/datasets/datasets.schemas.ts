@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -9,15 +10,15 @@ export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
 export const MIN_YEAR = 1900;
 export const MAX_YEAR = 2200;
-const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR });
+const Year = Type.Integer({ minimum: MIN_YEAR, maximum: MAX_YEAR, examples: [2025] });
 
 export const Dataset = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
+  name: Type.String({ description: 'Display name' }),
+  description: Nullable(Type.String({ description: 'Free text for people' })),
   isCommon: Type.Boolean({ description: 'Shared read-only with every organization' }),
   organizationId: Uuid,
-  itemCount: Type.Integer({ minimum: 0 }),
+  itemCount: Type.Integer({ minimum: 0, description: 'How many coefficients it holds' }),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -30,7 +31,10 @@ export const CreateDatasetBody = Type.Object(
       Type.Boolean({ description: 'Share with every organization (platform admins only)', default: false }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Emission factors 2025', description: 'Grid electricity and fuels, kgCO2e per unit' }],
+  },
 );
 
 export const UpdateDatasetBody = Type.Object(
@@ -39,7 +43,11 @@ export const UpdateDatasetBody = Type.Object(
     description: Type.Optional(Description),
     isCommon: Type.Optional(Type.Boolean({ description: 'Platform admins only' })),
   },
-  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Emission factors 2025 (revised)' }],
+    description: 'Each field sent replaces the stored one; others are kept',
+  },
 );
 
 export const DatasetIdParams = Type.Object({ datasetId: Type.String({ description: 'The dataset' }) });
@@ -81,7 +89,20 @@ const itemFields = {
 
 export const CreateItemBody = Type.Object(
   { ...itemFields, datasetId: Type.String({ description: 'The dataset the item belongs to' }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        datasetId: EXAMPLE_IDS.dataset,
+        name: 'Grid electricity, France',
+        year: 2025,
+        data: { key: 'electricity_fr', value: 0.052, unit: 'kgCO2e' },
+        inputUnitId: EXAMPLE_IDS.unitKwh,
+        link: 'https://www.example.org/factors/2025',
+        tags: ['scope2'],
+      },
+    ],
+  },
 );
 
 export const UpdateItemBody = Type.Object(
@@ -95,19 +116,35 @@ export const UpdateItemBody = Type.Object(
     tags: itemFields.tags,
     inputUnitId: itemFields.inputUnitId,
   },
-  { additionalProperties: false, description: 'Each field sent replaces the stored one; others are kept' },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        data: { key: 'electricity_fr', value: 0.056, unit: 'kgCO2e' },
+        link: 'https://www.example.org/factors/2025-revised',
+      },
+    ],
+    description: 'Each field sent replaces the stored one; others are kept',
+  },
 );
 
 export const DatasetItem = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  link: Nullable(Type.String()),
-  year: Type.Integer(),
-  tags: Type.Array(Type.String()),
-  data: Type.Object({ key: Type.String(), value: Type.Number(), unit: Nullable(Type.String()) }),
+  name: Type.String({ description: 'The label' }),
+  description: Nullable(Type.String({ description: 'Free text for people' })),
+  link: Nullable(Type.String({ description: 'Where the value comes from' })),
+  year: Type.Integer({ description: 'The year the coefficient applies to' }),
+  tags: Type.Array(Type.String(), { description: 'Free labels to find items by' }),
+  data: Type.Object(
+    {
+      key: Type.String({ description: 'What the coefficient is for; calculations look it up by this key' }),
+      value: Type.Number({ description: 'The coefficient' }),
+      unit: Nullable(Type.String({ description: 'Symbol of the unit it yields (kgCO2e)' })),
+    },
+    { description: 'The coefficient itself' },
+  ),
   metadata: Metadata,
-  inputUnitId: Nullable(Uuid),
+  inputUnitId: Nullable({ ...Uuid, description: 'The unit it applies per (kWh in kgCO2e per kWh)' }),
 });
 
 /**
@@ -165,7 +202,15 @@ export const ImportBody = Type.Object(
         'CSV with a header row: label, key, value (required), unit, year, inputUnit (a unit symbol) and metadata.<field> columns',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        csvContent:
+          'label,key,value,unit,year,inputUnit\nDiesel,diesel,2.68,kgCO2e,2025,L\nHeating oil,heating_oil,0.27,kgCO2e,2025,kWh\n',
+      },
+    ],
+  },
 );
 
 export const ImportResult = Type.Object({

@@ -1,7 +1,13 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
 import { Uuid } from '../../http/schemas.ts';
 
-export const Year = Type.Integer({ minimum: 1900, maximum: 2200 });
+export const Year = Type.Integer({
+  minimum: 1900,
+  maximum: 2200,
+  examples: [2025],
+  description: 'Calendar year',
+});
 
 export const SetFormSitesBody = Type.Object(
   {
@@ -15,7 +21,10 @@ export const SetFormSitesBody = Type.Object(
       description: 'The years to change; others stay (an empty list changes nothing)',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ formId: EXAMPLE_IDS.form, siteIds: [EXAMPLE_IDS.site], years: [2025, 2026] }],
+  },
 );
 export type SetFormSitesBody = Static<typeof SetFormSitesBody>;
 

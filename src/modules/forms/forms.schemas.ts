@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -16,7 +17,10 @@ export const ELEMENT_TYPES = [
 export const PeriodType = Type.Enum([...PERIOD_TYPES], {
   description: 'YEARLY (periodUnit 1), QUARTERLY (1..4) or MONTHLY (1..12)',
 });
-export const ElementType = Type.Enum([...ELEMENT_TYPES]);
+export const ElementType = Type.Enum([...ELEMENT_TYPES], {
+  description:
+    'What a value of the element is: NUMBER (with a unit), TEXT, BOOLEAN, SELECT (one of the options), DATE, TIMESTAMP (many per period), FILE, ACTIVITY (a list of calculated activities)',
+});
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
@@ -25,8 +29,8 @@ export const ELEMENT_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 
 const SelectOption = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: 500 }),
-    value: Type.String({ minLength: 1, maxLength: 500 }),
+    label: Type.String({ minLength: 1, maxLength: 500, description: 'Shown to people' }),
+    value: Type.String({ minLength: 1, maxLength: 500, description: 'Stored and sent as the value' }),
   },
   { additionalProperties: false },
 );
@@ -43,12 +47,27 @@ export const ElementInput = Type.Object(
           'Unique among the form’s elements; for ACTIVITY elements it defaults to the definition’s key',
       }),
     ),
-    label: Type.String({ minLength: 1, maxLength: 500 }),
+    label: Type.String({ minLength: 1, maxLength: 500, description: 'The question shown to people' }),
     type: ElementType,
     required: Type.Optional(Type.Boolean({ description: 'Shown to data entry; not enforced per request' })),
-    unitId: Type.Optional(Nullable(Uuid)),
-    options: Type.Optional(Nullable(Type.Array(SelectOption, { minItems: 1, maxItems: 1000 }))),
-    activityDefinitionId: Type.Optional(Nullable(Uuid)),
+    unitId: Type.Optional(
+      Nullable({ ...Uuid, description: 'NUMBER elements: the unit values are stored in' }),
+    ),
+    options: Type.Optional(
+      Nullable(
+        Type.Array(SelectOption, {
+          minItems: 1,
+          maxItems: 1000,
+          description: 'SELECT elements: the choices',
+        }),
+      ),
+    ),
+    activityDefinitionId: Type.Optional(
+      Nullable({
+        ...Uuid,
+        description: 'ACTIVITY elements: the activity definition that calculates each entry',
+      }),
+    ),
     metadata: Type.Optional(Metadata),
     order: Type.Optional(
       Type.Integer({
@@ -64,34 +83,82 @@ export type ElementInput = Static<typeof ElementInput>;
 
 export const FormBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Display name' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     periodType: PeriodType,
     metadata: Type.Optional(Metadata),
-    elements: Type.Array(ElementInput, { maxItems: 1000 }),
+    elements: Type.Array(ElementInput, {
+      maxItems: 1000,
+      description: 'The questions of the form; on update the complete list (matched by id or key)',
+    }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Monthly energy and travel',
+        description: 'Metered energy and business trips of each site',
+        periodType: 'MONTHLY',
+        metadata: { code: 'ENERGY' },
+        elements: [
+          {
+            key: 'electricity',
+            label: 'Electricity used',
+            type: 'NUMBER',
+            unitId: EXAMPLE_IDS.unitKwh,
+            required: true,
+          },
+          {
+            key: 'natural_gas',
+            label: 'Natural gas',
+            type: 'NUMBER',
+            unitId: EXAMPLE_IDS.unitKwh,
+            metadata: { erpCode: 'NG' },
+          },
+          {
+            key: 'heating_source',
+            label: 'Main heating source',
+            type: 'SELECT',
+            options: [
+              { label: 'Gas boiler', value: 'gas' },
+              { label: 'Heat pump', value: 'heat_pump' },
+            ],
+          },
+          {
+            key: 'business_travel',
+            label: 'Business travel',
+            type: 'ACTIVITY',
+            activityDefinitionId: EXAMPLE_IDS.activityDefinition,
+          },
+        ],
+      },
+    ],
+  },
 );
 export type FormBody = Static<typeof FormBody>;
 
 export const Element = Type.Object({
   id: Uuid,
-  key: Type.String(),
-  label: Type.String(),
+  key: Type.String({ description: 'Unique in the form; submissions name the element by it' }),
+  label: Type.String({ description: 'The question shown to people' }),
   type: ElementType,
-  required: Type.Boolean(),
-  unitId: Nullable(Uuid),
-  options: Nullable(Type.Array(Type.Object({ label: Type.String(), value: Type.String() }))),
-  activityDefinitionId: Nullable(Uuid),
+  required: Type.Boolean({ description: 'Shown to data entry; not enforced per request' }),
+  unitId: Nullable({ ...Uuid, description: 'NUMBER elements: the unit values are stored in' }),
+  options: Nullable(
+    Type.Array(Type.Object({ label: Type.String(), value: Type.String() }), {
+      description: 'SELECT elements: the choices',
+    }),
+  ),
+  activityDefinitionId: Nullable({ ...Uuid, description: 'ACTIVITY elements: the activity definition' }),
   metadata: Metadata,
-  order: Type.Integer(),
+  order: Type.Integer({ description: 'Position in the form' }),
 });
 
 export const Form = Type.Object({
   id: Uuid,
   organizationId: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
+  name: Type.String({ description: 'Display name' }),
+  description: Nullable(Type.String({ description: 'Free text for people' })),
   periodType: PeriodType,
   metadata: Metadata,
   elements: Type.Array(Element, { description: 'The live elements, by order' }),

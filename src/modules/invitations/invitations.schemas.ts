@@ -1,3 +1,5 @@
+import { EXAMPLE_INVITATION_TOKEN } from '../../http/examples.ts';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 
@@ -14,7 +16,10 @@ export const InviteBody = Type.Object(
       description: 'Owner, Manager, Collector or Viewer, in any letter case (e.g. `COLLECTOR`)',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'lin.chen@example.com', assignedSiteIds: [EXAMPLE_IDS.site], role: 'COLLECTOR' }],
+  },
 );
 
 export const InvitationResult = Type.Object({
@@ -36,7 +41,12 @@ export const AcceptBody = Type.Object(
       description: 'A new password of at least 8 characters, or the password of your existing account',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { token: EXAMPLE_INVITATION_TOKEN, name: 'Lin Chen', password: 'correct horse battery staple' },
+    ],
+  },
 );
 
 export const AcceptResult = Type.Object({

@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -32,5 +33,5 @@ export const UpdateMemberBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ role: 'COLLECTOR', siteIds: [EXAMPLE_IDS.site] }] },
 );

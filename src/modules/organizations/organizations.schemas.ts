@@ -24,5 +24,8 @@ export const UpdateOrganizationBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Acme Manufacturing Europe', defaultStatuses: ['COMPLETED', 'APPROVED'] }],
+  },
 );

@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static, type TSchema } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -44,11 +45,11 @@ const Code = Type.String({
 
 export const Site = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  code: Nullable(Type.String()),
-  parentId: Nullable(Uuid),
-  latitude: Nullable(Type.Number()),
-  longitude: Nullable(Type.Number()),
+  name: Type.String({ description: 'Display name' }),
+  code: Nullable(Type.String({ description: 'Short code, unique in the organization' })),
+  parentId: Nullable({ ...Uuid, description: 'The parent site; null for a top-level site' }),
+  latitude: Nullable(Type.Number({ description: 'Degrees north (WGS 84)' })),
+  longitude: Nullable(Type.Number({ description: 'Degrees east (WGS 84)' })),
   address: Nullable(Address),
   metadata: Metadata,
   createdAt: DateTime,
@@ -68,7 +69,20 @@ export const CreateSiteBody = Type.Object(
     address: Type.Optional(OrNull(Address)),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Lyon plant',
+        code: 'LYON-01',
+        parentId: EXAMPLE_IDS.site,
+        latitude: 45.764,
+        longitude: 4.8357,
+        address: { line1: '12 rue de la République', city: 'Lyon', postalCode: '69002', country: 'FR' },
+        metadata: { erp: 'S-204' },
+      },
+    ],
+  },
 );
 export type CreateSiteInput = Static<typeof CreateSiteBody>;
 
@@ -84,7 +98,11 @@ export const UpdateSiteBody = Type.Object(
     address: Type.Optional(OrNull(Address)),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false, description: 'Only the fields sent change; null clears a field' },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Main plant (north gate)', latitude: 45.77, longitude: 4.86 }],
+    description: 'Only the fields sent change; null clears a field',
+  },
 );
 export type UpdateSiteInput = Static<typeof UpdateSiteBody>;
 
@@ -108,7 +126,16 @@ export const ImportSitesBody = Type.Object(
     }),
     organizationId: Type.String({ description: 'Must be the caller’s organization' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        organizationId: EXAMPLE_IDS.organization,
+        csvContent:
+          'name,code,parent,latitude,longitude,city,country,metadata.erp\nMarseille depot,MRS-01,PLANT-01,43.2965,5.3698,Marseille,FR,S-310\n',
+      },
+    ],
+  },
 );
 export type ImportSitesInput = Static<typeof ImportSitesBody>;
 

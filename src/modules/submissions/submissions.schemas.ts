@@ -1,61 +1,172 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { Pagination, pageQuery } from '../../http/paging.ts';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 
 export const STATUSES = ['COMPLETED', 'APPROVED', 'REJECTED'] as const;
 export const Status = Type.Enum([...STATUSES]);
 
-const Ref = (description: string) =>
-  Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description }));
+const Ref = (description: string, examples?: string[]) =>
+  Type.String({ minLength: 1, maxLength: 1000, description, ...(examples ? { examples } : {}) });
 
-export const SubmitValue = Type.Object(
-  {
-    periodUnit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 12,
-        description:
-          'YEARLY forms: 1; QUARTERLY: 1..4; MONTHLY: 1..12. Derived from the timestamp for TIMESTAMP elements',
-      }),
-    ),
-    elementId: Ref('The element; or give elementKey, or elementMetadataKey and elementMetadataValue'),
-    elementKey: Ref('The element’s key in the form'),
-    elementMetadataKey: Ref('Find the element by this metadata field…'),
-    elementMetadataValue: Ref('…having this value'),
-    value: Type.Unknown({
+const valueFields = {
+  periodUnit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 12,
+      examples: [3],
       description:
-        'Checked against the element’s type. null deletes the value (for TIMESTAMP elements: the record of that timestamp)',
+        'YEARLY forms: 1; QUARTERLY: 1..4; MONTHLY: 1..12. Derived from the timestamp for TIMESTAMP elements',
     }),
-    selectedUnitId: Type.Optional(
-      Nullable(Type.String({ maxLength: 200, description: 'NUMBER only: the unit `value` is in' })),
+  ),
+  value: Type.Unknown({
+    description:
+      'Checked against the element’s type: a number, a text, true/false, an option’s value, a date `YYYY-MM-DD`, or for ACTIVITY elements a list of input objects. null deletes the value (for TIMESTAMP elements: the record of that timestamp)',
+    examples: [12500],
+  }),
+  selectedUnitId: Type.Optional(
+    Type.Union(
+      [
+        Type.String({
+          maxLength: 200,
+          description: 'NUMBER only: the unit `value` is in; it is converted to the element’s unit',
+        }),
+        Type.Null(),
+      ],
+      {
+        examples: [null],
+        description: 'NUMBER only: the unit `value` is in (null or left out: the element’s unit)',
+      },
     ),
-    timestamp: Type.Optional(
-      Type.String({
-        maxLength: 100,
+  ),
+  timestamp: Type.Optional(
+    Type.Union(
+      [
+        Type.String({
+          maxLength: 100,
+          description:
+            'Required for TIMESTAMP elements: an ISO 8601 date or time (2025-04-01, 2025-04-01T10:00:00.5, 2025-04-01T10:00:00+02:00). Without an offset it is UTC; a date alone is midnight UTC',
+        }),
+        Type.Null(),
+      ],
+      {
+        examples: [null],
         description:
-          'Required for TIMESTAMP elements: an ISO 8601 date or time (2025-04-01, 2025-04-01T10:00:00.5, 2025-04-01T10:00:00+02:00). Without an offset it is UTC; a date alone is midnight UTC',
-      }),
+          'TIMESTAMP elements only (required there): an ISO 8601 date or time; null or left out for other elements',
+      },
     ),
-  },
-  { additionalProperties: false },
-);
-export type SubmitValue = Static<typeof SubmitValue>;
+  ),
+};
 
-export const SubmitBody = Type.Object(
+const ElementById = { elementId: Ref('The element’s id') };
+const ElementByKey = { elementKey: Ref('The element’s key in the form', ['electricity']) };
+const ElementByMetadata = {
+  elementMetadataKey: Ref('Find the element by this metadata field…', ['erpCode']),
+  elementMetadataValue: Ref('…having this value', ['NG']),
+};
+
+/**
+ * One value. Its element is named one way: by `elementId`, by `elementKey`, or by
+ * `elementMetadataKey` and `elementMetadataValue`; each way is one alternative of the schema,
+ * so generated bodies (Swagger UI) name it once.
+ */
+export const SubmitValue = Type.Union(
+  [
+    Type.Object(
+      { ...ElementByKey, ...valueFields },
+      { additionalProperties: false, title: 'Element by key' },
+    ),
+    Type.Object({ ...ElementById, ...valueFields }, { additionalProperties: false, title: 'Element by id' }),
+    Type.Object(
+      { ...ElementByMetadata, ...valueFields },
+      { additionalProperties: false, title: 'Element by metadata' },
+    ),
+  ],
   {
-    year: Year,
-    formId: Ref('The form; or give formMetadataKey and formMetadataValue'),
-    formMetadataKey: Ref('Find the form by this metadata field…'),
-    formMetadataValue: Ref('…having this value'),
-    siteId: Ref('The site; or give siteMetadataKey and siteMetadataValue'),
-    siteMetadataKey: Ref('Find the site by this metadata field…'),
-    siteMetadataValue: Ref('…having this value'),
-    values: Type.Array(SubmitValue, { maxItems: 5000 }),
+    'x-expected':
+      'name its element one way only: elementId, elementKey, or elementMetadataKey and elementMetadataValue',
   },
-  { additionalProperties: false },
 );
-export type SubmitBody = Static<typeof SubmitBody>;
+/** A value as the service reads it: the alternatives as optional fields. */
+export type SubmitValue = Static<typeof valueShape>;
+const valueShape = Type.Object({
+  ...valueFields,
+  elementId: Type.Optional(ElementById.elementId),
+  elementKey: Type.Optional(ElementByKey.elementKey),
+  elementMetadataKey: Type.Optional(ElementByMetadata.elementMetadataKey),
+  elementMetadataValue: Type.Optional(ElementByMetadata.elementMetadataValue),
+});
+
+const FormById = { formId: Ref('The form', [EXAMPLE_IDS.form]) };
+const FormByMetadata = {
+  formMetadataKey: Ref('Find the form by this metadata field…', ['code']),
+  formMetadataValue: Ref('…having this value', ['ENERGY']),
+};
+const SiteById = { siteId: Ref('The site', [EXAMPLE_IDS.site]) };
+const SiteByMetadata = {
+  siteMetadataKey: Ref('Find the site by this metadata field…', ['erp']),
+  siteMetadataValue: Ref('…having this value', ['S-100']),
+};
+const submitFields = {
+  year: Year,
+  values: Type.Array(SubmitValue, {
+    maxItems: 5000,
+    description: 'The values to record, each for one period',
+  }),
+};
+const submitBranch = (title: string, form: Record<string, TSchema>, site: Record<string, TSchema>) =>
+  Type.Object({ ...form, ...site, ...submitFields }, { additionalProperties: false, title });
+
+const SUBMIT_BY_IDS = {
+  formId: EXAMPLE_IDS.form,
+  siteId: EXAMPLE_IDS.site,
+  year: 2025,
+  values: [
+    { elementKey: 'electricity', periodUnit: 3, value: 12500 },
+    { elementKey: 'natural_gas', periodUnit: 3, value: 4.2, selectedUnitId: EXAMPLE_IDS.unitMwh },
+    { elementKey: 'heating_source', periodUnit: 3, value: 'heat_pump' },
+    { elementKey: 'business_travel', periodUnit: 3, value: [{ distanceKm: 420, mode: 'train' }] },
+  ],
+};
+const SUBMIT_BY_METADATA = {
+  formMetadataKey: 'code',
+  formMetadataValue: 'ENERGY',
+  siteMetadataKey: 'erp',
+  siteMetadataValue: 'S-100',
+  year: 2025,
+  values: [{ elementMetadataKey: 'erpCode', elementMetadataValue: 'NG', periodUnit: 4, value: 3800 }],
+};
+
+/**
+ * The form is named by `formId` or by `formMetadataKey` and `formMetadataValue`, the site by
+ * `siteId` or by `siteMetadataKey` and `siteMetadataValue`: one alternative per combination.
+ */
+export const SubmitBody = Type.Union(
+  [
+    submitBranch('Form and site by id', FormById, SiteById),
+    submitBranch('Form by id, site by metadata', FormById, SiteByMetadata),
+    submitBranch('Form by metadata, site by id', FormByMetadata, SiteById),
+    submitBranch('Form and site by metadata', FormByMetadata, SiteByMetadata),
+  ],
+  {
+    'x-expected':
+      'name the form one way (formId, or formMetadataKey and formMetadataValue) and the site one way (siteId, or siteMetadataKey and siteMetadataValue)',
+    examples: [SUBMIT_BY_IDS, SUBMIT_BY_METADATA],
+  },
+);
+/** A body as the service reads it: the alternatives as optional fields. */
+export type SubmitBody = Static<typeof bodyShape>;
+const bodyShape = Type.Object({
+  year: Year,
+  values: Type.Array(valueShape),
+  formId: Type.Optional(FormById.formId),
+  formMetadataKey: Type.Optional(FormByMetadata.formMetadataKey),
+  formMetadataValue: Type.Optional(FormByMetadata.formMetadataValue),
+  siteId: Type.Optional(SiteById.siteId),
+  siteMetadataKey: Type.Optional(SiteByMetadata.siteMetadataKey),
+  siteMetadataValue: Type.Optional(SiteByMetadata.siteMetadataValue),
+});
 
 /** An activity as the answer of POST /form-submissions shows it, for ACTIVITY values. */
 export const ActivitySummary = Type.Object({
@@ -71,22 +182,25 @@ export const ActivitySummary = Type.Object({
 export type ActivitySummary = Static<typeof ActivitySummary>;
 
 export const ValueItem = Type.Object({
-  formElementSubmissionId: Uuid,
-  elementId: Uuid,
-  elementKey: Type.String(),
-  periodUnit: Type.Integer(),
+  formElementSubmissionId: {
+    ...Uuid,
+    description: 'The id of this value (used by the review route `/values/{id}`)',
+  },
+  elementId: { ...Uuid, description: 'The element the value answers' },
+  elementKey: Type.String({ description: 'The element’s key' }),
+  periodUnit: Type.Integer({ description: 'The period within the year (1 for YEARLY forms)' }),
   timestamp: Nullable(DateTime),
-  status: Status,
+  status: { ...Status, description: 'COMPLETED when recorded; APPROVED or REJECTED after review' },
   value: Type.Unknown({ description: 'null when the value was deleted' }),
   originalValue: Type.Unknown({
     description: 'The value as sent, when it was converted from selectedUnitId',
   }),
   selectedUnitId: Nullable(Uuid),
   userId: Uuid,
-  userName: Type.String(),
-  userEmail: Type.String(),
+  userName: Type.String({ description: 'Who recorded it' }),
+  userEmail: Type.String({ description: 'Who recorded it' }),
   userImage: Nullable(Type.String()),
-  recordedAt: DateTime,
+  recordedAt: { ...DateTime, description: 'When it was recorded' },
   deletedAt: Nullable(DateTime),
   activities: Type.Optional(
     Type.Array(ActivitySummary, {
@@ -130,10 +244,10 @@ export const SubmissionPage = Type.Object({
 
 export const ReviewBody = Type.Object(
   {
-    status: Type.Enum(['APPROVED', 'REJECTED']),
-    comment: Type.Optional(Type.String({ maxLength: 2000 })),
+    status: Type.Enum(['APPROVED', 'REJECTED'], { description: 'The review’s outcome' }),
+    comment: Type.Optional(Type.String({ maxLength: 2000, description: 'Free text explaining the review' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ status: 'APPROVED', comment: 'Matches the March invoice' }] },
 );
 export type ReviewBody = Static<typeof ReviewBody>;
 

@@ -180,8 +180,8 @@ function periodOf(
   periodType: PeriodType,
 ): { periodUnit: number; timestamp: Date | null } | { field: string; message: string } {
   if (element.type === 'TIMESTAMP') {
-    if (input.timestamp === undefined)
-      return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
+    // null is the same as leaving it out (generated bodies send it for other elements).
+    if (input.timestamp == null) return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
     const timestamp = parseTimestamp(input.timestamp);
     if (!timestamp) {
       return {
@@ -201,7 +201,7 @@ function periodOf(
     }
     return { periodUnit: month, timestamp };
   }
-  if (input.timestamp !== undefined) return { field: 'timestamp', message: 'is only for TIMESTAMP elements' };
+  if (input.timestamp != null) return { field: 'timestamp', message: 'is only for TIMESTAMP elements' };
   const last = PERIOD_UNITS[periodType];
   if (input.periodUnit === undefined) return { field: 'periodUnit', message: 'is required' };
   if (input.periodUnit < 1 || input.periodUnit > last) {

@@ -32,5 +32,8 @@ export const CreateUnitBody = Type.Object(
       description: 'How many base units of the dimension one of this unit is (energy: kWh, mass: kg, …)',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ symbol: 'boe', name: 'barrel of oil equivalent', dimension: 'energy', factorToBase: 1700 }],
+  },
 );

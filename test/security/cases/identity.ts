@@ -3,6 +3,8 @@ import type { SecurityCase } from '../matrix.ts';
 
 export const cases: SecurityCase[] = [
   { method: 'GET', route: '/health', prepare: async () => ({ url: '/health' }) },
+  { method: 'GET', route: '/health/live', prepare: async () => ({ url: '/health/live' }) },
+  { method: 'GET', route: '/health/ready', prepare: async () => ({ url: '/health/ready' }) },
   {
     method: 'POST',
     route: '/auth/signup',

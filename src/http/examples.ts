@@ -1,0 +1,31 @@
+/**
+ * Placeholders used by the request examples of the OpenAPI document (/docs, /openapi.json).
+ *
+ * An example that names a record uses one of these ids (or the invitation token): they name
+ * no real record, so in /docs replace them with ids of your own organization.
+ * `test/openapi-examples.test.ts` seeds an organization, replaces each placeholder by the
+ * matching seeded record and sends every example, so an example that the service would
+ * refuse fails the tests. A new placeholder needs a seeded record in that test.
+ */
+export const EXAMPLE_IDS = {
+  organization: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e01',
+  site: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e02',
+  form: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e03',
+  activityDefinition: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e04',
+  dataset: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e05',
+  datasetItem: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e06',
+  member: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e07',
+  /** A stored value of a submission (its `formElementSubmissionId`). */
+  value: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e08',
+  activity: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e09',
+  /** Catalog units. */
+  unitKwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e10',
+  unitMwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e11',
+  unitKm: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e12',
+} as const;
+
+/** The token of an invitation e-mail (the `token` of its link). */
+export const EXAMPLE_INVITATION_TOKEN = 'sdcs_inv_PASTE-THE-TOKEN-OF-THE-INVITATION-LINK';
+
+/** The account of the login example. */
+export const EXAMPLE_LOGIN = { email: 'ada@example.com', password: 'correct horse battery staple' } as const;

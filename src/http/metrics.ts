@@ -1,0 +1,84 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/client.ts';
+import { unauthorized } from '../domain/errors.ts';
+
+/** The service's Prometheus metrics; one registry per app (tests build many apps in one process). */
+export interface Metrics {
+  registry: Registry;
+  /** A request refused by a limit: `rate_limit` (per credential), `auth_attempts`, `overload`. */
+  refused: Counter<'reason'>;
+}
+
+const sameToken = (given: string, expected: string) => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/**
+ * Counts requests by route and status, times them, and reads the pool's use when scraped.
+ * `GET /metrics` is served only when a token is configured, to callers that send it as
+ * `Authorization: Bearer <token>` (the API's credentials do not open it).
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  database: Database,
+  token: string | undefined,
+): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'sdcs_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'sdcs_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'sdcs_requests_refused_total',
+    help: 'Requests refused by a limit: rate_limit (per credential), auth_attempts, overload',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const pool = (name: string, help: string, pick: (s: ReturnType<Database['poolStats']>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(database.poolStats()));
+      },
+    });
+  pool('sdcs_db_pool_connections', 'Database connections open', (s) => s.size);
+  pool('sdcs_db_pool_in_use', 'Database connections checked out by requests', (s) => s.inUse);
+  pool('sdcs_db_pool_waiting', 'Requests waiting for a database connection', (s) => s.waiting);
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL, so that ids do not make a series each.
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  if (token) {
+    collectDefaultMetrics({ register: registry, prefix: 'sdcs_' });
+    app.get(
+      '/metrics',
+      { config: { public: true, rateLimit: false }, schema: { hide: true } },
+      async (request, reply) => {
+        const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+        if (!given || !sameToken(given, token))
+          throw unauthorized('Send the metrics token as a bearer token');
+        return reply.type(registry.contentType).send(await registry.metrics());
+      },
+    );
+  }
+  return { registry, refused };
+}

@@ -1,0 +1,345 @@
+import { describe, expect, it } from 'vitest';
+import { API_PREFIX } from '../src/app.ts';
+import type { Role } from '../src/db/schema/index.ts';
+import { EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN, EXAMPLE_LOGIN } from '../src/http/examples.ts';
+import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
+import { api, type TestContext, useTestApp } from './helpers/app.ts';
+import {
+  addMember,
+  assignSites,
+  createActivityDefinition,
+  createDataset,
+  createDatasetItem,
+  createSite,
+  createTenant,
+  type Tenant,
+} from './helpers/factories.ts';
+import { invitationHelpers, invitationTestConfig, newEmail } from './helpers/invitations.ts';
+import { memberOf } from './security/matrix.ts';
+
+/**
+ * Every request example of the OpenAPI document (/openapi.json, shown in /docs) is sent to
+ * the service against a seeded organization and must succeed, so examples cannot rot.
+ *
+ * Convention: an example names records by the placeholder ids of `src/http/examples.ts`
+ * (`EXAMPLE_IDS`, `EXAMPLE_INVITATION_TOKEN`, `EXAMPLE_LOGIN`); `seedWorld` below makes one
+ * record per placeholder and the test replaces each placeholder, wherever it appears in the
+ * body (also inside texts such as CSV), by the seeded record's id. Path parameters are
+ * filled from `PATH_RECORDS`. Each example is sent in a world of its own, with a credential
+ * of the operation's `x-min-role`, and must answer the operation's documented 2xx status.
+ */
+
+// Sign-up is off by default; its example needs it on.
+const t = useTestApp({ ...invitationTestConfig(), allowSignup: true });
+
+interface Operation {
+  method: string;
+  path: string;
+  minRole: Role | undefined;
+  successStatus: number;
+  examples: { name: string; value: unknown }[];
+}
+
+type OpenApiDoc = {
+  paths: Record<string, Record<string, Record<string, any>>>;
+};
+
+/** The operations of the document that read a request body, with their examples. */
+function bodyOperations(doc: OpenApiDoc): Operation[] {
+  const out: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const media = op['requestBody']?.content?.['application/json'];
+      if (!op['requestBody']) continue;
+      const examples: Operation['examples'] = [];
+      if (media?.example !== undefined) examples.push({ name: 'example', value: media.example });
+      for (const [name, ex] of Object.entries<{ value?: unknown }>(media?.examples ?? {})) {
+        examples.push({ name, value: ex.value });
+      }
+      const statuses = Object.keys(op['responses'] ?? {})
+        .map(Number)
+        .filter((s) => s >= 200 && s < 300)
+        .sort();
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        minRole: op['x-min-role'],
+        successStatus: statuses[0] ?? 200,
+        examples,
+      });
+    }
+  }
+  return out;
+}
+
+/** Which seeded record a path parameter names: by the parameter, else by the path segment before `{id}`. */
+const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
+  userId: 'member',
+  activityId: 'activity',
+  datasetId: 'dataset',
+  sites: 'site',
+  forms: 'form',
+  datasets: 'dataset',
+  'dataset-items': 'datasetItem',
+  'activity-definitions': 'activityDefinition',
+  values: 'value',
+};
+
+function pathRecord(path: string, param: string): keyof typeof EXAMPLE_IDS | undefined {
+  if (param !== 'id') return PATH_RECORDS[param];
+  const segments = path.split('/');
+  const at = segments.indexOf('{id}');
+  return PATH_RECORDS[segments[at - 1] ?? ''];
+}
+
+interface World {
+  tenant: Tenant;
+  /** Placeholder -> seeded value. */
+  replacements: Map<string, string>;
+}
+
+const exampleOf = (doc: OpenApiDoc, method: string, path: string) => {
+  const op = bodyOperations(doc).find((o) => o.method === method && o.path === `${API_PREFIX}${path}`);
+  const value = op?.examples[0]?.value;
+  if (value === undefined) throw new Error(`the seeded world needs the example of ${method} ${path}`);
+  return value as Record<string, any>;
+};
+
+function substitute(value: unknown, replacements: Map<string, string>): unknown {
+  if (typeof value === 'string') {
+    let out = value;
+    for (const [from, to] of replacements) out = out.split(from).join(to);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((v) => substitute(v, replacements));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, replacements)]));
+  }
+  return value;
+}
+
+async function must(what: string, res: Promise<{ status: number; body: any }>) {
+  const answer = await res;
+  if (answer.status !== 200) {
+    throw new Error(`seeding failed at ${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  }
+  return answer.body;
+}
+
+/**
+ * An organization with one record per placeholder of `EXAMPLE_IDS`. The form, the
+ * submission and the marked period are made from the documented examples themselves.
+ * A module whose examples name a new kind of record adds a placeholder to EXAMPLE_IDS and
+ * seeds the record here.
+ */
+async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
+  const tenant = await createTenant(t);
+  const org = tenant.organizationId;
+  const ids: Partial<Record<keyof typeof EXAMPLE_IDS, string>> = { organization: org };
+  const units = await t.database.system((tx) =>
+    tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
+  );
+  const unit = (symbol: string) => units.find((u) => u.symbol === symbol)!.id;
+  ids.unitKwh = unit('kWh');
+  ids.unitMwh = unit('MWh');
+  ids.unitKm = unit('km');
+
+  ids.site = await createSite(t, org, { name: 'Main plant', code: 'PLANT-01', metadata: { erp: 'S-100' } });
+  for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
+    await assignSites(t, org, member.userId, [ids.site]);
+  }
+  const definition = exampleOf(doc, 'POST', '/activity-definitions');
+  ids.activityDefinition = await createActivityDefinition(t, org, {
+    key: 'travel',
+    calcCode: definition['calcCode'],
+    inputs: definition['inputs'],
+  });
+  const replacements = () =>
+    new Map<string, string>(
+      Object.entries(ids).map(([k, v]) => [EXAMPLE_IDS[k as keyof typeof EXAMPLE_IDS], v]),
+    );
+
+  const form = await must(
+    'POST /forms (its example)',
+    api(t, 'POST', '/forms', {
+      token: tenant.owner.token,
+      body: substitute(exampleOf(doc, 'POST', '/forms'), replacements()),
+    }),
+  );
+  ids.form = form.id as string;
+  await must(
+    'PUT /form-sites',
+    api(t, 'PUT', '/form-sites', {
+      token: tenant.owner.token,
+      body: { formId: ids.form, siteIds: [ids.site], years: [2025] },
+    }),
+  );
+  const submission = await must(
+    'POST /form-submissions (its first example)',
+    api(t, 'POST', '/form-submissions', {
+      token: tenant.collector.token,
+      body: substitute(exampleOf(doc, 'POST', '/form-submissions'), replacements()),
+    }),
+  );
+  type Value = { formElementSubmissionId: string; activities?: { activityId: string }[] };
+  const values = submission.values as Value[];
+  ids.value = values[0]!.formElementSubmissionId;
+  ids.activity = values.find((v) => v.activities?.length)?.activities?.[0]?.activityId;
+  await must(
+    'POST /activities/no-activity/mark (its example)',
+    api(t, 'POST', '/activities/no-activity/mark', {
+      token: tenant.collector.token,
+      body: substitute(exampleOf(doc, 'POST', '/activities/no-activity/mark'), replacements()),
+    }),
+  );
+
+  ids.dataset = await createDataset(t, org, { name: 'Factors' });
+  ids.datasetItem = await createDatasetItem(t, org, ids.dataset, {
+    key: 'grid_electricity',
+    value: 0.05,
+    year: 2025,
+    unit: 'kgCO2e',
+  });
+  ids.member = (await addMember(t, org, 'VIEWER')).userId;
+
+  const invitee = newEmail();
+  await must(
+    'POST /organizations/current/invitations',
+    api(t, 'POST', '/organizations/current/invitations', {
+      token: tenant.owner.token,
+      body: { email: invitee, assignedSiteIds: [ids.site], role: 'COLLECTOR' },
+    }),
+  );
+  const token = await invitationHelpers(t).tokenMailedTo(invitee);
+
+  const map = replacements();
+  for (const key of Object.keys(EXAMPLE_IDS) as (keyof typeof EXAMPLE_IDS)[]) {
+    if (!ids[key]) throw new Error(`seedWorld has no record for EXAMPLE_IDS.${key}`);
+  }
+  map.set(EXAMPLE_INVITATION_TOKEN, token);
+  return { tenant, replacements: map };
+}
+
+const HOW_TO_ADD =
+  'Add `examples: [<a realistic body>]` to the options of the body schema (TypeBox), e.g. ' +
+  '`Type.Object({...}, { additionalProperties: false, examples: [{ name: "Lyon plant" }] })`. ' +
+  'Name records by the placeholder ids of src/http/examples.ts (EXAMPLE_IDS); a new kind of record ' +
+  'needs a placeholder there and a seeded record in seedWorld() of test/openapi-examples.test.ts, ' +
+  'a new path parameter an entry in its PATH_RECORDS.';
+
+describe('the request examples of the OpenAPI document', () => {
+  it('every operation with a request body has an example', () => {
+    const missing = bodyOperations(t.app.swagger() as unknown as OpenApiDoc)
+      .filter((op) => op.examples.length === 0)
+      .map((op) => `${op.method} ${op.path}`);
+    expect(missing, `Operations without a request example. ${HOW_TO_ADD}`).toEqual([]);
+  });
+
+  it('every example is accepted by the service, with the documented success status', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    await createOrganizationWithKey(t.database, {
+      organizationName: 'Analytical Engines',
+      name: 'Ada Lovelace',
+      ...EXAMPLE_LOGIN,
+    });
+    const failures: string[] = [];
+    let sent = 0;
+    for (const op of bodyOperations(doc)) {
+      for (const example of op.examples) {
+        const label = `${op.method} ${op.path} (${example.name})`;
+        const world = await seedWorld(t, doc);
+        let url = op.path;
+        let unknownParam: string | undefined;
+        url = url.replace(/\{(\w+)\}/g, (_, param: string) => {
+          const record = pathRecord(op.path, param);
+          if (!record) unknownParam = param;
+          return record ? world.replacements.get(EXAMPLE_IDS[record])! : param;
+        });
+        if (unknownParam) {
+          failures.push(`${label}: no seeded record for the path parameter {${unknownParam}}. ${HOW_TO_ADD}`);
+          continue;
+        }
+        const token = op.minRole ? memberOf(world.tenant, op.minRole).token : undefined;
+        const res = await t.app.inject({
+          method: op.method as 'POST',
+          url,
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+          payload: substitute(example.value, world.replacements) as object,
+        });
+        sent++;
+        if (res.statusCode !== op.successStatus) {
+          failures.push(`${label}: expected ${op.successStatus}, got ${res.statusCode} ${res.body}`);
+        }
+      }
+    }
+    expect(failures, `Documented examples the service refuses. ${HOW_TO_ADD}`).toEqual([]);
+    expect(sent).toBeGreaterThan(20);
+  }, 300_000);
+});
+
+/**
+ * What Swagger UI's "Try it out" fills in from a schema when no example is given: the first
+ * `examples` entry, else the first alternative of a union, else a value of the type.
+ */
+function sample(schema: Record<string, any>): unknown {
+  if (Array.isArray(schema['examples']) && schema['examples'].length) return schema['examples'][0];
+  if (schema['example'] !== undefined) return schema['example'];
+  if (schema['default'] !== undefined) return schema['default'];
+  const union = schema['oneOf'] ?? schema['anyOf'];
+  if (Array.isArray(union)) return sample(union[0]);
+  if (Array.isArray(schema['enum'])) return schema['enum'][0];
+  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(
+        Object.entries<Record<string, any>>(schema['properties'] ?? {}).map(([k, v]) => [k, sample(v)]),
+      );
+    case 'array':
+      return schema['items'] ? [sample(schema['items'])] : [];
+    case 'integer':
+    case 'number':
+      return schema['minimum'] ?? 0;
+    case 'boolean':
+      return true;
+    case 'string':
+      return 'string';
+  }
+  return null;
+}
+
+describe('the OpenAPI document for people trying it out', () => {
+  it('the body generated for POST /form-submissions names form, site and element once, and is accepted', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const schema = doc.paths[`${API_PREFIX}/form-submissions`]!['post']!['requestBody'].content[
+      'application/json'
+    ].schema as Record<string, any>;
+    const body = sample(schema) as Record<string, any>;
+    expect(body['year']).toBe(2025);
+    expect(Object.keys(body).filter((k) => /^(form|site)/.test(k))).toEqual(['formId', 'siteId']);
+    expect(Object.keys(body['values'][0]).filter((k) => k.startsWith('element'))).toEqual(['elementKey']);
+    // Sent as generated, with the ids of the organization in place of the placeholders.
+    const world = await seedWorld(t, doc);
+    const res = await api(t, 'POST', '/form-submissions', {
+      token: world.tenant.collector.token,
+      body: substitute(body, world.replacements),
+    });
+    expect(res.status, JSON.stringify([body, res.body])).toBe(200);
+  });
+
+  it('every error answer is documented with an example of the error body', () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
+          if (Number(status) < 400) continue;
+          const example = response['content']?.['application/json']?.example;
+          if (typeof example?.code !== 'string' || typeof example?.message !== 'string') {
+            missing.push(`${method.toUpperCase()} ${path} ${status}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
