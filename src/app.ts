@@ -24,6 +24,7 @@ import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
@@ -33,6 +34,7 @@ import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
 import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
 import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
+import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -152,6 +154,8 @@ export async function buildApp({
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes, { pipeline });
       await api.register(activitiesRoutes, { guards, limits: calcLimits });
+      await api.register(indicatorsRoutes);
+      await api.register(targetsRoutes);
     },
     { prefix: API_PREFIX },
   );

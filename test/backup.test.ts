@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { Database } from '../src/db/client.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 
 // `sdcs backup` / `sdcs restore` of the embedded database, as a user runs them.
@@ -26,9 +25,11 @@ function sdcs(dataDir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {})
 
 /** Adds an organization in-process (faster than `sdcs init`, which the server test covers). */
 async function addOrganization(dataDir: string, name: string): Promise<void> {
-  const database = await Database.open({ dataDir: join(dataDir, 'pglite') });
+  const dir = join(dataDir, 'pglite');
+  // The first time from the run's migrated template (no initdb, no migrations to apply).
+  const template = existsSync(dir) ? undefined : new Blob([readFileSync(inject('pgliteTemplate'))]);
+  const database = await Database.open({ dataDir: dir, loadDataDir: template });
   try {
-    await migrate(database);
     await createOrganizationWithKey(database, {
       organizationName: name,
       email: `${name}@example.com`,

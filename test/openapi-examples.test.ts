@@ -83,6 +83,8 @@ const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
   'dataset-items': 'datasetItem',
   'activity-definitions': 'activityDefinition',
   values: 'value',
+  indicators: 'indicator',
+  targets: 'target',
 };
 
 function pathRecord(path: string, param: string): keyof typeof EXAMPLE_IDS | undefined {
@@ -201,6 +203,27 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     unit: 'kgCO2e',
   });
   ids.member = (await addMember(t, org, 'VIEWER')).userId;
+  const indicator = await must(
+    'POST /indicators',
+    api(t, 'POST', '/indicators', {
+      token: tenant.owner.token,
+      body: { name: 'Grid electricity', expressionParts: [{ type: 'number', value: '1' }] },
+    }),
+  );
+  ids.indicator = indicator.id as string;
+  ids.target = (
+    await must(
+      'POST /targets',
+      api(t, 'POST', '/targets', {
+        token: tenant.owner.token,
+        body: {
+          indicatorId: ids.indicator,
+          title: 'Halve it',
+          targetEntries: [{ year: 2030, targetValue: 1 }],
+        },
+      }),
+    )
+  ).id as string;
 
   const invitee = newEmail();
   await must(
@@ -340,6 +363,9 @@ describe('the OpenAPI document for people trying it out', () => {
         }
       }
     }
-    expect(missing).toEqual([]);
+    expect(
+      missing,
+      'Error responses without an example: add one per status to ERROR_EXAMPLES in src/http/schemas.ts',
+    ).toEqual([]);
   });
 });

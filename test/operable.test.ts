@@ -37,6 +37,7 @@ describe('metrics', () => {
     expect(res.body).toMatch(/^sdcs_db_pool_in_use \d+$/m);
     expect(res.body).toMatch(/^sdcs_db_pool_waiting \d+$/m);
     expect(res.body).toContain('sdcs_nodejs_eventloop_lag_seconds');
+    expect(res.body).toMatch(/^sdcs_sandbox_queue_length \d+$/m);
   });
 
   it('are not served without a configured token', async () => {
@@ -55,7 +56,7 @@ describe('overload', () => {
     // A heap limit every process is over.
     const app = await buildApp({ database: t.database, config: testConfig({ maxHeapUsedBytes: 1 }) });
     await app.ready();
-    await new Promise((r) => setTimeout(r, 1_200));
+    await new Promise((r) => setTimeout(r, 1_600));
     const res = await app.inject({
       method: 'GET',
       url: `${API_PREFIX}/me`,

@@ -167,7 +167,9 @@ describe.skipIf(!enabled)('a PostgreSQL restart under load', () => {
     const beforeOutage = acknowledged.length;
     expect(beforeOutage, JSON.stringify(failures.slice(0, 3))).toBeGreaterThan(0);
     stopCluster();
-    await sleep(10_000);
+    await sleep(5_000);
+    const readyDuringOutage = await call('GET', '/health/ready');
+    await sleep(5_000);
     const duringOutage = failures.length;
     startCluster();
     const restarted = Date.now();
@@ -181,13 +183,21 @@ describe.skipIf(!enabled)('a PostgreSQL restart under load', () => {
       await sleep(100);
     }
     const recoveredInMs = Date.now() - restarted;
+    const readyAfter = await call('GET', '/health/ready');
     const acknowledgedAtRecovery = acknowledged.length;
     await sleep(2_000);
     running = false;
     await Promise.all(load);
 
+    console.info(
+      `outage: ${acknowledged.length} writes acknowledged, ${failures.length} answers 503, 200 again ${recoveredInMs} ms after the restart`,
+    );
     expect(service?.exitCode, serviceOutput.slice(-2000)).toBeNull();
     expect(healthy, `not healthy ${recoveredInMs} ms after the restart`).toBe(true);
+    expect(readyDuringOutage.status).toBe(503);
+    expect(readyDuringOutage.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(readyDuringOutage.body.issues).toContainEqual({ path: 'database', message: expect.any(String) });
+    expect(readyAfter.status).toBe(200);
     // Writes go on after the recovery.
     expect(acknowledged.length).toBeGreaterThan(acknowledgedAtRecovery);
     // While the database was away: 503 with Retry-After and the error body, nothing else.

@@ -22,6 +22,8 @@ export const EXAMPLE_IDS = {
   unitKwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e10',
   unitMwh: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e11',
   unitKm: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e12',
+  indicator: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e13',
+  target: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e14',
 } as const;
 
 /** The token of an invitation e-mail (the `token` of its link). */

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/client.ts';
 import { unauthorized } from '../domain/errors.ts';
+import { sandboxStats } from '../sandbox/index.ts';
 
 /** The service's Prometheus metrics; one registry per app (tests build many apps in one process). */
 export interface Metrics {
@@ -59,6 +60,22 @@ export function registerMetrics(
   pool('sdcs_db_pool_connections', 'Database connections open', (s) => s.size);
   pool('sdcs_db_pool_in_use', 'Database connections checked out by requests', (s) => s.inUse);
   pool('sdcs_db_pool_waiting', 'Requests waiting for a database connection', (s) => s.waiting);
+  new Gauge({
+    name: 'sdcs_sandbox_queue_length',
+    help: 'Calculations waiting for a sandbox worker, over all organizations',
+    registers: [registry],
+    collect() {
+      this.set(sandboxStats().waiting);
+    },
+  });
+  new Gauge({
+    name: 'sdcs_sandbox_workers',
+    help: 'Sandbox worker threads running',
+    registers: [registry],
+    collect() {
+      this.set(sandboxStats().workers);
+    },
+  });
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, so that ids do not make a series each.

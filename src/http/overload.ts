@@ -17,12 +17,19 @@ export async function registerOverloadProtection(
   metrics?: Metrics,
 ): Promise<void> {
   if (!limits.maxEventLoopDelayMs && !limits.maxHeapUsedBytes) return;
+  const sampleInterval = limits.sampleIntervalMs ?? 500;
+  // Start-up (opening the database, migrating, bootstrap) blocks the event loop before the app
+  // is ready: the samples taken then say nothing about load, so two fresh ones are awaited.
+  let checkedFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    checkedFrom = Date.now() + 2 * sampleInterval;
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
-    sampleInterval: limits.sampleIntervalMs ?? 500,
+    sampleInterval,
     pressureHandler: (request, _reply, type) => {
-      if (ALWAYS_ANSWERED.has(request.routeOptions.url ?? '')) return undefined;
+      if (Date.now() < checkedFrom || ALWAYS_ANSWERED.has(request.routeOptions.url ?? '')) return undefined;
       metrics?.refused.inc({ reason: 'overload' });
       request.log.warn({ type }, 'refused under pressure');
       const what = type === 'heapUsedBytes' ? 'memory' : 'load';

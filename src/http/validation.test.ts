@@ -110,6 +110,14 @@ describe('plainErrors', () => {
     expect(check(Type.Object({ siteId: Uuid }), { siteId: 'x' })).toEqual([['/siteId', 'must be a site id']]);
   });
 
+  it('keeps the order of the fields', () => {
+    const schema = Type.Object({ unitId: Nullable(Uuid), name: Type.String() });
+    expect(check(schema, { unitId: 'm3', name: 7 })).toEqual([
+      ['/unitId', 'must be a unit id or null'],
+      ['/name', 'must be string'],
+    ]);
+  });
+
   it('a union may say what it expects with x-expected', () => {
     const schema = Type.Object({
       v: Type.Union([Type.Integer(), Type.Null()], { 'x-expected': 'be a year such as 2025, or null' }),

@@ -58,7 +58,12 @@ function lazily(compile: () => Validate): Validate {
   const wrapper: Validate = (data: unknown) => {
     validate ??= compile();
     const ok = validate(data);
-    wrapper.errors = validate.errors;
+    // The values themselves (`data` of verbose errors) leave here only as their kind, so that
+    // no password or other input can reach a log through the error.
+    wrapper.errors = validate.errors?.map((error) => {
+      const { data: value, ...rest } = error as typeof error & { data?: unknown };
+      return { ...rest, dataKind: kindOf(value) };
+    });
     return ok;
   };
   return wrapper;
@@ -73,8 +78,11 @@ export interface AjvError {
   params?: Record<string, unknown>;
   schema?: unknown;
   parentSchema?: Record<string, unknown>;
-  data?: unknown;
+  /** What the invalid value is: `object`, `array`, `null`, `string`, … (see `lazily`). */
+  dataKind?: string;
 }
+
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 type Schema = Record<string, unknown>;
 
@@ -101,8 +109,9 @@ export function plainErrors(errors: AjvError[]): AjvError[] {
       e.schemaPath.startsWith(`${union.schemaPath}/`) &&
       (e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`));
     const inside = out.filter(within);
-    const rest = out.filter((e) => e !== union && !within(e));
-    out = [...rest, ...resolveUnion(union, inside)];
+    const resolved = resolveUnion(union, inside);
+    // The resolved errors take the union's place (Ajv reports it after its branches).
+    out = out.flatMap((e) => (e === union ? resolved : within(e) ? [] : [e]));
   }
   const seen = new Set<string>();
   return out
@@ -133,8 +142,8 @@ function resolveUnion(union: AjvError, inside: AjvError[]): AjvError[] {
   );
   const atUnion = (e: AjvError) => e.instancePath === union.instancePath;
   const signature = (e: AjvError) => `${e.keyword} ${JSON.stringify(e.params ?? {})}`;
-  const data = union.data;
-  if (data !== null && typeof data === 'object' && byBranch.length > 0) {
+  const kind = union.dataKind ?? kindOf((union as { data?: unknown }).data);
+  if ((kind === 'object' || kind === 'array') && byBranch.length > 0) {
     let best = 0;
     const score = (list: AjvError[]) => list.filter(atUnion).length * 1000 + list.length;
     byBranch.forEach((list, i) => {
@@ -145,7 +154,7 @@ function resolveUnion(union: AjvError, inside: AjvError[]): AjvError[] {
       byBranch.every((list) => list.some((o) => atUnion(o) && signature(o) === signature(e)));
     const own = chosen.filter((e) => atUnion(e) && !shared(e));
     // A list whose items are of the wrong type at all is said as a whole (`options: ["a"]`).
-    const wrongItems = Array.isArray(data) && chosen.some((e) => e.keyword === 'type' && isChildOf(e, union));
+    const wrongItems = kind === 'array' && chosen.some((e) => e.keyword === 'type' && isChildOf(e, union));
     // The object fits one branch better than any other (`formMetadataKey` without its value),
     // or only lacks fields (those of the first closest branch are named): its errors say more.
     const closest = byBranch.every((list, i) => i === best || score(list) > score(chosen));

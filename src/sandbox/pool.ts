@@ -400,3 +400,8 @@ export function warmSandbox(): Promise<void> {
 export async function shutdownSandbox(): Promise<void> {
   await shared?.shutdown();
 }
+
+/** The sandbox's load, for metrics: worker threads started and calculations waiting for one. */
+export function sandboxStats(): { workers: number; waiting: number } {
+  return { workers: shared?.size ?? 0, waiting: shared?.waiting ?? 0 };
+}

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, Json, NullableTimestamp, ValueStatus } from './identity.ts';
+import type { Aggregation } from './indicators.ts';
 
 export type PeriodType = 'YEARLY' | 'QUARTERLY' | 'MONTHLY';
 export type ElementType =
@@ -42,6 +43,8 @@ export interface FormElementsTable {
   activity_definition_id: string | null;
   metadata: Json<Record<string, unknown>>;
   position: Generated<number>;
+  /** How the element's periods combine for indicators (NUMBER elements; SUM otherwise). */
+  aggregation: ColumnType<Aggregation, Aggregation | undefined, Aggregation>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
   deleted_at: NullableTimestamp;

@@ -16,6 +16,7 @@ import type {
   OrganizationsTable,
   UsersTable,
 } from './identity.ts';
+import type { IndicatorsTable, TargetsTable } from './indicators.ts';
 import type { InvitationsTable } from './invitations.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
 
@@ -24,6 +25,7 @@ export type * from './activity-definitions.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
+export type * from './indicators.ts';
 export type * from './invitations.ts';
 export type * from './structure.ts';
 
@@ -51,4 +53,6 @@ export interface DB {
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;
+  indicators: IndicatorsTable;
+  targets: TargetsTable;
 }

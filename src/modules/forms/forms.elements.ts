@@ -100,6 +100,7 @@ export async function planElements(
       activity_definition_id: input.activityDefinitionId ?? null,
       metadata: input.metadata ?? {},
       position: input.order ?? i,
+      aggregation: input.type === 'NUMBER' ? (input.aggregation ?? 'SUM') : 'SUM',
     });
   });
   return { rows, matched, indexOf, issues };
@@ -115,6 +116,9 @@ function checkTypeFields(
   if (input.unitId) {
     if (input.type !== 'NUMBER') issue(`${path}.unitId`, 'is only allowed on NUMBER elements');
     else if (!unitKnown) issue(`${path}.unitId`, 'is not a unit of this organization or the catalog');
+  }
+  if (input.aggregation && input.type !== 'NUMBER') {
+    issue(`${path}.aggregation`, 'is only allowed on NUMBER elements');
   }
   if (input.type === 'SELECT') {
     if (!input.options) issue(`${path}.options`, 'are required for SELECT elements');

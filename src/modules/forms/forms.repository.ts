@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
-import type { ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
+import type { Aggregation, ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
 
 const FORM_COLUMNS = [
   'id',
@@ -25,6 +25,7 @@ const ELEMENT_COLUMNS = [
   'activity_definition_id',
   'metadata',
   'position',
+  'aggregation',
   'deleted_at',
 ] as const;
 
@@ -40,6 +41,7 @@ export interface ElementRow {
   activity_definition_id: string | null;
   metadata: Record<string, unknown>;
   position: number;
+  aggregation: Aggregation;
 }
 
 export interface FormFields {
@@ -179,6 +181,7 @@ export const formsRepository = {
           activity_definition_id: r.activity_definition_id,
           metadata: json(r.metadata),
           position: r.position,
+          aggregation: r.aggregation,
         })),
       )
       .onConflict((oc) =>
@@ -192,6 +195,7 @@ export const formsRepository = {
           activity_definition_id: eb.ref('excluded.activity_definition_id'),
           metadata: eb.ref('excluded.metadata'),
           position: eb.ref('excluded.position'),
+          aggregation: eb.ref('excluded.aggregation'),
           deleted_at: null,
           updated_at: sql`now()`,
         })),

@@ -21,6 +21,10 @@ export const ElementType = Type.Enum([...ELEMENT_TYPES], {
   description:
     'What a value of the element is: NUMBER (with a unit), TEXT, BOOLEAN, SELECT (one of the options), DATE, TIMESTAMP (many per period), FILE, ACTIVITY (a list of calculated activities)',
 });
+export const Aggregation = Type.Enum(['SUM', 'LAST', 'AVERAGE'], {
+  description:
+    'NUMBER elements: how one site’s periods combine in indicators. SUM (default) for flows such as kWh; LAST (the latest period in scope) or AVERAGE (the mean of the periods with data) for stocks such as headcount. Across sites values always add up.',
+});
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
@@ -68,6 +72,7 @@ export const ElementInput = Type.Object(
         description: 'ACTIVITY elements: the activity definition that calculates each entry',
       }),
     ),
+    aggregation: Type.Optional(Aggregation),
     metadata: Type.Optional(Metadata),
     order: Type.Optional(
       Type.Integer({
@@ -150,6 +155,7 @@ export const Element = Type.Object({
     }),
   ),
   activityDefinitionId: Nullable({ ...Uuid, description: 'ACTIVITY elements: the activity definition' }),
+  aggregation: Aggregation,
   metadata: Metadata,
   order: Type.Integer({ description: 'Position in the form' }),
 });

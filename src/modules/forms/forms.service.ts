@@ -28,6 +28,7 @@ function present(form: FormRow, elements: ElementRow[]): Form {
       unitId: e.unit_id,
       options: e.options as SelectOption[] | null,
       activityDefinitionId: e.activity_definition_id,
+      aggregation: e.aggregation,
       metadata: e.metadata,
       order: e.position,
     })),

@@ -86,6 +86,7 @@ describe('forms: create and read', () => {
       unitId: kwh,
       options: null,
       activityDefinitionId: null,
+      aggregation: 'SUM',
       metadata: {},
       order: 1,
     });

@@ -3,6 +3,7 @@ import { pendingMigrations } from '../../db/migrate.ts';
 import { AppError, type Issue } from '../../domain/errors.ts';
 import { checkSyntax } from '../../sandbox/index.ts';
 
+/** A cold start of the worker (QuickJS compiled anew) takes ~1 s on a busy machine: room for it. */
 const SANDBOX_TIMEOUT_MS = 5_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>

@@ -14,7 +14,7 @@ describe('health endpoints', () => {
 
   it('ready checks the database, the migrations and the sandbox', async () => {
     const res = await api(t, 'GET', '/health/ready');
-    expect(res.status).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       status: 'ok',
       database: t.database.engine,

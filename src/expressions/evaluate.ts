@@ -1,0 +1,191 @@
+import { convertValue, type UnitFactor } from '../modules/units/units.convert.ts';
+import type { Node } from './parse.ts';
+
+type Leaf = Extract<Node, { kind: 'operand' }>;
+
+/** What an operand stands for once its data is aggregated over the scope. */
+export type Resolved =
+  /** A formElement or activity operand: its aggregate (0 without data) in `unit`. */
+  | { kind: 'data'; value: number; hasData: boolean; unit: UnitFactor | null }
+  /** A coefficient: null when no item matches; `inputUnit` is what it applies per. */
+  | { kind: 'coefficient'; value: number | null; inputUnit: UnitFactor | null }
+  /** A nested indicator evaluated in the same scope; `failure` when it has no value. */
+  | { kind: 'nested'; value: number | null; hasData: boolean; failure?: ResultIssue };
+
+/** Why a result is null (or what is odd about it): `noData`, `divisionByZero`, … */
+export interface ResultIssue {
+  type: string;
+  message: string;
+  partIndex?: number;
+  [field: string]: unknown;
+}
+
+export interface Conversion {
+  partIndex: number;
+  from: string;
+  to: string;
+  factor: number;
+  before: number;
+  after: number;
+}
+
+export interface Evaluation {
+  value: number | null;
+  issues: ResultIssue[];
+  conversions: Conversion[];
+}
+
+class Stop extends Error {
+  constructor(readonly issue: ResultIssue) {
+    super(issue.message);
+  }
+}
+
+/**
+ * Applies the formula to operands already aggregated over the whole scope (a ratio of sums,
+ * never a sum of ratios). An operand without data counts as 0 while another has data; with
+ * no data at all, or a division by zero, the value is null with an issue; never NaN.
+ * A data operand multiplied by a coefficient is first converted into the coefficient's input unit.
+ */
+export function evaluate(tree: Node, resolve: (leaf: Leaf) => Resolved): Evaluation {
+  const conversions: Conversion[] = [];
+  const cache = new Map<Leaf, Resolved>();
+  const get = (leaf: Leaf) => {
+    let r = cache.get(leaf);
+    if (!r) {
+      r = resolve(leaf);
+      cache.set(leaf, r);
+    }
+    return r;
+  };
+
+  const dataLeaves = leaves(tree)
+    .map((leaf) => ({ leaf, r: get(leaf) }))
+    .filter(({ r }) => r.kind !== 'coefficient');
+  if (dataLeaves.length > 0 && !dataLeaves.some(({ r }) => r.kind !== 'coefficient' && r.hasData)) {
+    return {
+      value: null,
+      issues: [{ type: 'noData', message: 'No data in scope for any operand' }],
+      conversions,
+    };
+  }
+
+  function leafValue(leaf: Leaf): number {
+    const r = get(leaf);
+    if (r.kind === 'coefficient') {
+      if (r.value === null)
+        throw new Stop({
+          type: 'missingDatasetItem',
+          message: `No coefficient found for part ${leaf.index}`,
+          partIndex: leaf.index,
+        });
+      return r.value;
+    }
+    if (r.kind === 'nested') {
+      if (r.value === null) {
+        if (!r.hasData) return 0;
+        throw new Stop({ ...(r.failure ?? { type: 'noData', message: 'no value' }), partIndex: leaf.index });
+      }
+      return r.value;
+    }
+    return r.value;
+  }
+
+  /** A data operand times a coefficient: the operand in the coefficient's input unit. */
+  function converted(data: Leaf, coefficient: Leaf): number {
+    const d = get(data);
+    const c = get(coefficient);
+    const value = leafValue(data);
+    if (
+      d.kind !== 'data' ||
+      c.kind !== 'coefficient' ||
+      !d.unit ||
+      !c.inputUnit ||
+      d.unit.id === c.inputUnit.id
+    )
+      return value;
+    if (d.unit.dimension !== c.inputUnit.dimension)
+      throw new Stop({
+        type: 'unitMismatch',
+        message: `${d.unit.symbol} cannot be converted into ${c.inputUnit.symbol}`,
+        partIndex: data.index,
+        indicatorUnitSymbol: d.unit.symbol,
+        inputUnitSymbol: c.inputUnit.symbol,
+      });
+    const after = convertValue(value, d.unit, c.inputUnit);
+    conversions.push({
+      partIndex: data.index,
+      from: d.unit.symbol,
+      to: c.inputUnit.symbol,
+      factor: d.unit.factor_to_base / c.inputUnit.factor_to_base,
+      before: value,
+      after,
+    });
+    return after;
+  }
+
+  function value(node: Node): number {
+    switch (node.kind) {
+      case 'number':
+        return node.value;
+      case 'operand':
+        return leafValue(node);
+      case 'negate':
+        return -value(node.operand);
+      case 'binary': {
+        if (node.op === '*') {
+          const pair = dataTimesCoefficient(node.left, node.right, get);
+          if (pair) return converted(pair.data, pair.coefficient) * leafValue(pair.coefficient);
+        }
+        const left = value(node.left);
+        const right = value(node.right);
+        if (node.op === '+') return left + right;
+        if (node.op === '-') return left - right;
+        if (node.op === '*') return left * right;
+        if (right === 0)
+          throw new Stop({
+            type: 'divisionByZero',
+            message: 'The divisor is 0 in scope',
+            partIndex: node.index,
+          });
+        return left / right;
+      }
+    }
+  }
+
+  try {
+    const result = value(tree);
+    if (!Number.isFinite(result))
+      return {
+        value: null,
+        issues: [{ type: 'overflow', message: 'The result is not a finite number' }],
+        conversions,
+      };
+    return { value: result === 0 ? 0 : result, issues: [], conversions };
+  } catch (e) {
+    if (e instanceof Stop) return { value: null, issues: [e.issue], conversions };
+    throw e;
+  }
+}
+
+function dataTimesCoefficient(a: Node, b: Node, get: (leaf: Leaf) => Resolved) {
+  if (a.kind !== 'operand' || b.kind !== 'operand') return undefined;
+  const ra = get(a);
+  const rb = get(b);
+  if (ra.kind === 'data' && rb.kind === 'coefficient') return { data: a, coefficient: b };
+  if (rb.kind === 'data' && ra.kind === 'coefficient') return { data: b, coefficient: a };
+  return undefined;
+}
+
+function leaves(node: Node): Leaf[] {
+  switch (node.kind) {
+    case 'number':
+      return [];
+    case 'operand':
+      return [node];
+    case 'negate':
+      return leaves(node.operand);
+    case 'binary':
+      return [...leaves(node.left), ...leaves(node.right)];
+  }
+}

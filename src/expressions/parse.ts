@@ -1,0 +1,163 @@
+/**
+ * Indicator expressions: a token list (`expressionParts`) parsed into a tree with the usual
+ * precedence (* and / before + and -), unary minus and parentheses. Every error names the
+ * index of the part that is wrong, so a client can point at it.
+ */
+
+export const OPERAND_TYPES = ['formElement', 'activity', 'datasetItem', 'indicator'] as const;
+export type OperandType = (typeof OPERAND_TYPES)[number];
+export const PART_TYPES = ['number', 'operator', 'parenthesis', ...OPERAND_TYPES] as const;
+export type PartType = (typeof PART_TYPES)[number];
+
+export interface ExpressionPart {
+  type: string;
+  value: string;
+  metadata?: unknown;
+}
+
+export type Node =
+  | { kind: 'number'; value: number; index: number }
+  | { kind: 'operand'; type: OperandType; value: string; index: number }
+  | { kind: 'negate'; operand: Node; index: number }
+  | { kind: 'binary'; op: '+' | '-' | '*' | '/'; left: Node; right: Node; index: number };
+
+export class ExpressionError extends Error {
+  constructor(
+    /** The offending part's index (the list's length for a missing part at the end). */
+    readonly index: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Parses the parts into a tree, or throws an ExpressionError naming the offending part. */
+export function parseExpression(parts: readonly ExpressionPart[]): Node {
+  if (parts.length === 0) throw new ExpressionError(0, 'the expression is empty');
+  parts.forEach(checkPart);
+  let pos = 0;
+  const peek = () => parts[pos];
+  const isOp = (p: ExpressionPart | undefined, ...ops: string[]) =>
+    p?.type === 'operator' && ops.includes(p.value);
+  const isParen = (p: ExpressionPart | undefined, v: '(' | ')') => p?.type === 'parenthesis' && p.value === v;
+
+  function expression(): Node {
+    let left = term();
+    while (isOp(peek(), '+', '-')) {
+      const index = pos;
+      const op = parts[pos++]!.value as '+' | '-';
+      left = { kind: 'binary', op, left, right: term(), index };
+    }
+    return left;
+  }
+
+  function term(): Node {
+    let left = unary();
+    while (isOp(peek(), '*', '/')) {
+      const index = pos;
+      const op = parts[pos++]!.value as '*' | '/';
+      left = { kind: 'binary', op, left, right: unary(), index };
+    }
+    return left;
+  }
+
+  function unary(): Node {
+    if (isOp(peek(), '-')) {
+      const index = pos++;
+      return { kind: 'negate', operand: unary(), index };
+    }
+    if (isOp(peek(), '+')) {
+      pos++;
+      return unary();
+    }
+    return primary();
+  }
+
+  function primary(): Node {
+    const index = pos;
+    const part = parts[pos];
+    if (!part) {
+      const before = parts[pos - 1]!;
+      throw new ExpressionError(
+        pos - 1,
+        before.type === 'operator'
+          ? `operator "${before.value}" has no right operand`
+          : `"${before.value}" is not followed by an operand`,
+      );
+    }
+    pos++;
+    if (part.type === 'number') return { kind: 'number', value: Number(part.value), index };
+    if (part.type === 'parenthesis') {
+      if (part.value === ')')
+        throw new ExpressionError(index, 'closing parenthesis without an operand before it');
+      const inner = expression();
+      if (!isParen(peek(), ')')) {
+        if (pos >= parts.length) throw new ExpressionError(index, 'opening parenthesis is never closed');
+        throw unexpected(pos);
+      }
+      pos++;
+      return inner;
+    }
+    if (part.type === 'operator')
+      throw new ExpressionError(index, `operator "${part.value}" has no left operand`);
+    return { kind: 'operand', type: part.type as OperandType, value: part.value, index };
+  }
+
+  function unexpected(at: number): ExpressionError {
+    const part = parts[at]!;
+    if (isParen(part, ')'))
+      return new ExpressionError(at, 'closing parenthesis without a matching opening one');
+    if (isParen(part, '('))
+      return new ExpressionError(at, 'an opening parenthesis follows an operand without an operator');
+    return new ExpressionError(at, 'two operands in a row: an operator is missing before this part');
+  }
+
+  const tree = expression();
+  if (pos < parts.length) throw unexpected(pos);
+  return tree;
+}
+
+function checkPart(part: ExpressionPart, index: number) {
+  const value = typeof part.value === 'string' ? part.value : '';
+  switch (part.type) {
+    case 'number':
+      if (!NUMBER.test(value.trim()) || !Number.isFinite(Number(value)))
+        throw new ExpressionError(index, `"${value}" is not a number`);
+      return;
+    case 'operator':
+      if (!['+', '-', '*', '/'].includes(value))
+        throw new ExpressionError(index, `"${value}" is not an operator (+, -, *, /)`);
+      return;
+    case 'parenthesis':
+      if (value !== '(' && value !== ')') throw new ExpressionError(index, `"${value}" is not a parenthesis`);
+      return;
+    case 'formElement':
+    case 'activity':
+    case 'datasetItem':
+    case 'indicator':
+      if (value.length === 0) throw new ExpressionError(index, `a ${part.type} needs a value`);
+      return;
+    default:
+      throw new ExpressionError(
+        index,
+        `unknown part type "${String(part.type)}" (one of ${PART_TYPES.join(', ')})`,
+      );
+  }
+}
+
+/** Every operand leaf of a tree, in order. */
+export function operandsOf(node: Node): Extract<Node, { kind: 'operand' }>[] {
+  switch (node.kind) {
+    case 'number':
+      return [];
+    case 'operand':
+      return [node];
+    case 'negate':
+      return operandsOf(node.operand);
+    case 'binary':
+      return [...operandsOf(node.left), ...operandsOf(node.right)];
+  }
+}

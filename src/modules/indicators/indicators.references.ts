@@ -1,0 +1,252 @@
+import type { Tx } from '../../db/client.ts';
+import type { Issue } from '../../domain/errors.ts';
+import { ExpressionError, type Node, parseExpression } from '../../expressions/parse.ts';
+import { isUuid } from '../../lib/ids.ts';
+import type { UnitFactor } from '../units/units.convert.ts';
+import {
+  indicatorsRepository as repo,
+  type ReferencedElement,
+  type ReferencedItem,
+} from './indicators.repository.ts';
+import type { ExpressionPart, ListIssue } from './indicators.schemas.ts';
+
+export interface Unit extends UnitFactor {
+  name: string;
+}
+
+/** Everything the expressions of some indicators name, loaded with a fixed number of queries. */
+export interface References {
+  elements: Map<string, ReferencedElement>;
+  /** ACTIVITY elements by `formId:key` (a live one before a deleted one). */
+  activities: Map<string, ReferencedElement>;
+  itemsById: Map<string, ReferencedItem>;
+  /** Coefficients by `datasetId:key`. */
+  itemsByKey: Map<string, ReferencedItem>;
+  units: Map<string, Unit>;
+}
+
+/** How a datasetItem part names its coefficient: `{datasetId}` in metadata means by key. */
+export function itemRef(part: ExpressionPart): { id: string } | { datasetId: string; key: string } {
+  const datasetId = (part.metadata as { datasetId?: unknown } | null | undefined)?.datasetId;
+  return typeof datasetId === 'string' ? { datasetId, key: part.value } : { id: part.value };
+}
+
+export function findItem(refs: References, part: ExpressionPart): ReferencedItem | undefined {
+  const ref = itemRef(part);
+  return 'id' in ref ? refs.itemsById.get(ref.id) : refs.itemsByKey.get(`${ref.datasetId}:${ref.key}`);
+}
+
+export function findElement(refs: References, part: ExpressionPart): ReferencedElement | undefined {
+  return part.type === 'formElement' ? refs.elements.get(part.value) : refs.activities.get(part.value);
+}
+
+/**
+ * Loads the elements, coefficients and units that the given expressions name (four queries).
+ * Coefficients named by key take their latest year not after `maxYear`.
+ */
+export async function loadReferences(
+  tx: Tx,
+  organizationId: string,
+  expressions: ExpressionPart[][],
+  maxYear: number | null = null,
+): Promise<References> {
+  const elementIds = new Set<string>();
+  const activityRefs = new Set<string>();
+  const itemIds = new Set<string>();
+  const keyRefs = new Map<string, { datasetId: string; key: string }>();
+  for (const part of expressions.flat()) {
+    if (part.type === 'formElement' && isUuid(part.value)) elementIds.add(part.value);
+    else if (part.type === 'activity') activityRefs.add(part.value);
+    else if (part.type === 'datasetItem') {
+      const ref = itemRef(part);
+      if ('id' in ref) {
+        if (isUuid(ref.id)) itemIds.add(ref.id);
+      } else if (isUuid(ref.datasetId)) keyRefs.set(`${ref.datasetId}:${ref.key}`, ref);
+    }
+  }
+  const [elements, items, units] = await Promise.all([
+    repo.elements(tx, organizationId, [...elementIds], [...activityRefs]),
+    repo.items(tx, [...itemIds], [...keyRefs.values()], maxYear),
+    repo.units(tx, organizationId),
+  ]);
+  const refs: References = {
+    elements: new Map(),
+    activities: new Map(),
+    itemsById: new Map(),
+    itemsByKey: new Map(),
+    units: new Map(units.map((u) => [u.id, u])),
+  };
+  for (const e of elements) {
+    if (elementIds.has(e.id)) refs.elements.set(e.id, e);
+    const ref = `${e.form_id}:${e.key}`;
+    if (e.type === 'ACTIVITY' && activityRefs.has(ref) && !refs.activities.has(ref))
+      refs.activities.set(ref, e);
+  }
+  for (const item of items) {
+    if (itemIds.has(item.id)) refs.itemsById.set(item.id, item);
+    const key = `${item.dataset_id}:${item.key}`;
+    if (keyRefs.has(key)) refs.itemsByKey.set(key, item);
+  }
+  return refs;
+}
+
+const NO_FIELDS = {
+  partIndex: null,
+  formElementId: null,
+  formName: null,
+  fieldName: null,
+  indicatorId: null,
+  indicatorName: null,
+  status: null,
+  datasetId: null,
+  datasetName: null,
+  datasetItemName: null,
+  indicatorUnitSymbol: null,
+  inputUnitSymbol: null,
+};
+
+/**
+ * (data operand, coefficient) part indexes multiplied directly in the parsed expression (`a * f`
+ * or `f * a`): where the operand is converted into the coefficient's input unit.
+ */
+export function multipliedPairs(parts: ExpressionPart[]): [number, number][] {
+  let tree: Node;
+  try {
+    tree = parseExpression(parts);
+  } catch {
+    return [];
+  }
+  const pairs: [number, number][] = [];
+  const isData = (n: Node) => n.kind === 'operand' && (n.type === 'formElement' || n.type === 'activity');
+  const isItem = (n: Node) => n.kind === 'operand' && n.type === 'datasetItem';
+  const walk = (n: Node): void => {
+    if (n.kind === 'negate') walk(n.operand);
+    if (n.kind !== 'binary') return;
+    if (n.op === '*' && isData(n.left) && isItem(n.right)) pairs.push([n.left.index, n.right.index]);
+    else if (n.op === '*' && isItem(n.left) && isData(n.right)) pairs.push([n.right.index, n.left.index]);
+    walk(n.left);
+    walk(n.right);
+  };
+  walk(tree);
+  return pairs;
+}
+
+/**
+ * What is wrong with a saved expression now: referenced elements deleted since, coefficients
+ * gone, units that no longer convert. Pure: works on loaded references.
+ */
+export function listIssues(parts: ExpressionPart[], refs: References): ListIssue[] {
+  const issues: ListIssue[] = [];
+  parts.forEach((part, i) => {
+    if (part.type === 'formElement' || part.type === 'activity') {
+      const element = findElement(refs, part);
+      if (!element || element.deleted)
+        issues.push({
+          ...NO_FIELDS,
+          type: 'deletedFormElement',
+          message: element
+            ? `The element "${element.label}" of form "${element.form_name}" was deleted`
+            : `The element ${part.value} no longer exists`,
+          partIndex: i,
+          formElementId: element?.id ?? (part.type === 'formElement' ? part.value : null),
+          formName: element?.form_name ?? null,
+          fieldName: element?.label ?? null,
+        });
+    } else if (part.type === 'datasetItem' && !findItem(refs, part)) {
+      const ref = itemRef(part);
+      issues.push({
+        ...NO_FIELDS,
+        type: 'missingDatasetItem',
+        message: `The coefficient ${part.value} no longer exists`,
+        partIndex: i,
+        datasetId: 'datasetId' in ref ? ref.datasetId : null,
+        datasetItemName: part.value,
+      });
+    }
+  });
+  for (const [d, c] of multipliedPairs(parts)) {
+    const element = findElement(refs, parts[d]!);
+    const item = findItem(refs, parts[c]!);
+    const from = element?.unit_id ? refs.units.get(element.unit_id) : undefined;
+    const to = item?.input_unit_id ? refs.units.get(item.input_unit_id) : undefined;
+    if (from && to && from.dimension !== to.dimension)
+      issues.push({
+        ...NO_FIELDS,
+        type: 'unitMismatch',
+        message: `${from.symbol} cannot be converted into ${to.symbol} (the input unit of ${item!.name})`,
+        partIndex: d,
+        formElementId: element!.id,
+        formName: element!.form_name,
+        fieldName: element!.label,
+        datasetId: item!.dataset_id,
+        datasetName: item!.dataset_name,
+        datasetItemName: item!.name,
+        indicatorUnitSymbol: from.symbol,
+        inputUnitSymbol: to.symbol,
+      });
+  }
+  return issues;
+}
+
+/** The indicator ids an expression uses directly. */
+export function usedIndicators(parts: ExpressionPart[]): string[] {
+  return parts.filter((p) => p.type === 'indicator').map((p) => p.value);
+}
+
+/**
+ * The save-time check of an expression: well-formed, every reference known to the organization,
+ * units convertible, no cycle through `selfId`. Each problem is an issue naming its part.
+ */
+export function checkExpression(
+  parts: ExpressionPart[],
+  refs: References,
+  selfId: string | null,
+  graph: Map<string, string[]>,
+): Issue[] {
+  const issues: Issue[] = [];
+  const issue = (i: number, message: string) =>
+    issues.push({ path: `expressionParts.${i}`, message: `expressionParts.${i}: ${message}` });
+  try {
+    parseExpression(parts);
+  } catch (e) {
+    if (!(e instanceof ExpressionError)) throw e;
+    issue(e.index, e.message);
+    return issues;
+  }
+  parts.forEach((part, i) => {
+    if (part.type === 'formElement') {
+      const element = refs.elements.get(part.value);
+      if (!element || element.deleted) issue(i, `${part.value} is not a form element of this organization`);
+      else if (element.type !== 'NUMBER')
+        issue(i, `"${element.label}" is a ${element.type} element, not NUMBER`);
+    } else if (part.type === 'activity') {
+      const element = refs.activities.get(part.value);
+      if (!element || element.deleted)
+        issue(i, `"${part.value}" is not an ACTIVITY element (formId:key) of this organization`);
+    } else if (part.type === 'datasetItem') {
+      if (!findItem(refs, part)) issue(i, `"${part.value}" is not a coefficient you can use`);
+    } else if (part.type === 'indicator') {
+      if (part.value === selfId) issue(i, 'an indicator cannot use itself');
+      else if (!graph.has(part.value)) issue(i, `${part.value} is not an indicator of this organization`);
+      else if (selfId && reaches(graph, part.value, selfId))
+        issue(i, `using this indicator makes a cycle (it uses, directly or not, the indicator being saved)`);
+    }
+  });
+  for (const issueOfUnits of listIssues(parts, refs).filter((x) => x.type === 'unitMismatch'))
+    issue(issueOfUnits.partIndex!, issueOfUnits.message);
+  return issues;
+}
+
+/** True when `to` can be reached from `from` along the used-indicator edges. */
+function reaches(graph: Map<string, string[]>, from: string, to: string): boolean {
+  const seen = new Set<string>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (id === to) return true;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(graph.get(id) ?? []));
+  }
+  return false;
+}

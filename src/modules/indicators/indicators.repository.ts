@@ -1,0 +1,183 @@
+import { sql } from 'kysely';
+import { json, type Tx } from '../../db/client.ts';
+import type { Aggregation, ElementType } from '../../db/schema/index.ts';
+import type { ExpressionPart } from './indicators.schemas.ts';
+
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'name',
+  'label',
+  'description',
+  'unit_id',
+  'display_unit_id',
+  'tags',
+  'expression_parts',
+  'preferred_dataset_item_name',
+  'preferred_dataset_item_dataset_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface IndicatorFields {
+  name: string;
+  label: string | null;
+  description: string | null;
+  unitId: string | null;
+  displayUnitId: string | null;
+  tags: string[];
+  expressionParts: ExpressionPart[];
+  preferredDatasetItemName: string | null;
+  preferredDatasetItemDatasetId: string | null;
+}
+
+/** An element an expression names (by id, or `formId:key` for activities), with its form. */
+export interface ReferencedElement {
+  id: string;
+  form_id: string;
+  key: string;
+  label: string;
+  type: ElementType;
+  unit_id: string | null;
+  aggregation: Aggregation;
+  deleted: boolean;
+  form_name: string;
+}
+
+/** A coefficient an expression names, with its dataset's name. */
+export interface ReferencedItem {
+  id: string;
+  dataset_id: string;
+  dataset_name: string;
+  name: string;
+  key: string;
+  value: number;
+  unit: string | null;
+  year: number;
+  input_unit_id: string | null;
+}
+
+const row = (f: IndicatorFields) => ({
+  name: f.name,
+  label: f.label,
+  description: f.description,
+  unit_id: f.unitId,
+  display_unit_id: f.displayUnitId,
+  tags: f.tags,
+  expression_parts: json(f.expressionParts),
+  preferred_dataset_item_name: f.preferredDatasetItemName,
+  preferred_dataset_item_dataset_id: f.preferredDatasetItemDatasetId,
+});
+
+/** Indicators of one organization and what their expressions reference. */
+export const indicatorsRepository = {
+  /** Every indicator of the organization, by name (one query, whatever their number). */
+  list(tx: Tx, organizationId: string) {
+    return tx
+      .selectFrom('indicators')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .orderBy('name')
+      .orderBy('id')
+      .execute();
+  },
+
+  async insert(tx: Tx, organizationId: string, fields: IndicatorFields): Promise<string> {
+    const created = await tx
+      .insertInto('indicators')
+      .values({ organization_id: organizationId, ...row(fields) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return created.id;
+  },
+
+  async update(tx: Tx, organizationId: string, id: string, fields: IndicatorFields): Promise<void> {
+    await tx
+      .updateTable('indicators')
+      .set({ ...row(fields), updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async remove(tx: Tx, organizationId: string, id: string): Promise<void> {
+    await tx
+      .deleteFrom('indicators')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  /**
+   * Serializes writers of the organization's indicators: a cycle check reads every
+   * indicator, so two concurrent saves must not each miss the other's new reference.
+   */
+  async lockGraph(tx: Tx, organizationId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`indicators:${organizationId}`}, 0))`.execute(
+      tx,
+    );
+  },
+
+  /** Elements named by id or by `formId:key` (ACTIVITY elements), deleted ones included. */
+  async elements(
+    tx: Tx,
+    organizationId: string,
+    ids: string[],
+    activityRefs: string[],
+  ): Promise<ReferencedElement[]> {
+    if (ids.length === 0 && activityRefs.length === 0) return [];
+    const result = await sql<ReferencedElement>`
+      select e.id, e.form_id, e.key, e.label, e.type, e.unit_id, e.aggregation,
+             (e.deleted_at is not null or f.deleted_at is not null) as deleted, f.name as form_name
+        from form_elements e
+        join forms f on f.organization_id = e.organization_id and f.id = e.form_id
+       where e.organization_id = ${organizationId}
+         and (e.id = any(${ids}::uuid[])
+              or (e.type = 'ACTIVITY' and e.form_id::text || ':' || e.key = any(${activityRefs}::text[])))
+       order by e.deleted_at nulls first`.execute(tx);
+    return result.rows;
+  },
+
+  /**
+   * Coefficients named by id, or by dataset and key: for a key, the item of the latest year not
+   * after `maxYear` (any year when null). Own and common datasets.
+   */
+  async items(
+    tx: Tx,
+    ids: string[],
+    keyRefs: { datasetId: string; key: string }[],
+    maxYear: number | null,
+  ): Promise<ReferencedItem[]> {
+    if (ids.length === 0 && keyRefs.length === 0) return [];
+    const result = await sql<ReferencedItem>`
+      select i.id, i.dataset_id, d.name as dataset_name, i.name, i.key, i.value, i.unit, i.year, i.input_unit_id
+        from dataset_items i join datasets d on d.id = i.dataset_id
+       where i.id = any(${ids}::uuid[])
+      union all
+      select * from (
+        select distinct on (i.dataset_id, i.key)
+               i.id, i.dataset_id, d.name as dataset_name, i.name, i.key, i.value, i.unit, i.year, i.input_unit_id
+          from dataset_items i join datasets d on d.id = i.dataset_id
+         where i.dataset_id::text || ':' || i.key = any(${keyRefs.map((k) => `${k.datasetId}:${k.key}`)}::text[])
+           and (${maxYear}::int is null or i.year <= ${maxYear}::int)
+         order by i.dataset_id, i.key, i.year desc
+      ) by_key`.execute(tx);
+    return result.rows;
+  },
+
+  /** Datasets (own or common) among `ids`. */
+  async datasets(tx: Tx, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await tx.selectFrom('datasets').select(['id', 'name']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
+  },
+
+  /** Every unit the organization sees: the catalog and its own. */
+  units(tx: Tx, organizationId: string) {
+    return tx
+      .selectFrom('units')
+      .select(['id', 'symbol', 'name', 'dimension', 'factor_to_base'])
+      .where((eb) => eb.or([eb('organization_id', 'is', null), eb('organization_id', '=', organizationId)]))
+      .execute();
+  },
+};

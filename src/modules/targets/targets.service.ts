@@ -1,0 +1,142 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { policy } from '../access/access.policy.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { type TargetFields, targetsRepository as repo } from './targets.repository.ts';
+import type {
+  CreateTargetBody,
+  Target,
+  TargetEntry,
+  TargetEntryInput,
+  UpdateTargetBody,
+} from './targets.schemas.ts';
+
+type Row = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
+
+function present(row: Row): Target {
+  return {
+    id: row.id,
+    indicatorId: row.indicator_id,
+    organizationId: row.organization_id,
+    title: row.title,
+    baselineYear: row.baseline_year,
+    baselineMonth: row.baseline_month,
+    baselineQuarter: row.baseline_quarter,
+    metadata: row.metadata,
+    targetEntries: row.target_entries as TargetEntry[],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** An entry as stored and answered: `period` from which of month or quarter is set. */
+export function entryOf(input: TargetEntryInput): TargetEntry {
+  const month = input.month ?? null;
+  const quarter = input.quarter ?? null;
+  return {
+    year: input.year,
+    targetValue: input.targetValue,
+    siteId: input.siteId ?? null,
+    month,
+    quarter,
+    period: month !== null ? 'MONTHLY' : quarter !== null ? 'QUARTERLY' : 'YEARLY',
+    type: input.type ?? 'ABSOLUTE',
+  };
+}
+
+/** Checks fields that JSON Schema cannot: month xor quarter, finite values, sites in scope. */
+async function check(tx: Tx, caller: Caller, fields: TargetFields): Promise<void> {
+  const issues: Issue[] = [];
+  const issue = (path: string, message: string) => issues.push({ path, message: `${path} ${message}` });
+  if (fields.baselineMonth !== null && fields.baselineQuarter !== null)
+    issue('baselineQuarter', 'cannot be given with baselineMonth');
+  if ((fields.baselineMonth !== null || fields.baselineQuarter !== null) && fields.baselineYear === null)
+    issue('baselineYear', 'is required with baselineMonth or baselineQuarter');
+  fields.targetEntries.forEach((e, i) => {
+    if (e.month !== null && e.quarter !== null)
+      issue(`targetEntries.${i}.quarter`, 'cannot be given with month');
+    if (!Number.isFinite(e.targetValue)) issue(`targetEntries.${i}.targetValue`, 'must be a finite number');
+  });
+  const siteIds = [...new Set(fields.targetEntries.flatMap((e) => (e.siteId ? [e.siteId] : [])))];
+  const existing = await repo.existingSites(tx, caller.organizationId, siteIds);
+  fields.targetEntries.forEach((e, i) => {
+    if (e.siteId && !existing.has(e.siteId))
+      issue(`targetEntries.${i}.siteId`, 'is not a site of this organization');
+  });
+  if (issues.length > 0) throw badRequest(issues[0]!.message, issues);
+  const scope = await siteScope(tx, caller);
+  authorize(
+    siteIds.every((id) => policy.canReadSite(scope, id)),
+    'A target entry names a site outside your sites',
+  );
+}
+
+const targetNotFound = () => notFound('Target');
+
+async function find(tx: Tx, caller: Caller, id: string): Promise<Row> {
+  const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
+  if (!row) throw targetNotFound();
+  return row;
+}
+
+export async function listTargets(
+  tx: Tx,
+  caller: Caller,
+  indicatorId: string | undefined,
+): Promise<Target[]> {
+  if (
+    indicatorId !== undefined &&
+    !(isUuid(indicatorId) && (await repo.indicatorExists(tx, caller.organizationId, indicatorId)))
+  )
+    throw invalidField('indicatorId', 'indicatorId is not an indicator of this organization');
+  return (await repo.list(tx, caller.organizationId, indicatorId ?? null)).map(present);
+}
+
+export async function getTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
+  return present(await find(tx, caller, id));
+}
+
+export async function createTarget(tx: Tx, caller: Caller, body: CreateTargetBody): Promise<Target> {
+  if (!(await repo.indicatorExists(tx, caller.organizationId, body.indicatorId)))
+    throw invalidField('indicatorId', 'indicatorId is not an indicator of this organization');
+  const fields: TargetFields = {
+    title: body.title,
+    baselineYear: body.baselineYear ?? null,
+    baselineMonth: body.baselineMonth ?? null,
+    baselineQuarter: body.baselineQuarter ?? null,
+    metadata: body.metadata ?? {},
+    targetEntries: (body.targetEntries ?? []).map(entryOf),
+  };
+  await check(tx, caller, fields);
+  const id = await repo.insert(tx, caller.organizationId, body.indicatorId, fields);
+  return getTarget(tx, caller, id);
+}
+
+export async function updateTarget(
+  tx: Tx,
+  caller: Caller,
+  id: string,
+  body: UpdateTargetBody,
+): Promise<Target> {
+  const current = present(await find(tx, caller, id));
+  const fields: TargetFields = {
+    title: body.title ?? current.title,
+    baselineYear: body.baselineYear === undefined ? current.baselineYear : body.baselineYear,
+    baselineMonth: body.baselineMonth === undefined ? current.baselineMonth : body.baselineMonth,
+    baselineQuarter: body.baselineQuarter === undefined ? current.baselineQuarter : body.baselineQuarter,
+    metadata: body.metadata ?? current.metadata,
+    targetEntries: body.targetEntries ? body.targetEntries.map(entryOf) : current.targetEntries,
+  };
+  await check(tx, caller, fields);
+  await repo.update(tx, caller.organizationId, current.id, fields);
+  return getTarget(tx, caller, current.id);
+}
+
+export async function removeTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
+  const row = await find(tx, caller, id);
+  await repo.remove(tx, caller.organizationId, row.id);
+  return present(row);
+}

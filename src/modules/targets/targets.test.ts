@@ -1,0 +1,144 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+
+const t = useTestApp();
+let tenant: Tenant;
+let stranger: Tenant;
+let indicatorId: string;
+let site: string;
+let otherSite: string;
+
+beforeAll(async () => {
+  tenant = await createTenant(t);
+  stranger = await createTenant(t);
+  site = await createSite(t, tenant.organizationId, { name: 'Plant' });
+  otherSite = await createSite(t, tenant.organizationId, { name: 'Elsewhere' });
+  await assignSites(t, tenant.organizationId, tenant.manager.userId, [site]);
+  const res = await api(t, 'POST', '/indicators', {
+    token: tenant.owner.token,
+    body: { name: 'Scope 2', expressionParts: [{ type: 'number', value: '1' }] },
+  });
+  indicatorId = res.body.id;
+});
+
+const post = (body: Record<string, unknown>, token = tenant.manager.token) =>
+  api(t, 'POST', '/targets', { token, body: { indicatorId, title: 'Net zero', ...body } });
+
+describe('targets', () => {
+  it('sets a 2030 target against a 2019 baseline, with period and type on each entry', async () => {
+    const res = await post({
+      baselineYear: 2019,
+      metadata: { source: 'SBTi' },
+      targetEntries: [
+        { year: 2030, targetValue: -50, type: 'PERCENTAGE' },
+        { year: 2025, quarter: 2, targetValue: 120, siteId: site },
+        { year: 2025, month: 3, targetValue: 40 },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      indicatorId,
+      organizationId: tenant.organizationId,
+      title: 'Net zero',
+      baselineYear: 2019,
+      baselineMonth: null,
+      baselineQuarter: null,
+      metadata: { source: 'SBTi' },
+      targetEntries: [
+        {
+          year: 2030,
+          targetValue: -50,
+          siteId: null,
+          month: null,
+          quarter: null,
+          period: 'YEARLY',
+          type: 'PERCENTAGE',
+        },
+        { year: 2025, targetValue: 120, siteId: site, quarter: 2, period: 'QUARTERLY', type: 'ABSOLUTE' },
+        { year: 2025, targetValue: 40, month: 3, period: 'MONTHLY', type: 'ABSOLUTE' },
+      ],
+    });
+    const got = await api(t, 'GET', `/targets/${res.body.id}`, { token: tenant.viewer.token });
+    expect(got.body).toEqual(res.body);
+    const list = await api(t, 'GET', `/targets?indicatorId=${indicatorId}`, { token: tenant.viewer.token });
+    expect(list.body.map((x: { id: string }) => x.id)).toContain(res.body.id);
+  });
+
+  it('replaces each provided field whole on PUT, and keeps the indicator', async () => {
+    const created = await post({ baselineYear: 2019, targetEntries: [{ year: 2030, targetValue: 1 }] });
+    const res = await api(t, 'PUT', `/targets/${created.body.id}`, {
+      token: tenant.manager.token,
+      body: { targetEntries: [{ year: 2031, targetValue: 2 }], baselineYear: null },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ title: 'Net zero', baselineYear: null, indicatorId });
+    expect(res.body.targetEntries).toEqual([
+      {
+        year: 2031,
+        targetValue: 2,
+        siteId: null,
+        month: null,
+        quarter: null,
+        period: 'YEARLY',
+        type: 'ABSOLUTE',
+      },
+    ]);
+    const moved = await api(t, 'PUT', `/targets/${created.body.id}`, {
+      token: tenant.manager.token,
+      body: { indicatorId },
+    });
+    expect(moved.status).toBe(400);
+  });
+
+  it.each([
+    ['a year out of range', { targetEntries: [{ year: 1800, targetValue: 1 }] }, 'targetEntries.0.year'],
+    [
+      'a month out of range',
+      { targetEntries: [{ year: 2030, month: 13, targetValue: 1 }] },
+      'targetEntries.0.month',
+    ],
+    [
+      'a quarter out of range',
+      { targetEntries: [{ year: 2030, quarter: 5, targetValue: 1 }] },
+      'targetEntries.0.quarter',
+    ],
+    [
+      'month and quarter',
+      { targetEntries: [{ year: 2030, month: 1, quarter: 1, targetValue: 1 }] },
+      'targetEntries.0.quarter',
+    ],
+    ['a text value', { targetEntries: [{ year: 2030, targetValue: '1' }] }, 'targetEntries.0.targetValue'],
+    [
+      'an unknown site',
+      { targetEntries: [{ year: 2030, targetValue: 1, siteId: '6f1c3a2e-0000-4000-8000-000000000000' }] },
+      'targetEntries.0.siteId',
+    ],
+    ['an unknown indicator', { indicatorId: '6f1c3a2e-0000-4000-8000-000000000000' }, 'indicatorId'],
+  ])('refuses %s (400)', async (_name, body, path) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.issues)).toContain(path);
+  });
+
+  it('refuses a site outside the caller’s sites (403) and another tenant’s indicator or target', async () => {
+    expect((await post({ targetEntries: [{ year: 2030, targetValue: 1, siteId: otherSite }] })).status).toBe(
+      403,
+    );
+    expect((await post({}, stranger.owner.token)).status).toBe(400);
+    const created = await post({});
+    expect((await api(t, 'GET', `/targets/${created.body.id}`, { token: stranger.owner.token })).status).toBe(
+      404,
+    );
+    expect(
+      (await api(t, 'DELETE', `/targets/${created.body.id}`, { token: stranger.owner.token })).status,
+    ).toBe(404);
+    expect((await post({}, tenant.collector.token)).status).toBe(403);
+    expect(
+      (await api(t, 'DELETE', `/targets/${created.body.id}`, { token: tenant.manager.token })).status,
+    ).toBe(200);
+    expect((await api(t, 'GET', `/targets/${created.body.id}`, { token: tenant.viewer.token })).status).toBe(
+      404,
+    );
+  });
+});
