@@ -6,10 +6,10 @@ import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
 import {
-  checkSyntax,
   configureSandboxLimits,
   configureSandboxWorkers,
   shutdownSandbox,
+  warmSandbox,
 } from './sandbox/index.ts';
 
 /** Where the embedded database lives in the data directory. */
@@ -32,8 +32,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const started = performance.now();
   configureSandboxLimits({ cpuTimeMs: config.calcTimeMs, memoryBytes: config.calcMemoryBytes });
   configureSandboxWorkers(config.calcWorkers);
-  // Start the calculation worker now, in parallel, so the first calculation does not wait for it.
-  void checkSyntax('return 0').catch(() => undefined);
+  // Start the calculation workers now, in parallel, so the first calculation does not wait for them.
+  void warmSandbox().catch(() => undefined);
   const phases: Record<string, number> = { loadMs: Math.round(started) };
   const mark = (name: string, since: number) => {
     phases[name] = Math.round(performance.now() - since);

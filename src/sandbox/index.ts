@@ -5,7 +5,7 @@
 export { CalculationError, type CalculationErrorKind } from './calculation-error.ts';
 export { configureSandboxLimits, DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits.ts';
 export { compileMetadataSchema, MetadataSchemaError, metadataSchemaProblem } from './metadata-schema.ts';
-export { configureSandboxWorkers, sandboxStats, shutdownSandbox } from './pool.ts';
+export { configureSandboxWorkers, sandboxPool, sandboxStats, shutdownSandbox, warmSandbox } from './pool.ts';
 export {
   type CalcRunner,
   type CalcRunnerOptions,

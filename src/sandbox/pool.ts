@@ -72,6 +72,8 @@ export class SandboxPool {
   private nextRequestId = 1;
   private nextRunnerId = 1;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Requests answered so far (for tests and metrics). */
+  completed = 0;
 
   constructor(size = 1) {
     this.workers = new Array(Math.max(1, size)).fill(undefined);
@@ -87,6 +89,19 @@ export class SandboxPool {
     let n = 0;
     for (const q of this.queues.values()) n += q.length;
     return n;
+  }
+
+  /** Starts every worker and waits until they run (start-up, so that no request pays for it). */
+  async warm(): Promise<void> {
+    const starting: Promise<unknown>[] = [];
+    for (let slot = 0; slot < this.workers.length; slot++) {
+      if (this.workers[slot]) continue;
+      const { worker } = this.spawn(slot);
+      starting.push(new Promise((resolve) => worker.once('online', resolve).once('exit', resolve)));
+    }
+    // Compile something once in each: the QuickJS module loads on first use.
+    await Promise.all(starting);
+    await Promise.all(this.workers.map(() => this.check('return 1')));
   }
 
   newRunnerId(): number {
@@ -246,6 +261,7 @@ export class SandboxPool {
     if (message.type === 'done') {
       this.requests.delete(message.requestId);
       sandbox.inFlight -= 1;
+      this.completed += 1;
       this.watch();
       this.dispatch();
       if (message.outcome.ok) request.resolve(message.outcome.value);
@@ -373,6 +389,11 @@ export function configureSandboxWorkers(size: number): void {
 export function sandboxPool(): SandboxPool {
   shared ??= new SandboxPool(workers);
   return shared;
+}
+
+/** Starts the sandbox workers ahead of the first calculation (server start-up). */
+export function warmSandbox(): Promise<void> {
+  return sandboxPool().warm();
 }
 
 /** Stops the sandbox worker, e.g. when the server shuts down. */
