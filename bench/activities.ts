@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { shutdownSandbox } from '../src/sandbox/index.ts';
-import { engines, freshDatabase, median } from './lib.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
 
 const PER_SUBMISSION = 500;
 const SUBMISSION_RUNS = 5;
@@ -17,19 +17,7 @@ const RECALC_MONTHS = 10;
 const RECALC_RUNS = 3;
 const FUELS = ['diesel', 'petrol', 'lpg', 'heating-oil'];
 
-type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function call(app: App, key: string, method: 'POST' | 'PUT', url: string, payload?: object) {
-  const res = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200)
-    throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
 
 const calcCode = (scale: number) =>
   [

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { shutdownSandbox } from '../src/sandbox/index.ts';
-import { engines, freshDatabase, median } from './lib.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
 
 const DURATION_S = Number(process.env['BENCH_SECONDS'] ?? 6);
 const CONNECTIONS = 10;
@@ -25,18 +25,7 @@ const LARGE = Number(process.env['BENCH_LARGE'] ?? 100_000);
 const PER_SUBMISSION = 1_000;
 const NUMBERS = 50;
 
-type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function call(app: App, key: string, method: 'POST' | 'PUT', url: string, payload?: object) {
-  const res = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
 
 async function load(options: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });

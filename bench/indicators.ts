@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { valuesRepository } from '../src/modules/indicators/values.repository.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { engines, freshDatabase, median } from './lib.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -15,19 +15,7 @@ const MONTHS = 12;
 const INDICATORS = 500;
 const RUNS = 5;
 
-type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function call(app: App, key: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
-  const res = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200)
-    throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
 
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   await fn(); // warm-up

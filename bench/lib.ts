@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,4 +55,25 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+type InjectApp = { inject: FastifyInstance['inject'] };
+
+/** One API call through `app.inject` with an API key; anything but a 200 stops the benchmark. */
+export async function call(
+  app: InjectApp,
+  key: string,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  payload?: object,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: { authorization: `Bearer ${key}`, ...headers },
+    ...(payload ? { payload } : {}),
+  });
+  if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return res.json();
 }

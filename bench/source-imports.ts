@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { shutdownSandbox } from '../src/sandbox/index.ts';
-import { engines, freshDatabase } from './lib.ts';
+import { call as callApi, engines, freshDatabase } from './lib.ts';
 
 const ROWS = Number(process.env['ROWS'] ?? 10_000);
 const SITES = 10;
@@ -18,17 +18,8 @@ const ELEMENTS = Math.ceil(ROWS / (SITES * 12));
 type App = Awaited<ReturnType<typeof buildApp>>;
 let keyCounter = 0;
 
-async function call(app: App, key: string, method: 'POST' | 'PUT', url: string, payload: object) {
-  const res = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}`, 'idempotency-key': `bench-${++keyCounter}` },
-    payload,
-  });
-  if (res.statusCode !== 200)
-    throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
+const call = (app: App, key: string, method: 'POST' | 'PUT', url: string, payload: object) =>
+  callApi(app, key, method, url, payload, { 'idempotency-key': `bench-${++keyCounter}` });
 
 const out: string[] = [];
 for (const engine of engines()) {

@@ -6,26 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { engines, freshDatabase, median } from './lib.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
 
 const SITES = 100;
 const YEARS = Array.from({ length: 10 }, (_, i) => 2016 + i);
 const ELEMENTS = 50;
 const IN_FLIGHT = 10;
 
-type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function call(app: App, key: string, method: 'POST' | 'PUT', url: string, payload: object) {
-  const res = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}` },
-    payload,
-  });
-  if (res.statusCode !== 200)
-    throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
