@@ -87,7 +87,12 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
       },
       async (request, reply) => {
         if (!(storage instanceof LocalStorage)) {
-          return reply.code(404).type('application/xml').send('<Error><Code>NoSuchBucket</Code></Error>');
+          return reply
+            .code(404)
+            .type('application/xml')
+            .send(
+              '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchBucket</Code><Message>Files are stored in S3: upload to the URL that POST /media/presigned-url returns</Message></Error>',
+            );
         }
         return handleUpload(request, reply, { database, storage, now: app.clock });
       },
