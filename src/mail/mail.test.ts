@@ -35,7 +35,9 @@ describe('outbox driver', () => {
     const files = (await readdir(outbox)).sort();
     expect(files).toHaveLength(2);
     expect(files.every((f) => f.endsWith('.eml'))).toBe(true);
-    const raw = await readFile(join(outbox, files[0]!), 'utf8');
+    // Two messages may be written in the same millisecond: pick the first by its recipient.
+    const invitation = files.find((f) => !f.includes('plain@example.com'));
+    const raw = await readFile(join(outbox, invitation!), 'utf8');
     expect(raw).toMatch(/^From: SDCS <no-reply@sdcs\.test>\r$/m);
     expect(raw).toMatch(/^MIME-Version: 1\.0\r$/m);
     expect(raw).toMatch(/^Message-ID: <.+>\r$/m);
