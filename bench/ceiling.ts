@@ -147,7 +147,10 @@ for (const engine of engines().filter((e) => !only || e === only)) {
       }
     }
   }
+  const firstStale = await sequential(listUrl, headers, 3);
+  if (pool) await pool.query('analyze');
   const firstLarge = await sequential(listUrl, headers);
+  console.log(`first page before analyze ${firstStale.toFixed(1)} ms, after ${firstLarge.toFixed(1)} ms`);
   rows.push(
     `| ${engine} | first page alone: ${SMALL} -> ${count} activities | ${firstSmall.toFixed(1)} ms -> ${firstLarge.toFixed(1)} ms | | ${(firstLarge / firstSmall).toFixed(2)}× |`,
   );

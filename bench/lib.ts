@@ -18,12 +18,14 @@ export async function freshDatabase(
   engine: 'pglite' | 'postgres',
 ): Promise<{ database: Database; config: Config; drop: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-bench-'));
-  // No overload refusals: a benchmark measures, on a machine that may be busy.
+  // No overload or rate-limit refusals: a benchmark measures, on a machine that may be busy, with
+  // one credential sending far more than a person would.
   const config = loadConfig({
     SDCS_DATA_DIR: dataDir,
     SDCS_BOOTSTRAP: 'false',
     LOG_LEVEL: 'warn',
     SDCS_MAX_EVENT_LOOP_DELAY_MS: '0',
+    SDCS_RATE_LIMIT_PER_MINUTE: '0',
   });
   if (engine === 'pglite') {
     const database = await Database.open({ dataDir: join(dataDir, 'pglite') });
