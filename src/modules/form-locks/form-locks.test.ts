@@ -152,8 +152,9 @@ describe('while a period is locked', () => {
     expect(changed.status).toBe(400);
     expect(changed.body.issues).toEqual([
       {
+        path: 'values.1',
         message: expect.stringMatching(
-          new RegExp(`^March 2024 at Plant A in ".*" is locked by lock ${made.id}`),
+          new RegExp(`^values\\.1: "energy" for March 2024 at Plant A in ".*" is locked by lock ${made.id}`),
         ),
       },
     ]);

@@ -121,6 +121,10 @@ export interface ValueSlot {
   siteId: string;
   year: number;
   period: number;
+  /** The request field the slot comes from (e.g. `values.3`), so a refusal can name it. */
+  path?: string;
+  /** What would be written there (an element key), for the refusal's message. */
+  label?: string;
 }
 
 /**
@@ -138,6 +142,11 @@ export async function runGuards(
   slots: ValueSlot[],
 ): Promise<void> {
   if (guards.length === 0 || slots.length === 0) return;
-  const distinct = new Map(slots.map((s) => [`${s.formId}|${s.siteId}|${s.year}|${s.period}`, s]));
+  // One slot per (form, site, year, period): the first value of the request that lands there.
+  const distinct = new Map<string, ValueSlot>();
+  for (const s of slots) {
+    const key = `${s.formId}|${s.siteId}|${s.year}|${s.period}`;
+    if (!distinct.has(key)) distinct.set(key, s);
+  }
   for (const guard of guards) await guard(tx, organizationId, [...distinct.values()]);
 }

@@ -104,6 +104,8 @@ async function attempts(
           siteId: target.siteId,
           year: target.year,
           period: p.periodUnit,
+          path: `values.${p.index}`,
+          label: p.element.key,
         })),
       );
       return { submission: await write(tx, caller, target, planned, [...sessions.values()]) };
