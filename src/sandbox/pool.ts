@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS, type SandboxLimits } from './limits.ts';
 import { type FromWorker, METER, type SerializedError, type ToWorker } from './protocol.ts';
 import type { CoefficientLookup } from './session.ts';
 import type { CalcDefinition, CalculationContext, CalculationResult, SyntaxProblem } from './types.ts';
+import { FairQueue } from './fair-queue.ts';
 
 /** How often the watchdog looks at the worker while requests are open. */
 const WATCH_INTERVAL_MS = 20;
@@ -66,8 +67,8 @@ interface Request {
  */
 export class SandboxPool {
   private readonly workers: (SandboxWorker | undefined)[];
-  /** Waiting requests by queue; the Map's order is the turn order. */
-  private readonly queues = new Map<string, Request[]>();
+  /** Waiting requests, one queue per organization, taken in turns. */
+  private readonly queue = new FairQueue<Request>();
   private readonly requests = new Map<number, Request>();
   private nextRequestId = 1;
   private nextRunnerId = 1;
@@ -86,9 +87,7 @@ export class SandboxPool {
 
   /** Requests waiting for a worker, over all queues. */
   get waiting(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.length;
-    return n;
+    return this.queue.size;
   }
 
   /** Starts every worker and waits until they run (start-up, so that no request pays for it). */
@@ -153,8 +152,7 @@ export class SandboxPool {
   /** Stops the workers; open and waiting requests fail. The next request starts new ones. */
   async shutdown(): Promise<void> {
     const error = new Error('the calculation sandbox was shut down');
-    for (const queue of this.queues.values()) for (const request of queue) request.reject(error);
-    this.queues.clear();
+    for (const request of this.queue.drain()) request.reject(error);
     for (const sandbox of this.workers) {
       if (!sandbox) continue;
       this.retire(sandbox);
@@ -171,24 +169,17 @@ export class SandboxPool {
   }
 
   private enqueue(request: Request, first = false): void {
-    const key = request.runner?.queue ?? '';
-    const queue = this.queues.get(key);
-    if (!queue) this.queues.set(key, [request]);
-    else if (first) queue.unshift(request);
-    else queue.push(request);
+    this.queue.add(request.runner?.queue ?? '', request, first);
     this.dispatch();
   }
 
   /** Gives workers with room the next request of each queue in turn. */
   private dispatch(): void {
     for (;;) {
-      if (this.queues.size === 0) return;
+      if (this.queue.size === 0) return;
       const slot = this.freeSlot();
       if (slot < 0) return;
-      const [key, queue] = this.queues.entries().next().value!;
-      const request = queue.shift()!;
-      this.queues.delete(key);
-      if (queue.length > 0) this.queues.set(key, queue);
+      const request = this.queue.take()!;
       if (request.runner?.closed && request.message.type === 'calculate') {
         request.reject(new Error('this calculation runner has been disposed'));
         continue;
