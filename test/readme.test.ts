@@ -21,8 +21,6 @@ let key = '';
 
 beforeAll(async () => {
   if (tools.length > 0) return;
-  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SDCS_DATA_DIR: mkdtempSync(join(tmpdir(), 'sdcs-readme-')),

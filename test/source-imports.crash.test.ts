@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +34,6 @@ function start(): Promise<{ child: ChildProcess; base: string; output: () => str
 }
 
 beforeAll(async () => {
-  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   const url = process.env['DATABASE_URL'];
   if (!url) return;
   dbName = `sdcs_t_${process.pid}_${randomBytes(4).toString('hex')}`;

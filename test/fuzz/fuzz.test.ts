@@ -151,7 +151,9 @@ async function send(request: FuzzRequest) {
     const s3Error =
       String(res.headers['content-type']).startsWith('application/xml') &&
       /<Error><Code>\w+<\/Code><Message>[^<]+<\/Message>/.test(res.body);
-    expect(s3Error || ERROR_BODY(body), `${where}\n-> not the error body: ${res.body.slice(0, 500)}`).toBe(true);
+    expect(s3Error || ERROR_BODY(body), `${where}\n-> not the error body: ${res.body.slice(0, 500)}`).toBe(
+      true,
+    );
     const changed = Object.keys(now).filter((table) => now[table] !== last[table]);
     expect(changed, `${where}\n-> ${res.statusCode} but wrote to ${changed.join(', ')}`).toEqual([]);
   }

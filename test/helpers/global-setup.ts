@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { Database } from '../../src/db/client.ts';
@@ -20,6 +22,16 @@ declare module 'vitest' {
  * so files are isolated from each other and can run in parallel.
  */
 export default async function setup(project: TestProject) {
+  // The bundle that tests starting the real service run (dist/): built once per run, before any
+  // test file, since a build replaces dist/ and files run in parallel.
+  const built = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url))],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   const url = process.env['DATABASE_URL'];
   if (url) {
     const name = `sdcs_tpl_${process.pid}_${Date.now()}`;
