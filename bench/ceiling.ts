@@ -4,6 +4,9 @@
 //   same rows with one SELECT in the same order (10 connections, loopback);
 // - the first page's time (one request at a time) with 1,000 and with 100,000 activities on the
 //   element (a page's cost should not grow with the data behind it);
+// - GET /api/v1/form-submissions (90 submissions of a form, 5 values each), GET /api/v1/sites (1,000 sites)
+//   and GET /api/v1/dataset-items (1,000 items), each against a bare server running the same
+//   SELECTs (without the total) in the same order;
 // - POST /api/v1/form-submissions with 50 NUMBER values against the minimal durable work from a bare
 //   `pg` client: one transaction of a 50-row upsert into a uniquely indexed table and a 50-row
 //   history insert, 10 clients in parallel.
@@ -66,6 +69,38 @@ function bareServer(pool: pg.Pool, organizationId: string, elementId: string) {
     res.end(JSON.stringify({ activities: rows }));
   });
   return new Promise<http.Server>((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** A bare server answering every request with `answer(pool)` as JSON. */
+function bareJson(pool: pg.Pool, answer: (pool: pg.Pool) => Promise<unknown>) {
+  const server = http.createServer(async (_req, res) => {
+    const body = JSON.stringify(await answer(pool));
+    res.setHeader('content-type', 'application/json');
+    res.end(body);
+  });
+  return new Promise<http.Server>((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** One row of the table: the service against its bare equivalent, measured one after the other. */
+async function against(
+  engine: string,
+  what: string,
+  url: string,
+  headers: Record<string, string>,
+  pool: pg.Pool | null,
+  answer: (pool: pg.Pool) => Promise<unknown>,
+) {
+  const service = await load({ url, headers });
+  if (!pool) {
+    rows.push(`| ${engine} | ${what} | ${service.rps} (p99 ${service.p99} ms) | - | - |`);
+    return;
+  }
+  const bare = await bareJson(pool, answer);
+  const ceiling = await load({ url: `http://127.0.0.1:${portOf(bare)}/` });
+  await new Promise((resolve) => bare.close(resolve));
+  rows.push(
+    `| ${engine} | ${what} | ${service.rps} (p99 ${service.p99} ms) | ${ceiling.rps} (p99 ${ceiling.p99} ms) | ${(service.rps / ceiling.rps).toFixed(2)} |`,
+  );
 }
 
 const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
@@ -153,6 +188,98 @@ for (const engine of engines().filter((e) => !only || e === only)) {
   console.log(`first page before analyze ${firstStale.toFixed(1)} ms, after ${firstLarge.toFixed(1)} ms`);
   rows.push(
     `| ${engine} | first page alone: ${SMALL} -> ${count} activities | ${firstSmall.toFixed(1)} ms -> ${firstLarge.toFixed(1)} ms | | ${(firstLarge / firstSmall).toFixed(2)}× |`,
+  );
+
+  // The other list routes, each against the same SELECTs from a bare server.
+  const org1 = org.organization.id;
+  // A form of 5 NUMBER elements with a submission on every (site, year): 90 submissions.
+  const numbers = await call(app, key, 'POST', '/forms', {
+    name: 'Readings',
+    periodType: 'MONTHLY',
+    elements: Array.from({ length: 5 }, (_, i) => ({ key: `r${i}`, label: `Reading ${i}`, type: 'NUMBER' })),
+  });
+  await call(app, key, 'PUT', '/form-sites', { formId: numbers.id, siteIds: sites.map((s) => s.id), years });
+  for (const site of sites) {
+    for (const year of years) {
+      await call(app, key, 'POST', '/form-submissions', {
+        formId: numbers.id,
+        siteId: site.id,
+        year,
+        values: Array.from({ length: 5 }, (_, i) => ({ elementKey: `r${i}`, periodUnit: 1 + i, value: i + 0.5 })),
+      });
+    }
+  }
+  await against(
+    engine,
+    'GET /form-submissions, page of 90 with 5 values each',
+    `${base}/form-submissions?formId=${numbers.id}&limit=100`,
+    headers,
+    engine === 'postgres' ? pool : null,
+    async (p) => {
+      const page = await p.query(
+        `select s.id, s.organization_id, s.form_site_id, s.user_id, s.created_at, s.updated_at,
+                fs.form_id, fs.site_id, fs.year
+           from form_submissions s
+           join form_sites fs on fs.organization_id = s.organization_id and fs.id = s.form_site_id
+           join forms f on f.organization_id = fs.organization_id and f.id = fs.form_id
+          where s.organization_id = $1 and fs.form_id = $2 and fs.active and f.deleted_at is null
+          order by fs.year desc, fs.form_id, fs.site_id
+          limit 100`,
+        [org1, numbers.id],
+      );
+      const values = await p.query(
+        `select v.*, e.key as element_key, u.name as user_name, u.email as user_email, u.image as user_image
+           from form_element_submissions v
+           join form_elements e on e.organization_id = v.organization_id and e.id = v.element_id
+           join users u on u.id = v.user_id
+          where v.organization_id = $1 and v.form_submission_id = any($2::uuid[])
+            and v.deleted_at is null and e.deleted_at is null
+          order by v.form_submission_id, e.position, e.key, v.period_unit, v.timestamp`,
+        [org1, page.rows.map((r) => r.id)],
+      );
+      return { items: page.rows, values: values.rows };
+    },
+  );
+  const siteLines = ['name,code,parent'];
+  for (let i = 0; i < 990; i++) siteLines.push(`Depot ${i},D${i},`);
+  await call(app, key, 'POST', '/sites/import', { csvContent: siteLines.join('\n'), organizationId: org1 });
+  await against(engine, 'GET /sites, 1,000 sites', `${base}/sites`, headers, engine === 'postgres' ? pool : null, async (p) =>
+    (
+      await p.query(
+        `select id, parent_id, name, code, latitude, longitude, address, metadata, created_at, updated_at
+           from sites where organization_id = $1
+          order by lower(name) collate "C", name collate "C", id`,
+        [org1],
+      )
+    ).rows,
+  );
+  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
+  const itemLines = ['label,key,value,unit,year'];
+  for (let i = 0; i < 1000; i++) itemLines.push(`Factor ${i},f-${i},${(i + 1) / 7},kgCO2e,2024`);
+  await call(app, key, 'POST', `/datasets/${dataset.id}/import`, { csvContent: itemLines.join('\n') });
+  await against(
+    engine,
+    'GET /dataset-items, 1,000 items',
+    `${base}/dataset-items`,
+    headers,
+    engine === 'postgres' ? pool : null,
+    async (p) =>
+      (
+        await p.query(
+          `select i.id, i.name, i.year, i.dataset_id, d.name as dataset_name, i.tags, i.metadata, i.input_unit_id,
+                  i.key, i.value, i.unit
+             from dataset_items i
+             join datasets d on d.organization_id = i.organization_id and d.id = i.dataset_id
+            where i.organization_id = $1
+           union all
+           select i.id, i.name, i.year, i.dataset_id, d.name, i.tags, i.metadata, i.input_unit_id,
+                  i.key, i.value, i.unit
+             from datasets d
+             join dataset_items i on i.organization_id = d.organization_id and i.dataset_id = d.id
+            where d.is_common and d.organization_id <> $1`,
+          [org1],
+        )
+      ).rows,
   );
 
   // POST /form-submissions with 50 changing NUMBER values.

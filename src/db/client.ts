@@ -1,5 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  type PostgresPool,
+  PostgresDialect,
+  type RawBuilder,
+  sql,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { PGlitePool, type PoolStats } from './pglite-pool.ts';
 import type { DB } from './schema/index.ts';
@@ -47,6 +55,52 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
 const APP_ROLE = 'sdcs_app';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The select list that makes a transaction the tenant's: the organization row-level security
+ * compares with, and the application role those policies apply to (local to the transaction).
+ * `organizationId` is a column of the statement it goes in, or a literal.
+ */
+export function tenantSettings(organizationId: string): string {
+  return `set_config('app.organization_id', ${organizationId}::text, true), set_config('role', '${APP_ROLE}', true)`;
+}
+
+/** A text literal for a statement sent without parameters (see `Database.begin`). */
+export function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** A transaction opened with its first statement (see `Database.begin`). */
+export interface OpenTransaction<R> {
+  /** The rows of the opening statement. */
+  rows: R[];
+  tx: Tx;
+  /** Runs the work, then commits; rolls back and rethrows when it throws. Once only. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Rolls back and frees the connection, if `run` was not called. */
+  end(): Promise<void>;
+}
+
+/**
+ * node-postgres answers a multi-statement query (simple protocol) with one result per
+ * statement; Kysely reads a single result. This pool hands Kysely the last one.
+ */
+function lastResultOf(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        async query(text: string, values: unknown[]) {
+          const result = (await client.query(text, values)) as unknown;
+          return Array.isArray(result) ? result.at(-1) : result;
+        },
+        release: () => client.release(),
+      } as never;
+    },
+    end: () => pool.end(),
+  };
+}
 
 /** The service's database: PGlite in a directory, or a PostgreSQL server through a pool. */
 export class Database {
@@ -86,7 +140,7 @@ export class Database {
         // own (and its request answers 503); on release the pool discards the broken client.
         client.on('error', () => undefined);
       });
-      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(pool) }) });
       return new Database(
         'postgres',
         kysely,
@@ -121,12 +175,70 @@ export class Database {
    * Runs `fn` in a transaction of one organization: row-level security limits every
    * statement to that organization's rows, whatever the query's own filters say.
    */
-  tenant<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.kysely.transaction().execute(async (tx) => {
-      await sql`select set_config('app.organization_id', ${organizationId}, true), set_config('role', ${APP_ROLE}, true)`.execute(
-        tx,
-      );
-      return fn(tx);
+  async tenant<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!UUID.test(organizationId)) throw new Error('tenant: not an organization id');
+    const open = await this.begin(CompiledQuery.raw(`select ${tenantSettings(literal(organizationId))}`));
+    return open.run(() => fn(open.tx));
+  }
+
+  /**
+   * Opens a transaction whose first statement is sent with BEGIN, in one round trip (the simple
+   * query protocol, so `opening` carries no parameters: its values are literals). `run` then runs
+   * the work in it and commits (or rolls back when the work throws); `end` rolls back unused.
+   * The connection stays checked out until one of them is called.
+   */
+  begin<R>(opening: CompiledQuery<R>): Promise<OpenTransaction<R>> {
+    return new Promise((resolve, reject) => {
+      let finish!: (commit: boolean) => void;
+      const finished = new Promise<boolean>((r) => {
+        finish = r;
+      });
+      let opened = false;
+      const held = this.kysely.connection().execute(async (db) => {
+        let rows: R[];
+        try {
+          rows = (await db.executeQuery(CompiledQuery.raw(`begin; ${opening.sql}`))).rows as R[];
+        } catch (error) {
+          await db.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+          throw error;
+        }
+        opened = true;
+        let state: 'open' | 'running' | 'done' = 'open';
+        const end = async (commit: boolean) => {
+          finish(commit);
+          await held;
+        };
+        resolve({
+          rows,
+          // Kysely's transaction type only forbids nesting another transaction in it.
+          tx: db as unknown as Tx,
+          async run<T>(fn: () => Promise<T>): Promise<T> {
+            if (state !== 'open') throw new Error('transaction already used');
+            state = 'running';
+            let result: T;
+            try {
+              result = await fn();
+            } catch (error) {
+              state = 'done';
+              await end(false).catch(() => undefined);
+              throw error;
+            }
+            state = 'done';
+            await end(true);
+            return result;
+          },
+          async end() {
+            if (state !== 'open') return;
+            state = 'done';
+            await end(false).catch(() => undefined);
+          },
+        });
+        const commit = await finished;
+        await db.executeQuery(CompiledQuery.raw(commit ? 'commit' : 'rollback'));
+      });
+      held.catch((error) => {
+        if (!opened) reject(error);
+      });
     });
   }
 

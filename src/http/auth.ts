@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
-import type { Database, Tx } from '../db/client.ts';
+import type { Database, OpenTransaction, Tx } from '../db/client.ts';
 import type { Role } from '../db/schema/index.ts';
 import type { Caller } from '../domain/caller.ts';
 import { forbidden, unauthorized } from '../domain/errors.ts';
@@ -22,7 +22,30 @@ declare module 'fastify' {
   }
 }
 
-export type CredentialResolver = (bearer: string) => Promise<Caller | null>;
+/** Resolves bearer values (access tokens, API keys) to callers; null when refused. */
+export interface CredentialResolver {
+  /** The caller, in one statement outside any transaction (requests that carry a body). */
+  lookup(bearer: string): Promise<Caller | null>;
+  /**
+   * A transaction already made the caller's organization's, opened with the credential lookup
+   * in one round trip (null: refused, and nothing left open).
+   */
+  open(bearer: string): Promise<{ caller: Caller; transaction: OpenTransaction<unknown> } | null>;
+}
+
+/** The transaction the credential hook opened and the request's first `tenant` call will use. */
+const OPENED = Symbol('sdcs.openedTransaction');
+type WithOpened = FastifyRequest & { [OPENED]?: OpenTransaction<unknown> | undefined };
+/** Methods without a body: their handler runs as soon as the hook is done. */
+const BODILESS = new Set(['GET', 'HEAD']);
+
+/** Rolls back the hook's transaction when the request ended without using it. */
+async function endOpened(request: FastifyRequest): Promise<void> {
+  const opened = (request as WithOpened)[OPENED];
+  if (!opened) return;
+  (request as WithOpened)[OPENED] = undefined;
+  await opened.end();
+}
 
 /**
  * Access, declared on each route and enforced here, in one place:
@@ -38,8 +61,16 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
     T,
   >(this: FastifyRequest, fn: (tx: Tx, caller: Caller) => Promise<T>): Promise<T> {
     const caller = callerOf(this);
+    const opened = (this as WithOpened)[OPENED];
+    if (opened) {
+      (this as WithOpened)[OPENED] = undefined;
+      return opened.run(() => fn(opened.tx, caller));
+    }
     return database.tenant(caller.organizationId, (tx) => fn(tx, caller));
   });
+  app.addHook('onResponse', endOpened);
+  app.addHook('onRequestAbort', endOpened);
+  app.addHook('onTimeout', endOpened);
 
   app.addHook('onRoute', (route) => {
     const config = (route.config ?? {}) as { public?: boolean; minRole?: Role };
@@ -71,11 +102,23 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1])
       throw unauthorized('Send the credential as `Authorization: Bearer <access token or API key>`');
-    const caller = await resolve(match[1]);
+    // A read (no body to wait for) gets its transaction here: BEGIN, the credential and the
+    // tenant settings in one round trip, used by the handler's first `request.tenant`. A request
+    // with a body looks the credential up alone, so no connection is held while the body arrives.
+    let caller: Caller | null;
+    if (BODILESS.has(request.method)) {
+      const opened = await resolve.open(match[1]);
+      caller = opened?.caller ?? null;
+      if (opened) (request as WithOpened)[OPENED] = opened.transaction;
+    } else {
+      caller = await resolve.lookup(match[1]);
+    }
     if (!caller) throw unauthorized('Invalid or expired credential');
     request.caller = caller;
-    if (config.minRole && !roleAtLeast(caller.role, config.minRole))
+    if (config.minRole && !roleAtLeast(caller.role, config.minRole)) {
+      await endOpened(request);
       throw forbidden(refusal(config.minRole, caller.role));
+    }
   });
 }
 

@@ -88,6 +88,8 @@ export interface FormElementSubmissionsTable {
   recorded_at: CreatedAt;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
+  /** How many activities the value has (ACTIVITY elements; kept by triggers on activities). */
+  activity_count: Generated<number>;
 }
 
 export type HistoryAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'REVIEW';

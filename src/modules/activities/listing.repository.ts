@@ -27,14 +27,29 @@ function conditions(filter: ActivityFilter, inScope: Expression<SqlBool>): Expre
 /** Site name order of the API (case-insensitive, then byte order: the same on both engines). */
 const bySiteName = [sql`lower(s.name) collate "C"`, sql`s.name collate "C"`] as const;
 
+/** A row of the activity page, with the total the page is part of (null: no row matched). */
+interface PageRow {
+  total: number;
+  id: string | null;
+  form_element_submission_id: string;
+  input: Record<string, unknown>;
+  value: number;
+  site_id: string;
+  site_name: string;
+  year: number;
+  period_unit: number;
+  metadata: Record<string, unknown>;
+}
+
 /**
  * Reads for GET /activities; every method takes the organization id.
  *
- * A page costs what the page holds, not what the element holds: the sites in scope are few and
- * sorted by name first, and for each of them the list index (element, site, year, period,
- * position) yields at most `offset + limit` activities already in order, so the final sort sees
- * at most `sites × (offset + limit)` rows. The total is counted from the same index alone, grouped
- * by (site, year) and joined to the active form-sites, without reading the activity rows.
+ * A page costs what the page holds, whatever the element holds, and whatever the planner's
+ * statistics say: the listing walks the element's value rows (one per site, year and period:
+ * few), each of which keeps its number of activities (`activity_count`, kept by triggers). Their
+ * running sum in listing order gives the total and tells which value rows the page falls in;
+ * only those rows' activities are read, through the (value, position) unique index, skipping
+ * within a value row at most the offset. One statement, so one round trip.
  */
 export const listingRepository = {
   async page(
@@ -43,99 +58,49 @@ export const listingRepository = {
     filter: ActivityFilter & { formId: string },
     page: { limit: number; offset: number },
   ) {
-    const sites = tx
-      .selectFrom('sites as s')
-      .where('s.organization_id', '=', organizationId)
-      .where((eb) => {
-        const parts: Expression<SqlBool>[] = [inSiteScope(eb, 's.id', filter.scope)];
-        if (filter.siteIds) parts.push(sql<SqlBool>`s.id = any(${filter.siteIds}::uuid[])`);
-        return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
-      });
-    const narrow = (years: string, periods: string): Expression<SqlBool>[] => {
-      const parts: Expression<SqlBool>[] = [];
-      if (filter.years) parts.push(sql<SqlBool>`${sql.ref(years)} = any(${filter.years}::int[])`);
-      if (filter.periodUnits) parts.push(sql<SqlBool>`${sql.ref(periods)} = any(${filter.periodUnits}::int[])`);
-      return parts;
-    };
-    const { total } = await tx
-      .selectFrom(
-        tx
-          .selectFrom('activities as a')
-          .select(['a.site_id', 'a.year', sql<number>`count(*)`.as('n')])
-          .where('a.organization_id', '=', organizationId)
-          .where('a.element_id', '=', filter.elementId)
-          .where('a.site_id', 'in', sites.select('s.id'))
-          .where((eb) => eb.and(narrow('a.year', 'a.period_unit')))
-          .groupBy(['a.site_id', 'a.year'])
-          .as('c'),
-      )
-      .innerJoin('form_sites as fs', (j) =>
-        j
-          .on('fs.organization_id', '=', organizationId)
-          .on('fs.form_id', '=', filter.formId)
-          .onRef('fs.site_id', '=', 'c.site_id')
-          .onRef('fs.year', '=', 'c.year'),
-      )
-      .where('fs.active', '=', true)
-      .select(sql<number>`coalesce(sum(c.n), 0)::int`.as('total'))
-      .executeTakeFirstOrThrow();
-    if (total === 0 || page.offset >= total) return { total, rows: [] };
-    const reach = page.offset + page.limit;
-    const rows = await tx
-      .selectFrom(sites.select(['s.id', 's.name']).as('s'))
-      .innerJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('activities as a')
-            .innerJoin('form_sites as fs', (j) =>
-              j.onRef('fs.organization_id', '=', 'a.organization_id').onRef('fs.id', '=', 'a.form_site_id'),
-            )
-            .select([
-              'a.id',
-              'a.form_element_submission_id',
-              'a.input',
-              'a.value',
-              'a.site_id',
-              'a.year',
-              'a.period_unit',
-              'a.position',
-              'a.metadata',
-            ])
-            .where('a.organization_id', '=', organizationId)
-            .where('a.element_id', '=', filter.elementId)
-            .whereRef('a.site_id', '=', 's.id')
-            .where('fs.active', '=', true)
-            .where((inner) => inner.and(narrow('a.year', 'a.period_unit')))
-            .orderBy('a.year')
-            .orderBy('a.period_unit')
-            .orderBy('a.position')
-            .orderBy('a.id')
-            .limit(reach)
-            .as('a'),
-        (join) => join.onTrue(),
-      )
-      .select([
-        'a.id',
-        'a.form_element_submission_id',
-        'a.input',
-        'a.value',
-        'a.site_id',
-        's.name as site_name',
-        'a.year',
-        'a.period_unit',
-        'a.metadata',
-      ])
-      .orderBy(bySiteName[0])
-      .orderBy(bySiteName[1])
-      .orderBy('s.id')
-      .orderBy('a.year')
-      .orderBy('a.period_unit')
-      .orderBy('a.position')
-      .orderBy('a.id')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute();
-    return { total, rows };
+    const from = page.offset;
+    const to = page.offset + page.limit;
+    const narrow: Expression<SqlBool>[] = [sql<SqlBool>`true`];
+    if (filter.siteIds) narrow.push(sql<SqlBool>`fs.site_id = any(${filter.siteIds}::uuid[])`);
+    if (filter.years) narrow.push(sql<SqlBool>`fs.year = any(${filter.years}::int[])`);
+    if (filter.periodUnits) narrow.push(sql<SqlBool>`v.period_unit = any(${filter.periodUnits}::int[])`);
+    const { rows } = await sql<PageRow>`
+      with counted as materialized (
+        select v.id, fs.site_id, s.name as site_name, fs.year, v.period_unit, v.activity_count as n,
+               sum(v.activity_count) over w - v.activity_count as before,
+               row_number() over w as ord
+          from form_sites fs
+          join sites s on s.organization_id = fs.organization_id and s.id = fs.site_id
+          join form_submissions sub on sub.organization_id = fs.organization_id and sub.form_site_id = fs.id
+          join form_element_submissions v
+            on v.organization_id = sub.organization_id and v.form_submission_id = sub.id
+           and v.element_id = ${filter.elementId}
+         where fs.organization_id = ${organizationId} and fs.form_id = ${filter.formId} and fs.active
+           and v.activity_count > 0
+           and ${inSiteScope(null as never, 'fs.site_id', filter.scope)}
+           and ${sql.join(narrow, sql` and `)}
+        window w as (order by lower(s.name) collate "C", s.name collate "C", fs.site_id, fs.year, v.period_unit, v.id)
+      ),
+      total as (select coalesce(sum(n), 0)::int as total from counted)
+      select total.total, p.*
+        from total
+        left join lateral (
+          select a.id, a.form_element_submission_id, a.input, a.value, c.site_id, c.site_name, c.year,
+                 c.period_unit, a.metadata, c.ord, a.position
+            from counted c
+            cross join lateral (
+              select a.id, a.form_element_submission_id, a.input, a.value, a.metadata, a.position
+                from activities a
+               where a.organization_id = ${organizationId} and a.form_element_submission_id = c.id
+               order by a.position
+              offset greatest(${from}::bigint - c.before, 0)
+               limit least(c.before + c.n, ${to}::bigint) - greatest(c.before, ${from}::bigint)
+            ) a
+           where c.before < ${to}::bigint and c.before + c.n > ${from}::bigint
+        ) p on true
+       order by p.ord, p.position`.execute(tx);
+    const total = rows[0]?.total ?? 0;
+    return { total, rows: rows.filter((r) => r.id !== null) as Array<PageRow & { id: string }> };
   },
 
   /** The no-activity markers matching the same filter, in the same order. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Queryable, Tx } from '../../db/client.ts';
+import { literal, type Queryable, type Tx, tenantSettings } from '../../db/client.ts';
 import type { Role } from '../../db/schema/index.ts';
 
 /** Identity queries that run before an organization is known (system transactions). */
@@ -51,6 +51,37 @@ export function findApiKey(tx: Queryable, keyHash: string): Promise<CredentialRo
     .where('k.revoked_at', 'is', null)
     .where('m.status', '=', 'active')
     .executeTakeFirst();
+}
+
+/**
+ * One statement that resolves a bearer credential (by its hash) and, for the row it finds, makes
+ * the transaction it runs in that organization's (see `tenantSettings`): sent with BEGIN, the whole
+ * set-up of a request is one round trip. No row: unknown, revoked or expired credential, or the
+ * membership is no longer active. Sent without parameters, so the hash (64 hex digits, checked) is
+ * written as a literal. An API key's use is recorded in it too, at most once a minute.
+ */
+export function credentialOpening(kind: 'token' | 'apikey', hash: string): string {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error('credentialOpening: not a sha-256 hex digest');
+  const [table, column, extra] =
+    kind === 'token'
+      ? ['access_tokens', 'token_hash', `and c.expires_at > now()`]
+      : ['api_keys', 'key_hash', ''];
+  const lastUsed = kind === 'apikey' ? 'c.last_used_at' : 'null::timestamptz as last_used_at';
+  // A key records its use at most once a minute (as `touchApiKey`), in the same statement.
+  const touch =
+    kind === 'apikey'
+      ? `with touched as (
+  update api_keys set last_used_at = now()
+   where key_hash = ${literal(hash)} and revoked_at is null
+     and (last_used_at is null or last_used_at < now() - interval '1 minute'))
+`
+      : '';
+  return `${touch}select c.id, c.organization_id, c.user_id, m.role, u.email, u.name, u.image, ${lastUsed},
+       ${tenantSettings('c.organization_id')}
+  from ${table} c
+  join memberships m on m.organization_id = c.organization_id and m.user_id = c.user_id
+  join users u on u.id = c.user_id
+ where c.${column} = ${literal(hash)} and c.revoked_at is null ${extra} and m.status = 'active'`;
 }
 
 /** Records use of a key, at most once a minute so that busy keys do not write on every call. */

@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -11,6 +12,7 @@ import {
   activeMemberships,
   assignedSiteIds,
   type CredentialRow,
+  credentialOpening,
   currentOrganization,
   findAccessToken,
   findApiKey,
@@ -31,21 +33,35 @@ export function credentialResolver(database: Database, config: Config): Credenti
     image: row.image,
     credential: { kind, id: row.id },
   });
-  return (bearer) => {
-    const hash = sha256Hex(bearer);
-    return database.unscoped(async (tx) => {
-      if (isAccessToken(bearer)) {
-        const row = await findAccessToken(tx, hash);
-        return row ? toCaller(row, 'token') : null;
+  const staleAfterMs = 60_000;
+  const stale = (row: CredentialRow) =>
+    !row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > staleAfterMs;
+  return {
+    lookup(bearer) {
+      const hash = sha256Hex(bearer);
+      return database.unscoped(async (tx) => {
+        if (isAccessToken(bearer)) {
+          const row = await findAccessToken(tx, hash);
+          return row ? toCaller(row, 'token') : null;
+        }
+        const row = await findApiKey(tx, hash);
+        if (!row) return null;
+        if (stale(row)) await touchApiKey(tx, row.id);
+        return toCaller(row, 'apikey');
+      });
+    },
+    async open(bearer) {
+      const kind = isAccessToken(bearer) ? 'token' : 'apikey';
+      const transaction = await database.begin<CredentialRow>(
+        CompiledQuery.raw(credentialOpening(kind, sha256Hex(bearer))) as CompiledQuery<CredentialRow>,
+      );
+      const row = transaction.rows[0];
+      if (!row) {
+        await transaction.end();
+        return null;
       }
-      const row = await findApiKey(tx, hash);
-      if (!row) return null;
-      const staleAfterMs = 60_000;
-      if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > staleAfterMs) {
-        await touchApiKey(tx, row.id);
-      }
-      return toCaller(row, 'apikey');
-    });
+      return { caller: toCaller(row, kind), transaction };
+    },
   };
 }
 
