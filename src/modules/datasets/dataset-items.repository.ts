@@ -99,23 +99,27 @@ const toValues = (organizationId: string, datasetId: string, f: ItemFields) => (
 /** Dataset item rows (and their history); every method takes the caller's organization id. */
 export const datasetItemsRepository = {
   /**
-   * Every item the organization can read, in one query: its own items, then those of other
-   * organizations' common datasets, each branch through the (organization, dataset) index.
-   * Unsorted on purpose: sorting 100,000 rows cost about a third of the request.
+   * Every item the organization can read, in one query and in a stable order: its own items
+   * (through the (organization, dataset, key "C", year) index, already in order), then those of
+   * other organizations' common datasets; within each, by dataset id, key (byte order, the same
+   * on both engines) and year, which the unique (dataset, key, year) makes a total order.
    */
   async list(tx: Tx, organizationId: string) {
     const result = await sql<ListedRow>`
+      select * from (
       select i.id, i.name, i.year, i.dataset_id, d.name as dataset_name, i.tags, i.metadata, i.input_unit_id,
-             i.key, i.value, i.unit
+             i.key, i.value, i.unit, 0 as common
         from dataset_items i
         join datasets d on d.organization_id = i.organization_id and d.id = i.dataset_id
        where i.organization_id = ${organizationId}
       union all
       select i.id, i.name, i.year, i.dataset_id, d.name, i.tags, i.metadata, i.input_unit_id,
-             i.key, i.value, i.unit
+             i.key, i.value, i.unit, 1 as common
         from datasets d
         join dataset_items i on i.organization_id = d.organization_id and i.dataset_id = d.id
-       where d.is_common and d.organization_id <> ${organizationId}`.execute(tx);
+       where d.is_common and d.organization_id <> ${organizationId}
+      ) listed
+      order by common, dataset_id, key collate "C", year`.execute(tx);
     return result.rows;
   },
 

@@ -105,7 +105,12 @@ export const submissionsRepository = {
       .executeTakeFirst();
   },
 
-  /** One page of visible submissions in the scope, and how many there are in all. */
+  /**
+   * One page of visible submissions in the scope, and how many there are in all, in one statement
+   * (the total is a window count over the matching rows; a second statement counts only when
+   * the page is past the end). Ordered by year (latest first), form id and site id: a submission
+   * is unique per (form, site, year), so the order is total and pages neither overlap nor skip.
+   */
   async listSubmissions(
     tx: Tx,
     organizationId: string,
@@ -117,17 +122,20 @@ export const submissionsRepository = {
     if (filter.formId) base = base.where('fs.form_id', '=', filter.formId);
     if (filter.siteId) base = base.where('fs.site_id', '=', filter.siteId);
     if (filter.year !== undefined) base = base.where('fs.year', '=', filter.year);
-    const { total } = await base
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow();
     const rows = await base
       .select(SUBMISSION_COLUMNS)
+      .select(sql<number>`count(*) over ()`.as('total'))
       .orderBy('fs.year', 'desc')
       .orderBy('fs.form_id')
       .orderBy('fs.site_id')
       .limit(page.limit)
       .offset(page.offset)
       .execute();
+    if (rows.length > 0) return { total: Number(rows[0]!.total), rows };
+    if (page.offset === 0) return { total: 0, rows };
+    const { total } = await base
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
     return { total: Number(total), rows };
   },
 };

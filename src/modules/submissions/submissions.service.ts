@@ -71,11 +71,14 @@ export async function getSubmission(tx: Tx, caller: Caller, id: string): Promise
 /** A page of visible submissions on the sites the caller can read. */
 export async function listSubmissions(tx: Tx, caller: Caller, query: SubmissionsQuery) {
   const org = caller.organizationId;
-  if (query.formId && !(await formsRepository.find(tx, org, query.formId))) {
-    throw invalidField('formId', 'formId is not a form of this organization');
-  }
-  if (query.siteId && !(await repo.siteExists(tx, org, query.siteId))) {
-    throw invalidField('siteId', 'siteId is not a site of this organization');
+  const unknownForm = async () => query.formId && !(await formsRepository.find(tx, org, query.formId));
+  // A form that matches nothing is checked after the page (a page found proves the form exists);
+  // a site is checked first, as its refusal (400 unknown, 403 unreadable) comes before any page.
+  if (query.siteId) {
+    if (await unknownForm()) throw invalidField('formId', 'formId is not a form of this organization');
+    if (!(await repo.siteExists(tx, org, query.siteId))) {
+      throw invalidField('siteId', 'siteId is not a site of this organization');
+    }
   }
   const scope = await siteScope(tx, caller);
   // As GET /activities: naming a site the caller cannot read is a 403, not an empty page.
@@ -84,6 +87,9 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
   }
   const page = pageOf(query);
   const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);
+  if (total === 0 && !query.siteId && (await unknownForm())) {
+    throw invalidField('formId', 'formId is not a form of this organization');
+  }
   return {
     items: await withValues(tx, org, rows),
     pagination: paginationOf(page, rows.length, total),
