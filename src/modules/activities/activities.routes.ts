@@ -29,7 +29,7 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<ActivitiesDeps> = async
         tags: TAGS,
         summary: 'List the activities of an ACTIVITY element on the sites you can read',
         description:
-          'Name the element by its form and key. siteIds, years and periodUnits filter (comma-separated or repeated). Ordered by site name, year, period and the order of entry. An unknown form or key is a 404; a site of the organization you cannot read is a 403. `noActivity` lists the periods marked as having no activity under the same filters.',
+          'Name the element by its form and key. siteIds, years and periodUnits filter (comma-separated or repeated). Ordered by site name (case-insensitive, then byte order), site id, year, period and the order of entry in the value: a total order, so pages neither overlap nor skip, and `pagination.total` counts every activity matching the filters. An unknown form or key is a 404; a site of the organization you cannot read is a 403. `noActivity` lists the periods marked as having no activity under the same filters.',
         querystring: ActivitiesQuery,
         response: { 200: ActivityPage, ...errors(400, 401, 403, 404) },
       },

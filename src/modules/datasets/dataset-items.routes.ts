@@ -45,6 +45,8 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'datasetItems.list',
         tags: TAGS,
         summary: 'List every item of the organization’s datasets and of common ones (managers and owners)',
+        description:
+          'The organization’s own items first, then those of common datasets; within each, by dataset id, key (byte order) and year (a total order: an item is unique per dataset, key and year).',
         response: { 200: Type.Array(ListedDatasetItem), ...errors(401, 403) },
       },
     },

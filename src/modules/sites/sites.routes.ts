@@ -27,7 +27,7 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
         tags,
         summary: 'List the sites you can access',
         description:
-          'Owners see every site; other members see their assigned sites and everything below them. Sorted by name.',
+          'Owners see every site; other members see their assigned sites and everything below them. Sorted by name (case-insensitive, then byte order), then id.',
         querystring: ListSitesQuery,
         response: { 200: Type.Array(Site), ...errors(400, 401) },
       },

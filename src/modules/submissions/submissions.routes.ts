@@ -48,6 +48,8 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
         operationId: 'formSubmissions.list',
         tags: TAGS,
         summary: 'List submissions, with their current values, on the sites you can read',
+        description:
+          'Ordered by year (latest first), then form id, then site id: a submission is unique per form, site and year, so the order is total and pages neither overlap nor skip. `pagination.total` counts every submission matching the filters. An unknown formId or siteId is a 400.',
         querystring: SubmissionsQuery,
         response: { 200: SubmissionPage, ...errors(400, 401) },
       },
