@@ -26,7 +26,9 @@ export async function resolveActivityElement(
   key: string,
   missing: 'notFound' | 'invalid',
 ): Promise<ActivityElement> {
-  const form = isUuid(formId) ? await formsRepository.find(tx, organizationId, formId, 'share') : undefined;
+  // A write (markers) keeps the form from being deleted under it; a read (the listing) takes no lock.
+  const lock = missing === 'invalid' ? 'share' : undefined;
+  const form = isUuid(formId) ? await formsRepository.find(tx, organizationId, formId, lock) : undefined;
   if (!form) {
     if (missing === 'notFound') throw notFound('Form');
     throw invalidField('formId', 'formId is not a form of this organization');
