@@ -254,4 +254,26 @@ describe('indicatorSeries', () => {
       'endDate',
     );
   });
+
+  it('leaves out the values of a deactivated form-site, and counts them again once reactivated', async () => {
+    const setSites = (siteIds: string[]) =>
+      api(t, 'PUT', '/form-sites', {
+        token: w.tenant.owner.token,
+        body: { formId: w.formId, siteIds, years: [2025] },
+      });
+    const { group, plant1, plant2, line1, other } = w.sites;
+    expect((await setSites([group, plant1, plant2, line1])).status).toBe(200);
+    try {
+      const [result] = await series(['elec'], { grouping: 'QUARTERLY' });
+      // Every site but the other one (7 kWh in January): 2050.
+      expect(result!.total.value).toBe(2050);
+      expect(values(result!.points)[0]).toEqual(['2025-Q1', 1650]);
+      const current = await w.values({ indicatorIds: [ids['elec']], year: 2025 });
+      expect(current.body.results[ids['elec']!].value).toBe(2050);
+    } finally {
+      expect((await setSites([group, plant1, plant2, line1, other])).status).toBe(200);
+    }
+    const [again] = await series(['elec'], { grouping: 'TOTAL' });
+    expect(again!.total.value).toBe(2057);
+  });
 });

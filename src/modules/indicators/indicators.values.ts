@@ -54,7 +54,7 @@ function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear
 /**
  * The sites each requested site stands for: itself and its descendants, within a caller's sites
  * (a site outside them is a 403; an organization viewer sees every site). Without `requested`:
- * null when every site counts, else the caller's sites.
+ * null when every site counts (also when the requested sites cover them all), else the caller's sites.
  */
 export async function siteTrees(
   tx: Tx,
@@ -76,7 +76,10 @@ export async function siteTrees(
   const pairs = await values.descendantsOf(tx, viewer.organizationId, unique);
   const trees = new Map<string, string[]>(unique.map((id) => [id, []]));
   for (const { root, id } of pairs) if (scope.all || scope.siteIds.has(id)) trees.get(root)!.push(id);
-  return { all: [...new Set([...trees.values()].flat())], trees };
+  const all = [...new Set([...trees.values()].flat())];
+  // Every site of the organization (a root asked for): no site filter at all.
+  const everySite = all.length === (await values.siteCount(tx, viewer.organizationId));
+  return { all: everySite ? null : all, trees };
 }
 
 /** The requested indicators and every indicator they use, directly or not. */

@@ -128,11 +128,32 @@ export const valuesRepository = {
     breakdown?: Breakdown,
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
-    const key = sql`(fs.year * 16 + v.period_unit)::float8`;
-    const result = await sql<BucketAggregate>`
+    const statement = valuesRepository.elementsStatement(
+      organizationId,
+      elementIds,
+      lastIds,
+      scope,
+      breakdown,
+    );
+    return (await statement.execute(tx)).rows;
+  },
+
+  /**
+   * The statement of `elements`: a scan of the aggregate index alone (values carry their site
+   * and year), leaving out the values of deactivated form-sites with an anti-join.
+   */
+  elementsStatement(
+    organizationId: string,
+    elementIds: string[],
+    lastIds: string[],
+    scope: Scope,
+    breakdown?: Breakdown,
+  ) {
+    const key = sql`(v.year * 16 + v.period_unit)::float8`;
+    return sql<BucketAggregate>`
       with per_bucket as (
-        select v.element_id, fs.site_id, ${groupOf(breakdown)} as grp,
-               ${bucketOf(sql`v.element_id`, sql`fs.year`, sql`v.period_unit`, breakdown)} as period,
+        select v.element_id, v.site_id, ${groupOf(breakdown)} as grp,
+               ${bucketOf(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)} as period,
                sum(v.numeric_value) as s, count(*) as n,
                -- The latest period's value: the greatest [period key, value] pair. A plain
                -- aggregate (no ORDER BY inside), so the grouping can hash instead of sorting.
@@ -140,21 +161,22 @@ export const valuesRepository = {
                (max(array[${key}, v.numeric_value])
                   filter (where v.element_id = any(${lastIds}::uuid[])))[2] as l
           from form_element_submissions v
-          join form_submissions sub on sub.organization_id = v.organization_id and sub.id = v.form_submission_id
-          join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
-          ${groupJoin(sql`fs.site_id`, breakdown)}
+          ${groupJoin(sql`v.site_id`, breakdown)}
          where v.organization_id = ${organizationId}
            and v.element_id = any(${elementIds}::uuid[])
-           and v.deleted_at is null and v.numeric_value is not null
+           and v.year between ${scope.fromYear} and ${scope.toYear}
            and v.status = any(${scope.statuses}::text[])
-           and fs.active and fs.year between ${scope.fromYear} and ${scope.toYear}
+           and v.deleted_at is null and v.numeric_value is not null
            ${periodFilter(sql`v.period_unit`, scope)}
-           ${siteFilter(sql`fs.site_id`, scope)}
-           ${monthFilter(sql`v.element_id`, sql`fs.year`, sql`v.period_unit`, breakdown)}
+           ${siteFilter(sql`v.site_id`, scope)}
+           ${monthFilter(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)}
+           and not exists (
+             select 1 from form_submissions sub
+               join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
+              where sub.organization_id = v.organization_id and sub.id = v.form_submission_id and not fs.active)
          group by 1, 2, 3, 4
       ),
-      ${acrossSites(breakdown)}`.execute(tx);
-    return result.rows;
+      ${acrossSites(breakdown)}`;
   },
 
   /** Every requested ACTIVITY element at once: the sum of its activities in scope (per bucket). */
@@ -207,6 +229,16 @@ export const valuesRepository = {
       .where('id', 'in', ids)
       .execute();
     return new Set(rows.map((r) => r.id));
+  },
+
+  /** How many sites the organization has. */
+  async siteCount(tx: Tx, organizationId: string): Promise<number> {
+    const row = await tx
+      .selectFrom('sites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   },
 
   /** Each of the sites with itself and every descendant, as (root, id) pairs (one recursive query). */
