@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { activateForm, createForm } from '../../../test/helpers/factories.ts';
@@ -275,5 +276,33 @@ describe('indicatorSeries', () => {
     }
     const [again] = await series(['elec'], { grouping: 'TOTAL' });
     expect(again!.total.value).toBe(2057);
+  });
+
+  it('counts a value a writer stored without its site and year (filled from its submission)', async () => {
+    const org = w.tenant.organizationId;
+    const id = await t.database.system(async (tx) => {
+      await sql`select set_config('app.organization_id', ${org}, true)`.execute(tx);
+      const { rows } = await sql<{ id: string }>`
+        insert into form_element_submissions
+          (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, user_id)
+        select v.organization_id, v.form_submission_id, v.element_id, 6, '3', 3, v.user_id
+          from form_element_submissions v
+         where v.organization_id = ${org} and v.site_id = ${w.sites.plant2} and v.element_id = ${w.element.elec}
+        returning id`.execute(tx);
+      return rows[0]!.id;
+    });
+    try {
+      const [result] = await series(['elec'], { grouping: 'MONTHLY', siteIds: [w.sites.plant2] });
+      // Plant 2: January’s 1000, and June’s 3 stored here.
+      expect(values(result!.points).filter(([, v]) => v !== null)).toEqual([
+        ['2025-01', 1000],
+        ['2025-06', 3],
+      ]);
+    } finally {
+      await t.database.system(async (tx) => {
+        await sql`select set_config('app.organization_id', ${org}, true)`.execute(tx);
+        await sql`update form_element_submissions set deleted_at = now() where id = ${id}`.execute(tx);
+      });
+    }
   });
 });
