@@ -258,7 +258,9 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   rows.push(`| ${engine} | insert 960 values, site/year given | - | ${fmt(withoutTrigger)} |`);
   console.error(`${engine}: seeded ${values_} values in ${seedSeconds.toFixed(1)} s`);
   await app.close();
-  await drop();
+  // KEEP_DB=1 keeps the PostgreSQL database (to try statements on it with psql).
+  if (process.env['KEEP_DB'] && engine === 'postgres') console.error(`kept ${config.databaseUrl}`);
+  else await drop();
 }
 
 console.log(`\nIndicators (median of ${RUNS} after a warm-up), app.inject\n`);

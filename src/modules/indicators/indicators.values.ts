@@ -189,6 +189,7 @@ export async function aggregateOperands(
     quarterlyIds: prepared.quarterlyIds,
     yearlyIds: prepared.yearlyIds,
   };
+  await values.tuneForAggregates(tx);
   const [numberAggregates, activityAggregates] = await Promise.all([
     values.elements(tx, organizationId, prepared.numberIds, prepared.lastIds, scope, full),
     values.activities(tx, organizationId, prepared.activityIds, scope, full),
