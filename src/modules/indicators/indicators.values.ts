@@ -109,6 +109,8 @@ export interface Prepared {
   refs: References;
   numberIds: string[];
   lastIds: string[];
+  /** NUMBER elements aggregated as SUM: summed without a per-site step unless explained. */
+  sumIds: string[];
   activityIds: string[];
   /** Operand elements of QUARTERLY and of YEARLY forms. */
   quarterlyIds: string[];
@@ -131,6 +133,7 @@ export async function prepare(
   const refs = await referencesAt(tx, organizationId, needed, refYear);
   const numberIds = new Set<string>();
   const lastIds = new Set<string>();
+  const sumIds = new Set<string>();
   const activityIds = new Set<string>();
   const quarterlyIds = new Set<string>();
   const yearlyIds = new Set<string>();
@@ -142,6 +145,7 @@ export async function prepare(
       if (element.type === 'ACTIVITY') activityIds.add(element.id);
       else numberIds.add(element.id);
       if (element.aggregation === 'LAST') lastIds.add(element.id);
+      if (element.type !== 'ACTIVITY' && element.aggregation === 'SUM') sumIds.add(element.id);
       if (element.period_type === 'QUARTERLY') quarterlyIds.add(element.id);
       if (element.period_type === 'YEARLY') yearlyIds.add(element.id);
     }
@@ -152,6 +156,7 @@ export async function prepare(
     refs,
     numberIds: [...numberIds],
     lastIds: [...lastIds],
+    sumIds: [...sumIds].filter((id) => !lastIds.has(id)),
     activityIds: [...activityIds],
     quarterlyIds: [...quarterlyIds],
     yearlyIds: [...yearlyIds],
@@ -183,6 +188,7 @@ export async function aggregateOperands(
   prepared: Prepared,
   scope: Scope,
   breakdown?: Omit<Breakdown, 'quarterlyIds' | 'yearlyIds'>,
+  explaining = false,
 ): Promise<BucketAggregate[]> {
   const full = breakdown && {
     ...breakdown,
@@ -191,7 +197,16 @@ export async function aggregateOperands(
   };
   await values.tuneForAggregates(tx);
   const [numberAggregates, activityAggregates] = await Promise.all([
-    values.elements(tx, organizationId, prepared.numberIds, prepared.lastIds, scope, full),
+    values.elements(
+      tx,
+      organizationId,
+      prepared.numberIds,
+      prepared.lastIds,
+      scope,
+      full,
+      // Explained operands show how many sites are behind them: per site, then.
+      explaining ? [] : prepared.sumIds,
+    ),
     values.activities(tx, organizationId, prepared.activityIds, scope, full),
   ]);
   return [...numberAggregates, ...activityAggregates];
@@ -238,7 +253,14 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
     periodUnits: body.periodUnits ? [...new Set(body.periodUnits)] : null,
     statuses: body.statuses ?? (await values.defaultStatuses(tx, caller.organizationId)),
   };
-  const aggregates = await aggregateOperands(tx, caller.organizationId, prepared, scope);
+  const aggregates = await aggregateOperands(
+    tx,
+    caller.organizationId,
+    prepared,
+    scope,
+    undefined,
+    body.explain === true,
+  );
   const { byId, refs } = prepared;
   const evaluator = new Evaluator(
     byId,

@@ -94,7 +94,8 @@ const groupOf = (b?: Breakdown) => (b?.groups ? sql`g.grp` : sql`null::uuid`);
 /**
  * From per (element, site, group, bucket) rows `per_bucket(element_id, site_id, grp, period, s, n,
  * lk, l)` — sum, count, latest period key and its value — the aggregates of each (element, group,
- * bucket): sites added up. With buckets, also the whole scope's (period null): each site's sum,
+ * bucket): sites added up. Rows of elements summed without a per-site step have a null site_id
+ * (and count no sites). With buckets, also the whole scope's (period null): each site's sum,
  * count and mean over all its values, its value of the latest period of all.
  */
 const acrossSites = (b?: Breakdown) => sql`
@@ -109,7 +110,7 @@ const acrossSites = (b?: Breakdown) => sql`
     }
   )
   select element_id, grp, period, sum(s)::float8 as sum, sum(l)::float8 as last_sum,
-         sum(a)::float8 as average_sum, sum(n)::int as value_count, count(*)::int as site_count
+         sum(a)::float8 as average_sum, sum(n)::int as value_count, count(site_id)::int as site_count
     from per_site group by element_id, grp, period`;
 
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
@@ -126,6 +127,7 @@ export const valuesRepository = {
     lastIds: string[],
     scope: Scope,
     breakdown?: Breakdown,
+    sumOnlyIds: string[] = [],
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
     const inactive = await valuesRepository.inactiveSubmissions(tx, organizationId, scope);
@@ -135,6 +137,7 @@ export const valuesRepository = {
       lastIds,
       { ...scope, inactiveSubmissionIds: inactive },
       breakdown,
+      sumOnlyIds,
     );
     return (await statement.execute(tx)).rows;
   },
@@ -154,8 +157,9 @@ export const valuesRepository = {
 
   /**
    * The statement of `elements`: a scan of the aggregate index alone (values carry their site
-   * and year). Elements without a latest-period pick and those with one are aggregated in two
-   * branches, so that the rows of the first pay for a sum and a count only.
+   * and year), in up to three branches so that each row pays only for what its element needs:
+   * `sumOnlyIds` (SUM elements whose per-site detail nobody asked for) are summed per element
+   * directly, the others per site, and only `lastIds` pick their latest period.
    */
   elementsStatement(
     organizationId: string,
@@ -163,14 +167,20 @@ export const valuesRepository = {
     lastIds: string[],
     scope: Scope & { inactiveSubmissionIds?: string[] },
     breakdown?: Breakdown,
+    sumOnlyIds: string[] = [],
   ) {
     const last = new Set(lastIds);
-    const plainIds = [...new Set(elementIds)].filter((id) => !last.has(id));
-    const lastOnly = [...new Set(elementIds)].filter((id) => last.has(id));
+    const sumOnly = new Set(sumOnlyIds.filter((id) => !last.has(id)));
+    const unique = [...new Set(elementIds)];
+    const summed = unique.filter((id) => sumOnly.has(id));
+    const perSite = unique.filter((id) => !last.has(id) && !sumOnly.has(id));
+    const lastOnly = unique.filter((id) => last.has(id));
     const key = sql`(v.year * 16 + v.period_unit)::float8`;
     const inactive = scope.inactiveSubmissionIds ?? [];
-    const branch = (ids: string[], latest: boolean) => sql`
-        select v.element_id, v.site_id, ${groupOf(breakdown)} as grp,
+    const branch = (ids: string[], mode: 'sum' | 'site' | 'last') => {
+      const latest = mode === 'last';
+      return sql`
+        select v.element_id, ${mode === 'sum' ? sql`null::uuid` : sql`v.site_id`} as site_id, ${groupOf(breakdown)} as grp,
                ${bucketOf(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)} as period,
                sum(v.numeric_value) as s, count(*) as n,
                -- The latest period's value: the greatest [period key, value] pair. A plain
@@ -189,9 +199,11 @@ export const valuesRepository = {
            ${monthFilter(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)}
            ${inactive.length > 0 ? sql`and v.form_submission_id <> all(${inactive}::uuid[])` : sql``}
          group by 1, 2, 3, 4`;
+    };
     const branches = [
-      ...(plainIds.length > 0 ? [branch(plainIds, false)] : []),
-      ...(lastOnly.length > 0 ? [branch(lastOnly, true)] : []),
+      ...(summed.length > 0 ? [branch(summed, 'sum')] : []),
+      ...(perSite.length > 0 ? [branch(perSite, 'site')] : []),
+      ...(lastOnly.length > 0 ? [branch(lastOnly, 'last')] : []),
     ];
     return sql<BucketAggregate>`
       with per_bucket as (${sql.join(branches, sql` union all `)}),
