@@ -2,13 +2,23 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { Database, Tx } from '../../db/client.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import type { Mailer } from '../../mail/mailer.ts';
 import { randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
+import type { Mailer } from '../../mail/mailer.ts';
 import { accessRepository as access } from './access.repository.ts';
 import { accessCodeMail } from './dashboards.mail.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { findPublicDashboard, requiresEmail, requiresPassword } from './dashboards.public.ts';
 import type { AccessBody } from './dashboards.schemas.ts';
+
+/** 429 of too many attempts; the route sends `retryAfter` as the Retry-After header. */
+export class RetryLater extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('TOO_MANY_REQUESTS', message);
+  }
+}
 
 export const GRANT_TTL_MS = 60 * 60 * 1000;
 export const CODE_TTL_MS = 10 * 60 * 1000;
@@ -56,10 +66,11 @@ export async function grantOpens(tx: Tx, row: Row, bearer: string | undefined, n
   return grant !== undefined && grant.gate_version === row.gate_version && grant.expires_at > now;
 }
 
-type Outcome =
+type Granted =
   | { status: 200; body: { accessToken: string; expiresAt: string } }
-  | { status: 202; body: { codeSent: true; email: string; expiresAt: string } }
-  | { status: 401 | 403 | 429; message: string; retryAfter?: number };
+  | { status: 202; body: { codeSent: true; email: string; expiresAt: string } };
+
+type Outcome = Granted | { status: 401 | 403 | 429; message: string; retryAfter?: number };
 
 /**
  * `POST /public/dashboards/{id}/access`: checks the gates in order (password, then address and
@@ -71,17 +82,25 @@ export async function requestAccess(
   id: string,
   body: AccessBody,
   client: string,
-): Promise<{ status: 200 | 202; body: object }> {
+): Promise<Granted> {
   const row = await findPublicDashboard(deps.database, id);
   if (!row) throw notFound('Dashboard');
-  const outcome = await deps.database.tenant(row.organization_id, (tx) => decide(tx, deps, row, body, client));
+  const outcome = await deps.database.tenant(row.organization_id, (tx) =>
+    decide(tx, deps, row, body, client),
+  );
   if (outcome.status === 200 || outcome.status === 202) return outcome;
   if (outcome.status === 401) throw gateRefusal(row, outcome.message);
   if (outcome.status === 403) throw new AppError('FORBIDDEN', outcome.message);
-  throw new AppError('TOO_MANY_REQUESTS', outcome.message, undefined, { retryAfter: outcome.retryAfter });
+  throw new RetryLater(outcome.message, outcome.retryAfter ?? 60);
 }
 
-async function decide(tx: Tx, deps: AccessDeps, row: Row, body: AccessBody, client: string): Promise<Outcome> {
+async function decide(
+  tx: Tx,
+  deps: AccessDeps,
+  row: Row,
+  body: AccessBody,
+  client: string,
+): Promise<Outcome> {
   const now = deps.clock();
   const org = row.organization_id;
   const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);

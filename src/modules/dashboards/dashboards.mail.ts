@@ -1,7 +1,12 @@
 import type { MailMessage } from '../../mail/mailer.ts';
 
 /** The e-mail carrying a one-time code for a dashboard's public link. */
-export function accessCodeMail(input: { to: string; dashboardName: string; code: string; expiresAt: Date }): MailMessage {
+export function accessCodeMail(input: {
+  to: string;
+  dashboardName: string;
+  code: string;
+  expiresAt: Date;
+}): MailMessage {
   const until = input.expiresAt.toUTCString();
   const text = [
     'Hello,',

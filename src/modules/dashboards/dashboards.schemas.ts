@@ -13,7 +13,10 @@ const Domain = Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253, descriptio
 export const GlobalFilter = Type.Object(
   {
     siteIds: Type.Optional(
-      Type.Array(Type.String(), { maxItems: 1000, description: 'Sites of the organization; each with its descendants' }),
+      Type.Array(Type.String(), {
+        maxItems: 1000,
+        description: 'Sites of the organization; each with its descendants',
+      }),
     ),
     startYear: Type.Optional(Year),
     endYear: Type.Optional(Year),
@@ -60,7 +63,9 @@ const updatable = {
   name: Type.String({ minLength: 1, maxLength: 500 }),
   description: Nullable(Type.String({ maxLength: 5000, description: 'null clears it' })),
   isPublic: Type.Boolean({ description: 'Anyone with the link may open it at /public/dashboards/{id}' }),
-  publicCanFilterSites: Type.Boolean({ description: 'Public viewers may narrow the sites (within the filter)' }),
+  publicCanFilterSites: Type.Boolean({
+    description: 'Public viewers may narrow the sites (within the filter)',
+  }),
   password: Nullable(
     Type.String({
       minLength: 8,
@@ -107,7 +112,9 @@ export const CreateDashboardBody = Type.Object(
     name: updatable.name,
     globalFilter: Type.Optional(GlobalFilter),
     widgetTheme: Type.Optional(WidgetTheme),
-    order: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Lists sort by it' })),
+    order: Type.Optional(
+      Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Lists sort by it' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -126,8 +133,12 @@ export type CreateDashboardBody = Static<typeof CreateDashboardBody>;
 
 export const WidgetConfig = Type.Object(
   {
-    period: Type.Optional(Type.Enum(['MONTHLY', 'QUARTERLY', 'YEARLY'], { description: 'LINE, BAR, TABLE [YEARLY]' })),
-    sites: Type.Optional(Type.Enum(['TOTAL', 'BREAKDOWN'], { description: 'One series in all, or one per site [TOTAL]' })),
+    period: Type.Optional(
+      Type.Enum(['MONTHLY', 'QUARTERLY', 'YEARLY'], { description: 'LINE, BAR, TABLE [YEARLY]' }),
+    ),
+    sites: Type.Optional(
+      Type.Enum(['TOTAL', 'BREAKDOWN'], { description: 'One series in all, or one per site [TOTAL]' }),
+    ),
     showTarget: Type.Optional(Type.Boolean({ description: 'The indicator’s targets beside it [false]' })),
     decimals: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   },
@@ -183,7 +194,9 @@ export const Widget = Type.Object({
 
 export const WidgetAnswer = Type.Object({
   ...Widget.properties,
-  dashboardIsPublic: Type.Boolean({ description: 'The dashboard is public: this widget is visible through its link' }),
+  dashboardIsPublic: Type.Boolean({
+    description: 'The dashboard is public: this widget is visible through its link',
+  }),
   notice: Nullable(Type.String({ description: 'Said when the widget is visible publicly' })),
 });
 
@@ -296,7 +309,9 @@ export type AccessBody = Static<typeof AccessBody>;
 
 export const Grant = Type.Object(
   {
-    accessToken: Type.String({ description: 'Send as `Authorization: Bearer …` to GET /public/dashboards/{id}' }),
+    accessToken: Type.String({
+      description: 'Send as `Authorization: Bearer …` to GET /public/dashboards/{id}',
+    }),
     expiresAt: DateTime,
   },
   { description: 'A viewer grant of this dashboard only, for one hour' },

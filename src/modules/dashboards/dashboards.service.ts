@@ -9,7 +9,11 @@ import { siteScope } from '../access/site-scope.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { requiresEmail } from './dashboards.public.ts';
-import { type DashboardFields, dashboardsRepository as repo, type WidgetFields } from './dashboards.repository.ts';
+import {
+  type DashboardFields,
+  dashboardsRepository as repo,
+  type WidgetFields,
+} from './dashboards.repository.ts';
 import type {
   CreateDashboardBody,
   CreateWidgetBody,
@@ -208,7 +212,10 @@ async function checkIndicators(tx: Tx, caller: Caller, ids: string[]): Promise<v
   const issues: Issue[] = [];
   ids.forEach((id, i) => {
     if (!existing.has(id))
-      issues.push({ path: `indicatorIds.${i}`, message: `indicatorIds.${i} is not an indicator of this organization` });
+      issues.push({
+        path: `indicatorIds.${i}`,
+        message: `indicatorIds.${i} is not an indicator of this organization`,
+      });
   });
   if (issues.length > 0) throw badRequest(issues[0]!.message, issues);
 }
