@@ -10,7 +10,7 @@ import type {
 } from '../../domain/dashboards.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { indicatorSeries, type SeriesGrouping, type SeriesResult } from '../indicators/indicators.series.ts';
-import type { CurrentValue } from '../indicators/indicators.values.ts';
+import { type CurrentValue, formatNumber } from '../indicators/indicators.values.ts';
 import { targetsRepository } from '../targets/targets.repository.ts';
 import type { TargetEntry } from '../targets/targets.schemas.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
@@ -170,6 +170,7 @@ async function targetLines(
   siteId: string | undefined,
   sites: string[] | undefined,
   decimals: number | undefined,
+  seriesUnit: string | null,
 ): Promise<TargetLine[]> {
   const wanted = grouping === 'TOTAL' ? 'YEARLY' : grouping;
   const targets = await targetsRepository.list(ctx.tx, ctx.viewer.organizationId, indicatorId);
@@ -191,7 +192,7 @@ async function targetLines(
     const points = entries.map((e) => {
       const { period } = entryPeriod(e);
       let value = e.targetValue;
-      let unit = baseline?.displayUnit ?? null;
+      let unit = seriesUnit;
       if (e.type === 'PERCENTAGE') {
         if (baseline?.displayValue !== null && baseline?.displayValue !== undefined) {
           value = baseline.displayValue * (1 + e.targetValue / 100);
@@ -200,7 +201,7 @@ async function targetLines(
           unit = '%';
         }
       }
-      const formatted = format(value, unit, decimals ?? 2);
+      const formatted = decimals === undefined ? formatNumber(value, unit) : format(value, unit, decimals);
       return { period, label: periodLabel(period), value, formatted };
     });
     lines.push({
@@ -290,6 +291,7 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
             r.siteId,
             r.siteId ? [r.siteId] : ctx.siteIds,
             decimals,
+            r.total.displayUnit,
           )
         : [],
       issues: r.total.issues.map((i) => ({ type: i.type, message: i.message })),
