@@ -97,6 +97,7 @@ export const UpdateDashboardBody = Type.Partial(
         name: 'Energy 2025',
         description: null,
         isPublic: true,
+        globalFilter: { siteIds: [EXAMPLE_IDS.site], startYear: 2025, endYear: 2025 },
         password: EXAMPLE_DASHBOARD_PASSWORD,
         publicAccessDomains: ['example.com'],
         tags: ['energy'],
