@@ -247,8 +247,11 @@ export async function computeWidgets(
   options: { tree?: SiteTree; siteIds?: string[] } = {},
 ): Promise<WidgetData[]> {
   const tree = options.tree ?? (await SiteTree.load(tx, viewer.organizationId));
-  const named = options.siteIds ?? filter.siteIds;
-  const siteIds = await sitesFor(tx, viewer, tree, named && named.length > 0 ? named : undefined);
+  const given = options.siteIds ?? filter.siteIds;
+  // A filter site deleted since is left out; a filter whose sites are all gone shows nothing
+  // (never the whole organization).
+  const named = given?.length ? given.filter((id) => tree.byId.has(id)) : undefined;
+  const siteIds = await sitesFor(tx, viewer, tree, named);
   const breakdownSites = siteIds ?? tree.tops(new Set(tree.byId.keys()));
   const indicators = await repo.indicators(tx, viewer.organizationId, [
     ...new Set(widgets.flatMap((w) => w.indicatorIds)),
