@@ -28,8 +28,6 @@ const LARGE = Number(process.env['BENCH_LARGE'] ?? 100_000);
 const PER_SUBMISSION = 1_000;
 const NUMBERS = 50;
 
-
-
 async function load(options: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
   if (result.non2xx > 0 || result.errors > 0) {
@@ -147,19 +145,14 @@ for (const engine of engines().filter((e) => !only || e === only)) {
   const listUrl = `${base}/activities?formId=${form.id}&key=fuel&limit=100`;
   const firstSmall = await sequential(listUrl, headers);
   // The bare side needs a server: none on PGlite.
-  const pool = engine === 'postgres' ? new pg.Pool({ connectionString: config.databaseUrl!, max: CONNECTIONS }) : null;
+  const pool =
+    engine === 'postgres' ? new pg.Pool({ connectionString: config.databaseUrl!, max: CONNECTIONS }) : null;
   // An idle client whose connection is ended (another suite's outage test) must not end the run.
   pool?.on('error', () => undefined);
-  await against(
-    engine,
-    `GET /activities, page of 100 of ${SMALL}`,
-    listUrl,
-    headers,
-    pool,
-    async (p) => ({
-      activities: (
-        await p.query(
-          `select a.id, a.form_element_submission_id, a.input, a.value, a.site_id, s.name as site_name,
+  await against(engine, `GET /activities, page of 100 of ${SMALL}`, listUrl, headers, pool, async (p) => ({
+    activities: (
+      await p.query(
+        `select a.id, a.form_element_submission_id, a.input, a.value, a.site_id, s.name as site_name,
                   a.year, a.period_unit, a.metadata
              from activities a
              join form_sites fs on fs.organization_id = a.organization_id and fs.id = a.form_site_id
@@ -167,11 +160,10 @@ for (const engine of engines().filter((e) => !only || e === only)) {
             where a.organization_id = $1 and a.element_id = $2 and fs.active
             order by lower(s.name) collate "C", s.name collate "C", a.site_id, a.year, a.period_unit, a.position, a.id
             limit 100`,
-          [org.organization.id, elementId],
-        )
-      ).rows,
-    }),
-  );
+        [org.organization.id, elementId],
+      )
+    ).rows,
+  }));
 
   // Grow to LARGE activities (spread over sites, years and months), then the first page again.
   let count = SMALL;
@@ -208,7 +200,11 @@ for (const engine of engines().filter((e) => !only || e === only)) {
         formId: numbers.id,
         siteId: site.id,
         year,
-        values: Array.from({ length: 5 }, (_, i) => ({ elementKey: `r${i}`, periodUnit: 1 + i, value: i + 0.5 })),
+        values: Array.from({ length: 5 }, (_, i) => ({
+          elementKey: `r${i}`,
+          periodUnit: 1 + i,
+          value: i + 0.5,
+        })),
       });
     }
   }
@@ -246,15 +242,21 @@ for (const engine of engines().filter((e) => !only || e === only)) {
   const siteLines = ['name,code,parent'];
   for (let i = 0; i < 990; i++) siteLines.push(`Depot ${i},D${i},`);
   await call(app, key, 'POST', '/sites/import', { csvContent: siteLines.join('\n'), organizationId: org1 });
-  await against(engine, 'GET /sites, 1,000 sites', `${base}/sites`, headers, pool, async (p) =>
-    (
-      await p.query(
-        `select id, parent_id, name, code, latitude, longitude, address, metadata, created_at, updated_at
+  await against(
+    engine,
+    'GET /sites, 1,000 sites',
+    `${base}/sites`,
+    headers,
+    pool,
+    async (p) =>
+      (
+        await p.query(
+          `select id, parent_id, name, code, latitude, longitude, address, metadata, created_at, updated_at
            from sites where organization_id = $1
           order by lower(name) collate "C", name collate "C", id`,
-        [org1],
-      )
-    ).rows,
+          [org1],
+        )
+      ).rows,
   );
   const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
   const itemLines = ['label,key,value,unit,year'];
@@ -348,7 +350,9 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     );
     await pool.query(`drop table bench_values_${suffix}, bench_history_${suffix}`);
   } else {
-    rows.push(`| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`);
+    rows.push(
+      `| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`,
+    );
   }
   await pool?.end();
   await app.close();

@@ -3,7 +3,13 @@
 // page, including past the end.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import { activateForm, createForm, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+import {
+  activateForm,
+  createForm,
+  createSite,
+  createTenant,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -54,7 +60,10 @@ function expected(filter: (s: (typeof made)[number]) => boolean = () => true): s
 async function list(query: string) {
   const res = await api(t, 'GET', `/form-submissions?${query}`, { token: tenant.owner.token });
   expect(res.status).toBe(200);
-  return res.body as { items: Array<{ year: number; formId: string; siteId: string }>; pagination: { total: number } };
+  return res.body as {
+    items: Array<{ year: number; formId: string; siteId: string }>;
+    pagination: { total: number };
+  };
 }
 
 describe('GET /form-submissions order and totals', () => {
