@@ -242,7 +242,8 @@ async function write(
   const changes: ValueChange[] = [];
   const outcomes = prepared.map((p) => {
     const submission = submissions.get(p.target.formSiteId)!;
-    return planChanges(submission.id, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
+    const place = { submissionId: submission.id, siteId: p.target.siteId, year: p.target.year };
+    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
   });
   const applied = new Map(
     (await valuesRepository.applyChanges(tx, org, caller.userId, changes)).map((r) => [r.id, r.at]),
@@ -287,7 +288,7 @@ type Outcome = { stored: StoredValue; change?: ValueChange } | { change: ValueCh
  * what must be written (an unchanged value is neither rewritten nor recorded in its history).
  */
 function planChanges(
-  submissionId: string,
+  place: { submissionId: string; siteId: string; year: number },
   planned: PlannedValue[],
   stored: StoredValue[],
   changes: ValueChange[],
@@ -300,7 +301,7 @@ function planChanges(
       if (!live) return undefined;
       const change: ValueChange = {
         id: live.id,
-        submissionId,
+        ...place,
         elementId: live.element_id,
         periodUnit: live.period_unit,
         timestamp: live.timestamp,
@@ -333,8 +334,8 @@ function planChanges(
       status: 'COMPLETED',
     };
     const change: ValueChange = live
-      ? { ...write, submissionId, action: 'UPDATE', before: snapshotOf(live), after }
-      : { ...write, submissionId, action: 'CREATE', before: null, after };
+      ? { ...write, ...place, action: 'UPDATE', before: snapshotOf(live), after }
+      : { ...write, ...place, action: 'CREATE', before: null, after };
     changes.push(change);
     return { change };
   });

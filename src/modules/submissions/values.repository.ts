@@ -23,6 +23,9 @@ export interface ValueWrite {
  */
 export interface ValueChange extends ValueWrite {
   submissionId: string;
+  /** The submission's site and year (for the indicators' aggregate columns of migration 0016). */
+  siteId: string;
+  year: number;
   action: 'CREATE' | 'UPDATE' | 'DELETE';
   before: unknown;
   after: unknown;
@@ -86,6 +89,8 @@ export const valuesRepository = {
         part.map((r) => ({
           id: r.id,
           submission: r.submissionId,
+          site_id: r.siteId,
+          year: r.year,
           element_id: r.elementId,
           period_unit: r.periodUnit,
           ts: r.timestamp,
