@@ -23,7 +23,7 @@ export interface ValueWrite {
  */
 export interface ValueChange extends ValueWrite {
   submissionId: string;
-  /** The submission's site and year (for the indicators' aggregate columns of migration 0016). */
+  /** The submission's site and year, stored on new rows for the indicators' aggregate (0016). */
   siteId: string;
   year: number;
   action: 'CREATE' | 'UPDATE' | 'DELETE';
@@ -106,14 +106,14 @@ export const valuesRepository = {
       const result = await sql<{ id: string; at: Date; deleted: boolean }>`
         with input as (
           select * from jsonb_to_recordset(${input}::jsonb) as r(
-            id uuid, submission uuid, element_id uuid, period_unit smallint, ts timestamptz,
+            id uuid, submission uuid, site_id uuid, year int, element_id uuid, period_unit smallint, ts timestamptz,
             value jsonb, original_value jsonb, numeric_value double precision, selected_unit_id uuid,
             action text, before jsonb, after jsonb)
         ), written as (
           insert into form_element_submissions as v (
-            id, organization_id, form_submission_id, element_id, period_unit, "timestamp", value,
-            original_value, numeric_value, selected_unit_id, user_id)
-          select id, ${organizationId}, submission, element_id, period_unit, ts, value,
+            id, organization_id, form_submission_id, site_id, year, element_id, period_unit,
+            "timestamp", value, original_value, numeric_value, selected_unit_id, user_id)
+          select id, ${organizationId}, submission, site_id, year, element_id, period_unit, ts, value,
                  original_value, numeric_value, selected_unit_id, ${userId}
             from input where action <> 'DELETE'
           on conflict (id) do update set
