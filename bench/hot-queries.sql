@@ -12,7 +12,7 @@ select "k"."id", "k"."organization_id", "k"."user_id", "m"."role", "u"."email", 
 --           Join Filter: ((k.organization_id = m.organization_id) AND (k.user_id = m.user_id))
 --           Buffers: shared hit=2
 --           ->  Seq Scan on api_keys k (actual rows=1 loops=1)
---                 Filter: ((revoked_at IS NULL) AND (key_hash = 'dcd3316156935fb8a25eea5f0cd361d21ca4c98f6f14705ea5a05f14a565d5a5'::text))
+--                 Filter: ((revoked_at IS NULL) AND (key_hash = '<hash>'::text))
 --                 Buffers: shared hit=1
 --           ->  Seq Scan on memberships m (actual rows=1 loops=1)
 --                 Filter: (status = 'active'::text)
@@ -145,7 +145,7 @@ with t as (
 --                   SubPlan 9
 --                     ->  CTE Scan on e e_1 (actual rows=50 loops=1)
 --   Planning:
---     Buffers: shared hit=534
+--     Buffers: shared hit=532
 
 -- 5.
 select distinct on (s.idx) s.idx, l.id, l.period_unit, l.site_id, l.created_at,
@@ -205,7 +205,7 @@ select distinct on (s.idx) s.idx, l.id, l.period_unit, l.site_id, l.created_at,
 --                             ->  Index Scan using sites_organization_id_id_key on sites st (never executed)
 --                                   Index Cond: ((organization_id = '<uuid>'::uuid) AND (id = s.site_id))
 --   Planning:
---     Buffers: shared hit=119
+--     Buffers: shared hit=120
 
 -- 6.
 insert into "form_submissions" ("organization_id", "form_site_id", "user_id") values ($1, $2, $3) on conflict ("organization_id", "form_site_id") do update set "updated_at" = now() returning "id", "form_site_id", "user_id", "created_at", "updated_at";
@@ -228,30 +228,30 @@ insert into "form_submissions" ("organization_id", "form_site_id", "user_id") va
 -- 7.
 select "v"."id", "v"."form_submission_id", "v"."element_id", "v"."period_unit", "v"."timestamp", "v"."value", "v"."original_value", "v"."selected_unit_id", "v"."status", "v"."user_id", "v"."recorded_at", "v"."deleted_at" from "form_element_submissions" as "v" where "v"."organization_id" = $1 and v.form_submission_id = any($2::uuid[]) and v.element_id = any($3::uuid[]) for update;
 --   LockRows (actual rows=50 loops=1)
---     Buffers: shared hit=64
+--     Buffers: shared hit=65
 --     InitPlan 1 (returns $0)
 --       ->  Result (actual rows=1 loops=1)
 --     ->  Result (actual rows=50 loops=1)
 --           One-Time Filter: ($0 = '<uuid>'::uuid)
---           Buffers: shared hit=14
+--           Buffers: shared hit=15
 --           ->  Seq Scan on form_element_submissions v (actual rows=50 loops=1)
 --                 Filter: ((form_submission_id = ANY ('{<uuid>}'::uuid[])) AND (organization_id = '<uuid>'::uuid) AND (element_id = ANY ('{<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>,<uuid>}'::uuid[])))
 --                 Rows Removed by Filter: 500
---                 Buffers: shared hit=14
+--                 Buffers: shared hit=15
 --   Planning:
---     Buffers: shared hit=125
+--     Buffers: shared hit=131
 
 -- 8.
 with input as (
   select * from jsonb_to_recordset($1::jsonb) as r(
-  id uuid, submission uuid, element_id uuid, period_unit smallint, ts timestamptz,
+  id uuid, submission uuid, site_id uuid, year int, element_id uuid, period_unit smallint, ts timestamptz,
   value jsonb, original_value jsonb, numeric_value double precision, selected_unit_id uuid,
   action text, before jsonb, after jsonb)
   ), written as (
   insert into form_element_submissions as v (
-  id, organization_id, form_submission_id, element_id, period_unit, "timestamp", value,
-  original_value, numeric_value, selected_unit_id, user_id)
-  select id, $2, submission, element_id, period_unit, ts, value,
+  id, organization_id, form_submission_id, site_id, year, element_id, period_unit,
+  "timestamp", value, original_value, numeric_value, selected_unit_id, user_id)
+  select id, $2, submission, site_id, year, element_id, period_unit, ts, value,
   original_value, numeric_value, selected_unit_id, $3
   from input where action <> 'DELETE'
   on conflict (id) do update set
@@ -272,7 +272,7 @@ with input as (
   union all
   select id, deleted_at, true from deleted;
 --   Append (actual rows=50 loops=1)
---     Buffers: shared hit=864 dirtied=1 written=1
+--     Buffers: shared hit=928 dirtied=1 written=1
 --     CTE input
 --       ->  Function Scan on jsonb_to_recordset r (actual rows=50 loops=1)
 --     CTE written
@@ -281,7 +281,7 @@ with input as (
 --             Conflict Arbiter Indexes: form_element_submissions_pkey
 --             Tuples Inserted: 0
 --             Conflicting Tuples: 50
---             Buffers: shared hit=864 dirtied=1 written=1
+--             Buffers: shared hit=928 dirtied=1 written=1
 --             InitPlan 2 (returns $1)
 --               ->  Result (actual rows=1 loops=1)
 --             InitPlan 3 (returns $2)
@@ -312,7 +312,7 @@ with input as (
 --             ->  CTE Scan on input input_1 (actual rows=50 loops=1)
 --                   Buffers: shared hit=59
 --     ->  CTE Scan on written (actual rows=50 loops=1)
---           Buffers: shared hit=864 dirtied=1 written=1
+--           Buffers: shared hit=928 dirtied=1 written=1
 --     ->  CTE Scan on deleted (actual rows=0 loops=1)
 --   Planning:
 --     Buffers: shared hit=3
