@@ -45,7 +45,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const get = (url: string) => app.inject({ method: 'GET', url });
-const assetPaths = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+const assetPaths = (html: string) =>
+  [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
 
 describe('GET /d/:id', () => {
   it('renders the shell with the name escaped, the preview tags and a strict CSP', async () => {
@@ -57,7 +58,9 @@ describe('GET /d/:id', () => {
     expect(PAGE_CSP).not.toContain('unsafe-inline');
     const html = res.body;
     expect(html).not.toContain('<script>alert');
-    expect(html).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Energy&quot; · SDCS</title>');
+    expect(html).toContain(
+      '<title>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Energy&quot; · SDCS</title>',
+    );
     expect(html).toContain('<meta name="description" content="Site &lt;b&gt;energy&lt;/b&gt; use">');
     expect(html).toContain('<meta property="og:title" content="&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain(`<meta property="og:url" content="https://sdcs.example.org/d/${OPEN}">`);

@@ -108,6 +108,7 @@ ${opts.robots ? `<meta name="robots" content="${opts.robots}">\n` : ''}<meta pro
 <meta name="twitter:card" content="summary">
 <meta name="twitter:title" content="${title}">
 <meta name="twitter:description" content="${description}">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.style.path}">
 <script src="${assets.chart.path}" defer></script>
 <script src="${assets.script.path}" defer></script>
@@ -119,7 +120,12 @@ ${opts.body}
 `;
 }
 
-function dashboardPage(head: DashboardHead, apiPrefix: string, url: string, assets: ReturnType<typeof loadAssets>) {
+function dashboardPage(
+  head: DashboardHead,
+  apiPrefix: string,
+  url: string,
+  assets: ReturnType<typeof loadAssets>,
+) {
   const gated = head.requiresPassword || head.requiresEmail;
   const description = gated
     ? gateSentence(head)
@@ -217,7 +223,11 @@ export function registerDashboardPage(
     async (request, reply) => {
       const found = byPath.get(`/assets/${request.params.file}`);
       if (!found) {
-        return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found');
+        return reply
+          .code(404)
+          .type('text/plain; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send('Not found');
       }
       return reply
         .type(found.type)

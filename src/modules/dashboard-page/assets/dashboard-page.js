@@ -10,7 +10,16 @@
   const api = body.dataset.api || '/api/v1';
   const base = `${api}/public/dashboards/${encodeURIComponent(dashboardId)}`;
   const TOKEN_KEY = `sdcs.dashboard.${dashboardId}`;
-  const DEFAULT_COLORS = ['#0f766e', '#2563eb', '#d97706', '#7c3aed', '#dc2626', '#0891b2', '#65a30d', '#db2777'];
+  const DEFAULT_COLORS = [
+    '#0f766e',
+    '#2563eb',
+    '#d97706',
+    '#7c3aed',
+    '#dc2626',
+    '#0891b2',
+    '#65a30d',
+    '#db2777',
+  ];
   const DASHES = { solid: [], dashed: [8, 4], dotted: [2, 3] };
   const TARGET_DASH = [6, 4];
 
@@ -129,9 +138,22 @@
     const widgets = [...(view.widgets || [])].sort((a, b) => a.position - b.position);
     if (widgets.length === 0) setStatus('This dashboard has no widgets yet.');
     else setStatus('');
+    // Consecutive VALUE widgets share one full-width row of key figures; charts and tables fill
+    // the grid (two columns on wide screens, one on a phone).
+    let kpiRow = null;
     for (const widget of widgets) {
       const series = dataById.get(widget.id)?.series || [];
-      widgetsBox.append(drawWidget(widget, series, theme));
+      const card = drawWidget(widget, series, theme);
+      if (widget.type === 'VALUE') {
+        if (!kpiRow) {
+          kpiRow = el('div', 'kpi-row');
+          widgetsBox.append(kpiRow);
+        }
+        kpiRow.append(card);
+      } else {
+        kpiRow = null;
+        widgetsBox.append(card);
+      }
     }
     if (view.computedAt) {
       const at = new Date(view.computedAt);
@@ -227,7 +249,8 @@
     const labels = new Map();
     for (const s of series) for (const p of s.points || []) labels.set(p.period, p.label);
     if (!labels.size) {
-      for (const s of series) for (const t of s.targets || []) for (const p of t.points) labels.set(p.period, p.label);
+      for (const s of series)
+        for (const t of s.targets || []) for (const p of t.points) labels.set(p.period, p.label);
     }
     const periods = [...labels.keys()].sort();
     return { periods, labels: periods.map((p) => labels.get(p)) };
@@ -254,7 +277,11 @@
       columns.push({ name: seriesName(s), unit: s.unit, points: formattedAt(s.points, periods) });
       if (config.showTarget) {
         for (const t of s.targets || []) {
-          columns.push({ name: `${t.name || 'Target'} (target)`, unit: s.unit, points: formattedAt(t.points, periods) });
+          columns.push({
+            name: `${t.name || 'Target'} (target)`,
+            unit: s.unit,
+            points: formattedAt(t.points, periods),
+          });
         }
       }
     }
@@ -273,13 +300,14 @@
     return wrap;
   }
 
+  const byIndex = (a, b) => a.datasetIndex - b.datasetIndex;
   const dashOf = (style) => DASHES[style] || DASHES.solid;
 
   /**
    * Aggregate lines (BREAKDOWN widgets): per indicator, the sum and the mean over its sites, each
    * drawn when the theme's aggregateLines styles it (a color, a line style or a width).
    */
-  function aggregateDatasets(series, periods, lines, type) {
+  function aggregateDatasets(series, periods, lines) {
     const out = [];
     const wants = (key) =>
       lines[`${key}Color`] !== undefined ||
@@ -313,7 +341,9 @@
           backgroundColor: color,
           borderDash: dashOf(lines[`${key}LineStyle`]),
           borderWidth: Number(lines[`${key}StrokeWidth`]) || 2,
-          pointRadius: type === 'BAR' ? 3 : 2,
+          pointStyle: 'line',
+          pointRadius: 0,
+          pointHoverRadius: 4,
           spanGaps: true,
           order: 0,
         });
@@ -339,7 +369,6 @@
     const datasets = [];
     series.forEach((s, i) => {
       const color = colors[i % colors.length];
-      const totalStyled = !s.siteId;
       datasets.push({
         type: isBar ? 'bar' : 'line',
         label: seriesName(s),
@@ -347,10 +376,10 @@
         formatted: formattedAt(s.points, periods),
         unit: s.unit,
         borderColor: color,
-        backgroundColor: isBar ? color : `${color}22`,
-        borderWidth: isBar ? 0 : (totalStyled && Number(lines.totalStrokeWidth)) || 2.5,
-        borderDash: isBar || !totalStyled ? [] : dashOf(lines.totalLineStyle),
+        backgroundColor: color,
+        borderWidth: isBar ? 0 : 2.5,
         borderRadius: isBar ? 4 : 0,
+        pointStyle: isBar ? 'rect' : 'circle',
         pointRadius: isBar ? 0 : 3,
         pointHoverRadius: 5,
         tension: 0.25,
@@ -370,6 +399,7 @@
             backgroundColor: color,
             borderDash: TARGET_DASH,
             borderWidth: 2,
+            pointStyle: 'line',
             pointRadius: 0,
             pointHoverRadius: 4,
             spanGaps: true,
@@ -379,7 +409,7 @@
         }
       }
     });
-    datasets.push(...aggregateDatasets(series, periods, lines, widget.type));
+    datasets.push(...aggregateDatasets(series, periods, lines));
     const units = [...new Set(series.map((s) => s.unit).filter(Boolean))];
     const chart = new window.Chart(canvas, {
       type: isBar ? 'bar' : 'line',
@@ -390,13 +420,19 @@
         animation: false,
         interaction: { mode: 'index', intersect: false },
         plugins: {
-          legend: { position: 'bottom', labels: { boxWidth: 12, boxHeight: 12, usePointStyle: false } },
+          legend: {
+            position: 'bottom',
+            labels: { usePointStyle: true, boxHeight: 9, sort: byIndex },
+          },
           tooltip: {
+            itemSort: byIndex,
             callbacks: {
               label(ctx) {
                 const ds = ctx.dataset;
                 const point = ds.formatted?.[ctx.dataIndex];
-                const text = point ? pointText(point, ds.unit, config.decimals) : pointText({ value: ctx.parsed.y }, ds.unit, 2);
+                const text = point
+                  ? pointText(point, ds.unit, config.decimals)
+                  : pointText({ value: ctx.parsed.y }, ds.unit, 2);
                 return `${ds.label}: ${text}`;
               },
             },
@@ -532,5 +568,10 @@
     $('gate-email').focus();
   });
 
-  load();
+  // A protected dashboard without a token of this tab's: the gate at once, without a refused call.
+  if (!memoryToken && (body.dataset.requiresPassword === 'true' || body.dataset.requiresEmail === 'true')) {
+    showGate({});
+  } else {
+    load();
+  }
 })();

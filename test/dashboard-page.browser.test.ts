@@ -1,0 +1,352 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DashboardView, SeriesPoint } from '../src/domain/dashboards.ts';
+import { registerDashboardPage } from '../src/modules/dashboard-page/dashboard-page.ts';
+import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+
+// The dashboard page in a real browser (Debian's Chromium through playwright-core). This part
+// serves the page over a stub of the public dashboards API, to check what the page draws from a
+// known view (every widget type, the gate's answers, the site filter, escaping).
+
+const ID = '11111111-1111-4111-8111-111111111111';
+const MONTHS = ['2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06'];
+const LABELS = ['Jan 2026', 'Feb 2026', 'Mar 2026', 'Apr 2026', 'May 2026', 'Jun 2026'];
+const XSS_NAME = '<script>window.__xss = 1</script> Energy';
+const XSS_TITLE = '<img src=x onerror="window.__xss = 2"> Monthly table';
+
+const points = (values: (number | null)[]): SeriesPoint[] =>
+  values.map((value, i) => ({
+    period: MONTHS[i]!,
+    label: LABELS[i]!,
+    value,
+    formatted: value === null ? null : `${value.toLocaleString('en-US')} kWh`,
+  }));
+const total = (value: number): SeriesPoint => ({
+  period: '2026',
+  label: '2026',
+  value,
+  formatted: `${value.toLocaleString('en-US')} kWh`,
+});
+const widget = (id: string, type: 'VALUE' | 'LINE' | 'BAR' | 'TABLE', title: string, config = {}) => ({
+  id,
+  dashboardId: ID,
+  type,
+  title,
+  indicatorIds: ['i1'],
+  config,
+  position: Number(id.slice(1)),
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
+});
+const electricity = {
+  indicatorId: 'i1',
+  name: 'Electricity',
+  unit: 'kWh',
+  total: total(8400),
+  points: points([1500, 1400, 1450, 1350, 1300, 1400]),
+  targets: [
+    {
+      targetId: 't1',
+      name: 'Reduce 10%',
+      type: 'ABSOLUTE' as const,
+      points: points([1350, 1350, 1350, 1350, 1350, 1350]),
+    },
+  ],
+  issues: [],
+};
+const VIEW: DashboardView = {
+  dashboard: {
+    id: ID,
+    name: XSS_NAME,
+    description: 'Monthly electricity use across our sites.',
+    isPublic: true,
+    publicCanFilterSites: true,
+    hasPassword: true,
+    requiresEmail: false,
+    globalFilter: {},
+    widgetTheme: {
+      customColors: ['#0f766e', '#2563eb'],
+      aggregateLines: { totalColor: '#111827', totalLineStyle: 'dashed', averageLineStyle: 'dotted' },
+    },
+    tags: [],
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  },
+  widgets: [
+    widget('w1', 'VALUE', 'Electricity, year to date'),
+    widget('w2', 'LINE', 'Electricity per month', { period: 'MONTHLY', showTarget: true }),
+    widget('w3', 'BAR', 'Electricity by site', { period: 'MONTHLY', sites: 'BREAKDOWN' }),
+    widget('w4', 'TABLE', XSS_TITLE, { period: 'MONTHLY', showTarget: true, decimals: 1 }),
+  ],
+  data: [
+    { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }] },
+    { widgetId: 'w2', series: [electricity] },
+    {
+      widgetId: 'w3',
+      series: [
+        {
+          ...electricity,
+          siteId: 's1',
+          siteName: 'Berlin',
+          total: total(4800),
+          points: points([900, 800, 850, 750, 700, 800]),
+          targets: [],
+        },
+        {
+          ...electricity,
+          siteId: 's2',
+          siteName: 'Lyon',
+          total: total(3000),
+          points: points([600, 600, 600, 600, 600, null]),
+          targets: [],
+          issues: [{ type: 'MISSING_VALUES', message: 'Lyon has no value for Jun 2026' }],
+        },
+      ],
+    },
+    { widgetId: 'w4', series: [electricity] },
+  ],
+  sites: [
+    { id: 's1', name: 'Berlin' },
+    { id: 's2', name: 'Lyon' },
+  ],
+  computedAt: '2026-11-23T10:00:00.000Z',
+};
+
+/** The stub API: a password gate (`secret`), the view to a bearer of `granted-token`. */
+let stub: FastifyInstance;
+let base = '';
+const viewQueries: Record<string, unknown>[] = [];
+let accessAnswer: { status: number; body: unknown; headers?: Record<string, string> } | null = null;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  stub = Fastify();
+  registerDashboardPage(stub, {
+    apiPrefix: '/api/v1',
+    publicUrl: 'https://sdcs.example.org',
+    lookup: async (id) =>
+      id === ID
+        ? { id, name: XSS_NAME, description: null, requiresPassword: true, requiresEmail: false }
+        : null,
+  });
+  stub.get<{ Params: { id: string } }>('/api/v1/public/dashboards/:id', async (request, reply) => {
+    viewQueries.push({ ...(request.query as object) });
+    if (request.headers.authorization !== 'Bearer granted-token') {
+      return reply.code(401).send({
+        code: 'UNAUTHORIZED',
+        message: 'This dashboard is protected',
+        issues: [],
+        requiresPassword: true,
+        requiresEmail: false,
+      });
+    }
+    return VIEW;
+  });
+  stub.post<{ Body: { password?: string } }>(
+    '/api/v1/public/dashboards/:id/access',
+    async (request, reply) => {
+      if (accessAnswer) {
+        return reply
+          .code(accessAnswer.status)
+          .headers(accessAnswer.headers ?? {})
+          .send(accessAnswer.body);
+      }
+      if (request.body.password !== 'secret') {
+        return reply.code(401).send({ code: 'UNAUTHORIZED', message: 'Wrong password', issues: [] });
+      }
+      return { accessToken: 'granted-token', expiresAt: '2026-11-24T10:00:00.000Z' };
+    },
+  );
+  base = await stub.listen({ port: 0, host: '127.0.0.1' });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stub?.close();
+});
+
+/** `Chart.getChart(canvas).data` of the widget's chart, as plain data. */
+const chartData = (page: Page, widgetId: string) =>
+  page.evaluate((id) => {
+    const canvas = document.querySelector(`[data-widget-id="${id}"] canvas`) as HTMLCanvasElement;
+    const chart = (window as any).Chart.getChart(canvas);
+    return {
+      type: chart.config.type as string,
+      labels: chart.data.labels as string[],
+      datasets: chart.data.datasets.map((d: any) => ({
+        label: d.label,
+        type: d.type,
+        data: d.data,
+        borderDash: d.borderDash ?? [],
+        borderColor: d.borderColor,
+      })),
+    };
+  }, widgetId);
+
+describe.skipIf(!hasChromium)(
+  `the dashboard page over a stub API (${hasChromium ? 'Chromium' : NO_CHROMIUM})`,
+  () => {
+    it('asks for the password, keeps the token in sessionStorage and draws every widget type', async () => {
+      const page = await browser!.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+      const errors = collectErrors(page);
+      await page.goto(`${base}/d/${ID}`);
+      // A protected dashboard without a token: the gate at once, without asking for the view.
+      await page.waitForSelector('#gate:not([hidden])');
+      expect(viewQueries).toHaveLength(0);
+      expect(await page.isVisible('#gate-password')).toBe(true);
+      expect(await page.isVisible('#gate-email')).toBe(false);
+
+      await page.fill('#gate-password', 'wrong');
+      await page.click('#gate-submit');
+      await page.waitForSelector('#gate-error:not([hidden])');
+      expect(await page.textContent('#gate-error')).toBe('Wrong password');
+
+      await page.fill('#gate-password', 'secret');
+      await page.click('#gate-submit');
+      await page.waitForSelector('body[data-rendered="true"]');
+      expect(await page.isVisible('#gate')).toBe(false);
+      expect(
+        await page.evaluate(() =>
+          sessionStorage.getItem(`sdcs.dashboard.${document.body.dataset.dashboardId}`),
+        ),
+      ).toBe('granted-token');
+
+      // Names and titles are text, never markup.
+      expect(await page.textContent('#dashboard-name')).toBe(XSS_NAME);
+      expect(await page.textContent('[data-widget-id="w4"] h2')).toBe(XSS_TITLE);
+      expect(await page.evaluate(() => (window as any).__xss)).toBeUndefined();
+      expect(await page.title()).toBe(`${XSS_NAME} · SDCS`);
+
+      // VALUE: the total, formatted with its unit.
+      expect(await page.textContent('[data-widget-id="w1"] .kpi-value')).toBe('8,400 kWh');
+      expect(await page.textContent('[data-widget-id="w1"] .kpi-label')).toBe('Electricity');
+
+      // LINE: the series, then its target as a dashed line in the series' color.
+      const line = await chartData(page, 'w2');
+      expect(line.type).toBe('line');
+      expect(line.labels).toEqual(LABELS);
+      expect(line.datasets).toEqual([
+        {
+          label: 'Electricity',
+          type: 'line',
+          data: [1500, 1400, 1450, 1350, 1300, 1400],
+          borderDash: [],
+          borderColor: '#0f766e',
+        },
+        {
+          label: 'Reduce 10% (target)',
+          type: 'line',
+          data: [1350, 1350, 1350, 1350, 1350, 1350],
+          borderDash: [6, 4],
+          borderColor: '#0f766e',
+        },
+      ]);
+
+      // BAR by site: one dataset per site in the theme's colors, then the total (sum over the sites,
+      // dashed, the theme's total color) and the average (mean of the sites with a value, dotted).
+      const bar = await chartData(page, 'w3');
+      expect(bar.type).toBe('bar');
+      expect(bar.datasets).toEqual([
+        {
+          label: 'Electricity · Berlin',
+          type: 'bar',
+          data: [900, 800, 850, 750, 700, 800],
+          borderDash: [],
+          borderColor: '#0f766e',
+        },
+        {
+          label: 'Electricity · Lyon',
+          type: 'bar',
+          data: [600, 600, 600, 600, 600, null],
+          borderDash: [],
+          borderColor: '#2563eb',
+        },
+        {
+          label: 'Electricity · Total',
+          type: 'line',
+          data: [1500, 1400, 1450, 1350, 1300, 800],
+          borderDash: [8, 4],
+          borderColor: '#111827',
+        },
+        {
+          label: 'Electricity · Average',
+          type: 'line',
+          data: [750, 700, 725, 675, 650, 800],
+          borderDash: [2, 3],
+          borderColor: '#6b7785',
+        },
+      ]);
+      expect(await page.textContent('[data-widget-id="w3"] .notes')).toBe('Lyon has no value for Jun 2026');
+
+      // TABLE: periods as rows, the series and its target as columns, one decimal as configured.
+      const rows = await page.$$eval('[data-widget-id="w4"] tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+      );
+      expect(rows[0]).toEqual(['Period', 'Electricity', 'Reduce 10% (target)']);
+      expect(rows[1]).toEqual(['Jan 2026', '1,500.0 kWh', '1,350.0 kWh']);
+      expect(rows).toHaveLength(7);
+
+      // The site filter lists the view's sites.
+      const options = await page.$$eval('#site-filter option', (os) => os.map((o) => o.textContent));
+      expect(options).toEqual(['All sites', 'Berlin', 'Lyon']);
+      // No other console error (a CSP refusal would be one) than the wrong password's 401.
+      expect(errors).toEqual([
+        'Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+      ]);
+      await page.close();
+    });
+
+    it('asks again with siteIds when a site is picked', async () => {
+      const page = await browser!.newPage({ locale: 'en-US' });
+      await page.goto(`${base}/d/${ID}`);
+      await page.fill('#gate-password', 'secret');
+      await page.click('#gate-submit');
+      await page.waitForSelector('body[data-rendered="true"]');
+      viewQueries.length = 0;
+      const asked = page.waitForResponse((r) => r.url().includes('siteIds='));
+      await page.selectOption('#site-filter', 's2');
+      await asked;
+      expect(viewQueries).toEqual([{ siteIds: 's2' }]);
+      await page.close();
+    });
+
+    it('says when the gate refuses an address or too many attempts', async () => {
+      const page = await browser!.newPage({ locale: 'en-US' });
+      await page.goto(`${base}/d/${ID}`);
+      accessAnswer = {
+        status: 429,
+        headers: { 'retry-after': '30' },
+        body: { code: 'RATE_LIMITED', message: 'Too many requests', issues: [] },
+      };
+      await page.fill('#gate-password', 'secret');
+      await page.click('#gate-submit');
+      await page.waitForSelector('#gate-error:not([hidden])');
+      expect(await page.textContent('#gate-error')).toBe('Too many attempts. Try again in 30 seconds.');
+      accessAnswer = {
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          message: 'Invalid request',
+          issues: [{ path: 'password', message: 'too long' }],
+        },
+      };
+      await page.click('#gate-submit');
+      await page.waitForFunction(() =>
+        document.getElementById('gate-error')?.textContent?.includes('too long'),
+      );
+      expect(await page.textContent('#gate-error')).toBe('Invalid request too long');
+      accessAnswer = null;
+      await page.close();
+    });
+
+    it('answers an unknown dashboard with the not-found page', async () => {
+      const page = await browser!.newPage();
+      const res = await page.goto(`${base}/d/33333333-3333-4333-8333-333333333333`);
+      expect(res?.status()).toBe(404);
+      expect(await page.textContent('h1')).toBe('Dashboard not found');
+      await page.close();
+    });
+  },
+);
