@@ -1,6 +1,13 @@
 import type { ActivitiesTable, ActivityHistoryTable, NoActivityMarkersTable } from './activities.ts';
 import type { ActivityDefinitionsTable } from './activity-definitions.ts';
 import type { CompletenessRemindersTable, FormLocksTable } from './completeness.ts';
+import type {
+  DashboardAccessAttemptsTable,
+  DashboardAccessCodesTable,
+  DashboardGrantsTable,
+  DashboardsTable,
+  DashboardWidgetsTable,
+} from './dashboards.ts';
 import type { DatasetItemHistoryTable, DatasetItemsTable, DatasetsTable } from './datasets.ts';
 import type {
   FormElementSubmissionsTable,
@@ -31,6 +38,7 @@ import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.t
 export type * from './activities.ts';
 export type * from './activity-definitions.ts';
 export type * from './completeness.ts';
+export type * from './dashboards.ts';
 export type * from './datasets.ts';
 export type * from './forms.ts';
 export type * from './identity.ts';
@@ -73,4 +81,9 @@ export interface DB {
   targets: TargetsTable;
   form_locks: FormLocksTable;
   completeness_reminders: CompletenessRemindersTable;
+  dashboards: DashboardsTable;
+  dashboard_widgets: DashboardWidgetsTable;
+  dashboard_grants: DashboardGrantsTable;
+  dashboard_access_codes: DashboardAccessCodesTable;
+  dashboard_access_attempts: DashboardAccessAttemptsTable;
 }
