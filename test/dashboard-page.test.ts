@@ -1,3 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -128,4 +132,50 @@ describe('GET /assets/:file', () => {
       expect(res.headers['cache-control']).toBe('no-store');
     }
   });
+});
+
+// The bundle that `npm start` runs (dist/, built by the tests' global setup) finds the page's files
+// beside it (dist/assets) and Chart.js in node_modules.
+describe('in the bundle', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.removeAllListeners('exit');
+    server?.kill('SIGTERM');
+  });
+
+  it('serves the 404 page and every file it links to', async () => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SDCS_DATA_DIR: mkdtempSync(join(tmpdir(), 'sdcs-page-')),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    };
+    delete env['DATABASE_URL'];
+    const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'dist', 'sdcs.mjs'), 'serve'], {
+      env,
+    });
+    server = child;
+    const base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const onData = (d: Buffer) => {
+        out += d;
+        const m = /SDCS listening on (http:\/\/[^\s]+) /.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.on('exit', (code) => reject(new Error(`the service exited with ${code}: ${out}`)));
+    });
+    const page = await fetch(`${base}/d/${OPEN}`);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    const paths = assetPaths(await page.text());
+    expect(paths).toHaveLength(3);
+    for (const path of paths) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect((await res.text()).length).toBeGreaterThan(1000);
+    }
+  }, 60_000);
 });
