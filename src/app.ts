@@ -22,7 +22,9 @@ import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
 import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
 import { registerDashboardPage } from './modules/dashboard-page/dashboard-page.ts';
+import { publicDashboardsRoutes } from './modules/dashboards/dashboards.public.routes.ts';
 import { publicHead } from './modules/dashboards/dashboards.public.ts';
+import { dashboardsRoutes } from './modules/dashboards/dashboards.routes.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
 import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
@@ -183,6 +185,8 @@ export async function buildApp({
       await api.register(targetsRoutes);
       await api.register(completenessRoutes, { mailer });
       await api.register(formLocksRoutes);
+      await api.register(dashboardsRoutes);
+      await api.register(publicDashboardsRoutes, { database, mailer, clock });
     },
     { prefix: API_PREFIX },
   );

@@ -25,6 +25,9 @@ export const EXAMPLE_IDS = {
   sourceAdapter: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e15',
   indicator: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e13',
   target: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e14',
+  /** A public dashboard protected by EXAMPLE_DASHBOARD_PASSWORD, with one widget. */
+  dashboard: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e16',
+  widget: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e17',
 } as const;
 
 /** The `adapterVersion` of the source adapter definition `EXAMPLE_IDS.sourceAdapter`. */
@@ -35,3 +38,6 @@ export const EXAMPLE_INVITATION_TOKEN = 'sdcs_inv_PASTE-THE-TOKEN-OF-THE-INVITAT
 
 /** The account of the login example. */
 export const EXAMPLE_LOGIN = { email: 'ada@example.com', password: 'correct horse battery staple' } as const;
+
+/** The password of the seeded public dashboard (`EXAMPLE_IDS.dashboard`). */
+export const EXAMPLE_DASHBOARD_PASSWORD = 'correct horse battery staple';

@@ -9,6 +9,7 @@ import {
   type Tenant,
 } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
+import { indicatorSeries } from './indicators.series.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -91,5 +92,55 @@ describe('activity operands', () => {
     expect((await values({ siteIds: [plant], periodUnits: [1] })).body.results[created.body.id].value).toBe(
       7.5,
     );
+  });
+
+  it('add up per quarter and per month in a series, per requested site', async () => {
+    const created = await api(t, 'POST', '/indicators', {
+      token: tenant.manager.token,
+      body: { name: 'Fuel', expressionParts: [{ type: 'activity', value: `${formId}:fuel` }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const series = (grouping: 'QUARTERLY' | 'MONTHLY') =>
+      t.database.tenant(tenant.organizationId, (tx) =>
+        indicatorSeries(
+          tx,
+          { organizationId: tenant.organizationId },
+          {
+            indicatorIds: [created.body.id],
+            siteIds: [group, plant],
+            bySite: true,
+            fromYear: 2025,
+            toYear: 2025,
+            grouping,
+          },
+          new Date(),
+        ),
+      );
+    const points = (r: { points: { period: string; value: { value: number | null } }[] }) =>
+      r.points.filter((p) => p.value.value !== null).map((p) => [p.period, p.value.value]);
+    const [all, mine] = await series('QUARTERLY');
+    // Group with its plant: Q1 200 + 30, Q2 2; the plant alone: Q1 30, Q2 2.
+    expect([all!.siteId, all!.total.value, points(all!)]).toEqual([
+      group,
+      232,
+      [
+        ['2025-Q1', 230],
+        ['2025-Q2', 2],
+      ],
+    ]);
+    expect([mine!.siteId, mine!.total.value, points(mine!)]).toEqual([
+      plant,
+      32,
+      [
+        ['2025-Q1', 30],
+        ['2025-Q2', 2],
+      ],
+    ]);
+    // A quarter's activities fall in its first month.
+    const [monthly] = await series('MONTHLY');
+    expect(points(monthly!)).toEqual([
+      ['2025-01', 230],
+      ['2025-04', 2],
+    ]);
   });
 });

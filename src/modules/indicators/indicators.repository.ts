@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
-import type { Aggregation, ElementType } from '../../db/schema/index.ts';
+import type { Aggregation, ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 
 const COLUMNS = [
@@ -42,6 +42,8 @@ export interface ReferencedElement {
   aggregation: Aggregation;
   deleted: boolean;
   form_name: string;
+  /** The form's period type: how a period unit maps onto months. */
+  period_type: PeriodType;
 }
 
 /** A coefficient an expression names, with its dataset's name. */
@@ -128,7 +130,7 @@ export const indicatorsRepository = {
     if (ids.length === 0 && activityRefs.length === 0) return [];
     const result = await sql<ReferencedElement>`
       select e.id, e.form_id, e.key, e.label, e.type, e.unit_id, e.aggregation,
-             (e.deleted_at is not null or f.deleted_at is not null) as deleted, f.name as form_name
+             (e.deleted_at is not null or f.deleted_at is not null) as deleted, f.name as form_name, f.period_type
         from form_elements e
         join forms f on f.organization_id = e.organization_id and f.id = e.form_id
        where e.organization_id = ${organizationId}

@@ -10,17 +10,24 @@ import { convertValue } from '../units/units.convert.ts';
 import {
   findElement,
   findItem,
+  itemRef,
   listIssues,
   loadReferences,
   type References,
 } from './indicators.references.ts';
 import { indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
-import { type Aggregate, type Scope, valuesRepository as values } from './values.repository.ts';
+import {
+  type Aggregate,
+  type Breakdown,
+  type BucketAggregate,
+  type Scope,
+  valuesRepository as values,
+} from './values.repository.ts';
 
-type Row = Awaited<ReturnType<typeof repo.list>>[number];
+export type Row = Awaited<ReturnType<typeof repo.list>>[number];
 
-interface CurrentValue {
+export interface CurrentValue {
   value: number | null;
   unit: string | null;
   displayValue: number | null;
@@ -29,6 +36,9 @@ interface CurrentValue {
   issues: ResultIssue[];
   explain?: unknown;
 }
+
+/** Who values are computed for: a caller (limited to its sites), or a whole organization. */
+export type Viewer = Caller | { organizationId: string };
 
 /** The years a request covers: `year`, or `startYear`..`endYear`; by default the current year. */
 function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear: number } {
@@ -42,13 +52,18 @@ function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear
 }
 
 /**
- * The sites counted: each requested site with its descendants, within the caller's sites
- * (a site outside them is a 403); by default every site the caller may read (null: all).
+ * The sites each requested site stands for: itself and its descendants, within a caller's sites
+ * (a site outside them is a 403; an organization viewer sees every site). Without `requested`:
+ * null when every site counts, else the caller's sites.
  */
-async function sitesOf(tx: Tx, caller: Caller, requested: string[] | undefined): Promise<string[] | null> {
-  const scope = await siteScope(tx, caller);
-  if (!requested) return scope.all ? null : [...scope.siteIds];
-  const existing = await values.existingSites(tx, caller.organizationId, requested.filter(isUuid));
+export async function siteTrees(
+  tx: Tx,
+  viewer: Viewer,
+  requested: string[] | undefined,
+): Promise<{ all: string[] | null; trees: Map<string, string[]> }> {
+  const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };
+  if (!requested) return { all: scope.all ? null : [...scope.siteIds], trees: new Map() };
+  const existing = await values.existingSites(tx, viewer.organizationId, requested.filter(isUuid));
   requested.forEach((id, i) => {
     if (!existing.has(id))
       throw invalidField(`siteIds.${i}`, `siteIds.${i} is not a site of this organization`);
@@ -57,8 +72,11 @@ async function sitesOf(tx: Tx, caller: Caller, requested: string[] | undefined):
     requested.every((id) => policy.canReadSite(scope, id)),
     'A requested site is outside your sites',
   );
-  const tree = await values.withDescendants(tx, caller.organizationId, [...new Set(requested)]);
-  return scope.all ? tree : tree.filter((id) => scope.siteIds.has(id));
+  const unique = [...new Set(requested)];
+  const pairs = await values.descendantsOf(tx, viewer.organizationId, unique);
+  const trees = new Map<string, string[]>(unique.map((id) => [id, []]));
+  for (const { root, id } of pairs) if (scope.all || scope.siteIds.has(id)) trees.get(root)!.push(id);
+  return { all: [...new Set([...trees.values()].flat())], trees };
 }
 
 /** The requested indicators and every indicator they use, directly or not. */
@@ -81,37 +99,38 @@ export function formatNumber(value: number, symbol: string | null): string {
   return symbol ? `${text} ${symbol}` : text;
 }
 
-/**
- * Current values of indicators (DESIGN §7): each operand aggregated over the whole scope in SQL
- * (one query for all NUMBER elements, one for all activities), then each formula applied.
- */
-export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesBody, now: Date) {
-  const { fromYear, toYear } = yearsOf(body, now);
-  const rows = await repo.list(tx, caller.organizationId);
+/** The requested indicators (each must exist: 400 otherwise), those they use and their operands. */
+export interface Prepared {
+  byId: Map<string, Row>;
+  needed: Row[];
+  refs: References;
+  numberIds: string[];
+  lastIds: string[];
+  activityIds: string[];
+  /** Operand elements of QUARTERLY and of YEARLY forms. */
+  quarterlyIds: string[];
+  yearlyIds: string[];
+}
+
+export async function prepare(
+  tx: Tx,
+  organizationId: string,
+  indicatorIds: string[],
+  refYear: number,
+): Promise<Prepared> {
+  const rows = await repo.list(tx, organizationId);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  body.indicatorIds.forEach((id, i) => {
+  indicatorIds.forEach((id, i) => {
     if (!byId.has(id))
       throw invalidField(`indicatorIds.${i}`, `indicatorIds.${i} is not an indicator of this organization`);
   });
-  if (body.periodUnits?.length === 0) throw invalidField('periodUnits', 'periodUnits is empty');
-  const scope: Scope = {
-    siteIds: await sitesOf(tx, caller, body.siteIds),
-    fromYear,
-    toYear,
-    periodUnits: body.periodUnits ? [...new Set(body.periodUnits)] : null,
-    statuses: body.statuses ?? (await values.defaultStatuses(tx, caller.organizationId)),
-  };
-  const needed = closure(byId, body.indicatorIds);
-  const refs = await loadReferences(
-    tx,
-    caller.organizationId,
-    needed.map((r) => r.expression_parts as ExpressionPart[]),
-    toYear,
-  );
-
+  const needed = closure(byId, indicatorIds);
+  const refs = await referencesAt(tx, organizationId, needed, refYear);
   const numberIds = new Set<string>();
   const lastIds = new Set<string>();
   const activityIds = new Set<string>();
+  const quarterlyIds = new Set<string>();
+  const yearlyIds = new Set<string>();
   for (const row of needed) {
     for (const part of row.expression_parts as ExpressionPart[]) {
       const element =
@@ -120,59 +139,138 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
       if (element.type === 'ACTIVITY') activityIds.add(element.id);
       else numberIds.add(element.id);
       if (element.aggregation === 'LAST') lastIds.add(element.id);
+      if (element.period_type === 'QUARTERLY') quarterlyIds.add(element.id);
+      if (element.period_type === 'YEARLY') yearlyIds.add(element.id);
     }
   }
-  const [numberAggregates, activityAggregates] = await Promise.all([
-    values.elements(tx, caller.organizationId, [...numberIds], [...lastIds], scope),
-    values.activities(tx, caller.organizationId, [...activityIds], scope),
-  ]);
-  const aggregates = new Map<string, Aggregate>(
-    [...numberAggregates, ...activityAggregates].map((a) => [a.element_id, a]),
+  return {
+    byId,
+    needed,
+    refs,
+    numberIds: [...numberIds],
+    lastIds: [...lastIds],
+    activityIds: [...activityIds],
+    quarterlyIds: [...quarterlyIds],
+    yearlyIds: [...yearlyIds],
+  };
+}
+
+/** What the indicators name, with coefficients named by key as of `year`. */
+export function referencesAt(tx: Tx, organizationId: string, rows: Row[], year: number): Promise<References> {
+  return loadReferences(
+    tx,
+    organizationId,
+    rows.map((r) => r.expression_parts as ExpressionPart[]),
+    year,
+  );
+}
+
+/** Whether some coefficient is named by key (so its year depends on the scope's). */
+export const usesKeyedItems = (rows: Row[]) =>
+  rows.some((r) =>
+    (r.expression_parts as ExpressionPart[]).some(
+      (p) => p.type === 'datasetItem' && 'datasetId' in itemRef(p),
+    ),
   );
 
-  const evaluator = new Evaluator(byId, refs, aggregates, body.explain === true);
+/** Every operand aggregated: one query for NUMBER elements, one for activities (per bucket). */
+export async function aggregateOperands(
+  tx: Tx,
+  organizationId: string,
+  prepared: Prepared,
+  scope: Scope,
+  breakdown?: Omit<Breakdown, 'quarterlyIds' | 'yearlyIds'>,
+): Promise<BucketAggregate[]> {
+  const full = breakdown && {
+    ...breakdown,
+    quarterlyIds: prepared.quarterlyIds,
+    yearlyIds: prepared.yearlyIds,
+  };
+  const [numberAggregates, activityAggregates] = await Promise.all([
+    values.elements(tx, organizationId, prepared.numberIds, prepared.lastIds, scope, full),
+    values.activities(tx, organizationId, prepared.activityIds, scope, full),
+  ]);
+  return [...numberAggregates, ...activityAggregates];
+}
+
+/** An indicator's evaluation as answered: units, display value, formatting and issues. */
+export function present(
+  row: Row,
+  refs: References,
+  evaluation: Evaluation,
+  explain?: Record<string, unknown>,
+): CurrentValue {
+  const unit = row.unit_id ? refs.units.get(row.unit_id) : undefined;
+  const display = row.display_unit_id ? refs.units.get(row.display_unit_id) : undefined;
+  const displayUnit = display ?? unit;
+  const value = evaluation.value;
+  const displayValue = value === null ? null : unit && display ? convertValue(value, unit, display) : value;
+  const warnings = listIssues(row.expression_parts as ExpressionPart[], refs)
+    .filter((i) => i.type === 'deletedFormElement')
+    .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined }));
+  return {
+    value,
+    unit: unit?.symbol ?? null,
+    displayValue,
+    displayUnit: displayUnit?.symbol ?? null,
+    formatted: displayValue === null ? null : formatNumber(displayValue, displayUnit?.symbol ?? null),
+    issues: [...evaluation.issues, ...warnings],
+    ...(explain ? { explain } : {}),
+  };
+}
+
+/**
+ * Current values of indicators (DESIGN §7): each operand aggregated over the whole scope in SQL
+ * (one query for all NUMBER elements, one for all activities), then each formula applied.
+ */
+export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesBody, now: Date) {
+  const { fromYear, toYear } = yearsOf(body, now);
+  const prepared = await prepare(tx, caller.organizationId, body.indicatorIds, toYear);
+  if (body.periodUnits?.length === 0) throw invalidField('periodUnits', 'periodUnits is empty');
+  const scope: Scope = {
+    siteIds: (await siteTrees(tx, caller, body.siteIds)).all,
+    fromYear,
+    toYear,
+    periodUnits: body.periodUnits ? [...new Set(body.periodUnits)] : null,
+    statuses: body.statuses ?? (await values.defaultStatuses(tx, caller.organizationId)),
+  };
+  const aggregates = await aggregateOperands(tx, caller.organizationId, prepared, scope);
+  const { byId, refs } = prepared;
+  const evaluator = new Evaluator(
+    byId,
+    refs,
+    new Map(aggregates.map((a) => [a.element_id, a])),
+    body.explain === true,
+  );
   const results: Record<string, CurrentValue> = {};
   for (const id of new Set(body.indicatorIds)) {
     const row = byId.get(id)!;
     const { evaluation, explain } = evaluator.run(row, []);
-    const unit = row.unit_id ? refs.units.get(row.unit_id) : undefined;
-    const display = row.display_unit_id ? refs.units.get(row.display_unit_id) : undefined;
-    const displayUnit = display ?? unit;
-    const value = evaluation.value;
-    const displayValue = value === null ? null : unit && display ? convertValue(value, unit, display) : value;
-    const warnings = listIssues(row.expression_parts as ExpressionPart[], refs)
-      .filter((i) => i.type === 'deletedFormElement')
-      .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined }));
-    results[id] = {
-      value,
-      unit: unit?.symbol ?? null,
-      displayValue,
-      displayUnit: displayUnit?.symbol ?? null,
-      formatted: displayValue === null ? null : formatNumber(displayValue, displayUnit?.symbol ?? null),
-      issues: [...evaluation.issues, ...warnings],
-      ...(body.explain
+    results[id] = present(
+      row,
+      refs,
+      evaluation,
+      body.explain
         ? {
-            explain: {
-              scope: {
-                siteIds: body.siteIds ?? null,
-                siteCount: scope.siteIds?.length ?? null,
-                allSites: scope.siteIds === null,
-                fromYear,
-                toYear,
-                periodUnits: scope.periodUnits,
-                statuses: scope.statuses,
-              },
-              ...explain,
+            scope: {
+              siteIds: body.siteIds ?? null,
+              siteCount: scope.siteIds?.length ?? null,
+              allSites: scope.siteIds === null,
+              fromYear,
+              toYear,
+              periodUnits: scope.periodUnits,
+              statuses: scope.statuses,
             },
+            ...explain,
           }
-        : {}),
-    };
+        : undefined,
+    );
   }
   return { results };
 }
 
 /** Evaluates indicators over loaded aggregates; nested indicators are evaluated once each. */
-class Evaluator {
+export class Evaluator {
   private readonly done = new Map<string, { evaluation: Evaluation; explain: Record<string, unknown> }>();
 
   constructor(

@@ -1,0 +1,164 @@
+import { randomInt, timingSafeEqual } from 'node:crypto';
+import type { Database, Tx } from '../../db/client.ts';
+import { AppError, notFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/time.ts';
+import { randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { accessRepository as access } from './access.repository.ts';
+import { accessCodeMail } from './dashboards.mail.ts';
+import { dashboardPolicy } from './dashboards.policy.ts';
+import { findPublicDashboard, requiresEmail, requiresPassword } from './dashboards.public.ts';
+import type { AccessBody } from './dashboards.schemas.ts';
+
+/** 429 of too many attempts; the route sends `retryAfter` as the Retry-After header. */
+export class RetryLater extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('TOO_MANY_REQUESTS', message);
+  }
+}
+
+export const GRANT_TTL_MS = 60 * 60 * 1000;
+export const CODE_TTL_MS = 10 * 60 * 1000;
+/** Attempts (failures and codes sent) one client address may make on one dashboard per window. */
+export const MAX_ATTEMPTS = 10;
+export const ATTEMPT_WINDOW_MS = 15 * 60 * 1000;
+
+type Row = NonNullable<Awaited<ReturnType<typeof findPublicDashboard>>>;
+
+export interface AccessDeps {
+  database: Database;
+  mailer: Mailer;
+  clock: () => Date;
+}
+
+/** The 401 of a gated dashboard: which gates apply, so a client knows what to ask for. */
+export function gateRefusal(row: Row, message: string): AppError {
+  return new AppError('UNAUTHORIZED', message, [], {
+    issues: [],
+    requiresPassword: requiresPassword(row),
+    requiresEmail: requiresEmail(row),
+  });
+}
+
+export const isGated = (row: Row) => requiresPassword(row) || requiresEmail(row);
+
+/** Grants are `sdcs_dg_…`: neither an access token nor an API key, so no other route accepts them. */
+const newGrantToken = () => `sdcs_dg_${randomBase62(43)}`;
+const codeHash = (dashboardId: string, email: string, code: string) =>
+  sha256Hex(`${dashboardId}:${email}:${code}`);
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Whether a bearer grant opens this dashboard now: issued for it, unexpired, and of its current
+ * gate version (a changed password or address list ends older grants).
+ */
+export async function grantOpens(tx: Tx, row: Row, bearer: string | undefined, now: Date): Promise<boolean> {
+  if (!bearer) return false;
+  const grant = await access.findGrant(tx, row.organization_id, row.id, sha256Hex(bearer));
+  return grant !== undefined && grant.gate_version === row.gate_version && grant.expires_at > now;
+}
+
+type Granted =
+  | { status: 200; body: { accessToken: string; expiresAt: string } }
+  | { status: 202; body: { codeSent: true; email: string; expiresAt: string } };
+
+type Outcome = Granted | { status: 401 | 403 | 429; message: string; retryAfter?: number };
+
+/**
+ * `POST /public/dashboards/{id}/access`: checks the gates in order (password, then address and
+ * its code) and answers a grant, a mailed code (202) or a refusal. Refusals are counted in the
+ * same transaction as the check, which commits: the count survives the refusal.
+ */
+export async function requestAccess(
+  deps: AccessDeps,
+  id: string,
+  body: AccessBody,
+  client: string,
+): Promise<Granted> {
+  const row = await findPublicDashboard(deps.database, id);
+  if (!row) throw notFound('Dashboard');
+  const outcome = await deps.database.tenant(row.organization_id, (tx) =>
+    decide(tx, deps, row, body, client),
+  );
+  if (outcome.status === 200 || outcome.status === 202) return outcome;
+  if (outcome.status === 401) throw gateRefusal(row, outcome.message);
+  if (outcome.status === 403) throw new AppError('FORBIDDEN', outcome.message);
+  throw new RetryLater(outcome.message, outcome.retryAfter ?? 60);
+}
+
+async function decide(
+  tx: Tx,
+  deps: AccessDeps,
+  row: Row,
+  body: AccessBody,
+  client: string,
+): Promise<Outcome> {
+  const now = deps.clock();
+  const org = row.organization_id;
+  const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
+  const counted = await access.attempts(tx, org, row.id, client);
+  if (counted && counted.window_started_at > windowStart && counted.attempts >= MAX_ATTEMPTS) {
+    const retryAfter = Math.max(
+      1,
+      Math.ceil((counted.window_started_at.getTime() + ATTEMPT_WINDOW_MS - now.getTime()) / 1000),
+    );
+    return { status: 429, message: `Too many attempts; try again in ${retryAfter} s`, retryAfter };
+  }
+  const attempt = () => access.countAttempt(tx, org, row.id, client, now, windowStart);
+  const refuse = async (status: 401 | 403, message: string): Promise<Outcome> => {
+    await attempt();
+    return { status, message };
+  };
+
+  if (requiresPassword(row)) {
+    if (body.password === undefined) return refuse(401, 'This dashboard needs its password');
+    if (!(await verifyPassword(row.password_hash, body.password))) return refuse(401, 'Wrong password');
+  }
+  let email: string | null = null;
+  if (requiresEmail(row)) {
+    if (body.email === undefined) return refuse(401, 'This dashboard needs an allowed e-mail address');
+    email = body.email.trim().toLowerCase();
+    if (!dashboardPolicy.emailAllowed(email, row.public_access_emails, row.public_access_domains))
+      return refuse(403, 'This e-mail address may not open this dashboard');
+    if (body.code === undefined) {
+      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+      await access.insertCode(tx, org, {
+        dashboardId: row.id,
+        email,
+        codeHash: codeHash(row.id, email, code),
+        gateVersion: row.gate_version,
+        expiresAt,
+      });
+      // A code sent counts as an attempt: nobody can have a mailbox flooded through the link.
+      await attempt();
+      await deps.mailer.send(accessCodeMail({ to: email, dashboardName: row.name, code, expiresAt }));
+      return { status: 202, body: { codeSent: true, email, expiresAt: iso(expiresAt) } };
+    }
+    const wanted = codeHash(row.id, email, body.code);
+    const codes = await access.liveCodes(tx, org, row.id, email, now);
+    const match = codes.find((c) => sameHash(c.code_hash, wanted) && c.gate_version === row.gate_version);
+    if (!match || !(await access.useCode(tx, org, match.id, now)))
+      return refuse(401, 'Wrong or expired code');
+  }
+
+  await access.clearAttempts(tx, org, row.id, client);
+  const accessToken = newGrantToken();
+  const expiresAt = new Date(now.getTime() + GRANT_TTL_MS);
+  await access.insertGrant(tx, org, {
+    dashboardId: row.id,
+    tokenHash: sha256Hex(accessToken),
+    email,
+    gateVersion: row.gate_version,
+    expiresAt,
+  });
+  return { status: 200, body: { accessToken, expiresAt: iso(expiresAt) } };
+}
