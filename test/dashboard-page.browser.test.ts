@@ -1,9 +1,15 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardView, SeriesPoint } from '../src/domain/dashboards.ts';
+import { readOutbox } from '../src/mail/outbox.ts';
 import { registerDashboardPage } from '../src/modules/dashboard-page/dashboard-page.ts';
+import { api, useTestApp } from './helpers/app.ts';
 import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { createIndicatorWorld, el } from './helpers/indicator-world.ts';
 
 // The dashboard page in a real browser (Debian's Chromium through playwright-core). This part
 // serves the page over a stub of the public dashboards API, to check what the page draws from a
@@ -345,6 +351,170 @@ describe.skipIf(!hasChromium)(
       const page = await browser!.newPage();
       const res = await page.goto(`${base}/d/33333333-3333-4333-8333-333333333333`);
       expect(res?.status()).toBe(404);
+      expect(await page.textContent('h1')).toBe('Dashboard not found');
+      await page.close();
+    });
+  },
+);
+
+// The page on the real service (in-process, listening on a port, over this run's engine): a
+// dashboard seeded through the API, protected by a password and an e-mail domain, opened in
+// Chromium through both gates, its charts checked against hand-computed figures.
+const OUTPUT = join(import.meta.dirname, '..', 'test-output');
+
+describe.skipIf(!hasChromium)(
+  `the dashboard page on the service (${hasChromium ? 'Chromium' : NO_CHROMIUM})`,
+  () => {
+    const t = useTestApp({ dataDir: join(tmpdir(), `sdcs-dashboard-page-${process.pid}-${Date.now()}`) });
+    const PASSWORD = 'plant one figures';
+    let origin = '';
+    let dashboardId = '';
+    let token = '';
+
+    beforeAll(async () => {
+      origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      // The indicator world's plant 1 (with line 1 below it), electricity in kWh, 2025:
+      // Jan 100, Feb 200 + 50 (line 1), Mar 300, Apr 400: 1,050 kWh in all.
+      const w = await createIndicatorWorld(t);
+      token = w.tenant.owner.token;
+      const indicator = await w.create({
+        name: 'Electricity',
+        unitId: w.units['kWh'],
+        expressionParts: [el(w.element.elec)],
+      });
+      if (indicator.status !== 200) throw new Error(JSON.stringify(indicator.body));
+      const target = await api(t, 'POST', '/targets', {
+        token,
+        body: {
+          indicatorId: indicator.body.id,
+          title: 'Cut 10%',
+          targetEntries: [1, 2, 3, 4].map((month) => ({ year: 2025, month, targetValue: 270 })),
+        },
+      });
+      if (target.status !== 200) throw new Error(JSON.stringify(target.body));
+      const dashboard = await api(t, 'POST', '/dashboards', {
+        token,
+        body: {
+          name: 'Plant 1 energy <2025>',
+          description: 'Electricity of plant 1 and its lines',
+          isPublic: true,
+          password: PASSWORD,
+          publicAccessDomains: ['example.com'],
+          globalFilter: {
+            siteIds: [w.sites.plant1],
+            startYear: 2025,
+            endYear: 2025,
+            statuses: ['COMPLETED', 'APPROVED'],
+          },
+          widgetTheme: { customColors: ['#0f766e', '#2563eb'] },
+        },
+      });
+      if (dashboard.status !== 200) throw new Error(JSON.stringify(dashboard.body));
+      dashboardId = dashboard.body.id;
+      for (const widget of [
+        { type: 'VALUE', title: 'Electricity in 2025', indicatorIds: [indicator.body.id] },
+        {
+          type: 'LINE',
+          title: 'Electricity per month',
+          indicatorIds: [indicator.body.id],
+          config: { period: 'MONTHLY', showTarget: true },
+        },
+      ]) {
+        const res = await api(t, 'POST', `/dashboards/${dashboardId}/widgets`, { token, body: widget });
+        if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+      }
+    }, 60_000);
+
+    it('opens through the password and the e-mail code, and draws the figures', async () => {
+      const context = await browser!.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const errors = collectErrors(page);
+      await page.goto(`${origin}/d/${dashboardId}`);
+      expect(await page.title()).toBe('Plant 1 energy <2025> · SDCS');
+      await page.waitForSelector('#gate:not([hidden])');
+      expect(await page.isVisible('#gate-password')).toBe(true);
+      expect(await page.isVisible('#gate-email')).toBe(true);
+
+      // An address outside the allowed domain is refused.
+      await page.fill('#gate-password', PASSWORD);
+      await page.fill('#gate-email', 'someone@elsewhere.org');
+      await page.click('#gate-submit');
+      await page.waitForSelector('#gate-error:not([hidden])');
+
+      const email = 'analyst@example.com';
+      await page.fill('#gate-email', email);
+      await page.click('#gate-submit');
+      await page.waitForSelector('#code-form:not([hidden])');
+      expect(await page.textContent('#code-intro')).toContain(`We sent a code to ${email}.`);
+      const mails = (await readOutbox(join(t.config.dataDir, 'outbox'))).filter((m) => m.to === email);
+      expect(mails).toHaveLength(1);
+      const code = /\b(\d{6})\b/.exec(mails[0]!.text)?.[1];
+      expect(code).toBeDefined();
+      await page.fill('#gate-code', code!);
+      await page.click('#code-submit');
+      await page.waitForSelector('body[data-rendered="true"]');
+      expect(await page.isVisible('#gate')).toBe(false);
+      expect(await page.textContent('#dashboard-description')).toBe('Electricity of plant 1 and its lines');
+
+      // VALUE: 100 + 250 + 300 + 400 = 1,050 kWh.
+      const value = page.locator('.widget-value .kpi-value');
+      expect(await value.getAttribute('data-value')).toBe('1050');
+      expect(await value.textContent()).toBe('1,050 kWh');
+
+      // LINE, monthly: the months with values, and the target (270 a month) as a dashed line.
+      const line = await chartData(page, (await page.getAttribute('.widget-line', 'data-widget-id'))!);
+      const byMonth = (data: (number | null)[]) =>
+        Object.fromEntries(line.labels.map((label, i) => [label, data[i]]).filter(([, v]) => v !== null));
+      expect(line.datasets).toHaveLength(2);
+      expect(line.datasets[0]).toMatchObject({
+        label: 'Electricity',
+        borderDash: [],
+        borderColor: '#0f766e',
+      });
+      expect(byMonth(line.datasets[0]!.data)).toEqual({
+        'Jan 2025': 100,
+        'Feb 2025': 250,
+        'Mar 2025': 300,
+        'Apr 2025': 400,
+      });
+      expect(line.datasets[1]).toMatchObject({
+        label: 'Cut 10% (target)',
+        borderDash: [6, 4],
+        borderColor: '#0f766e',
+      });
+      expect(byMonth(line.datasets[1]!.data)).toEqual({
+        'Jan 2025': 270,
+        'Feb 2025': 270,
+        'Mar 2025': 270,
+        'Apr 2025': 270,
+      });
+      expect(errors.filter((e) => !/status of (401|403)/.test(e))).toEqual([]);
+
+      mkdirSync(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
+
+      // On a phone: one column, nothing wider than the screen, the chart drawn at its width.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForFunction(() => {
+        const canvas = document.querySelector('.widget-line canvas') as HTMLCanvasElement;
+        return canvas.getBoundingClientRect().width < 390;
+      });
+      const layout = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        cards: [...document.querySelectorAll('.widget')].map((c) => c.getBoundingClientRect().width),
+      }));
+      expect(layout.scrollWidth).toBeLessThanOrEqual(390);
+      for (const width of layout.cards) expect(width).toBeLessThan(390);
+      await page.screenshot({ path: join(OUTPUT, 'dashboard-phone.png'), fullPage: true });
+      await context.close();
+    });
+
+    it('answers 404 once the dashboard is deleted', async () => {
+      const res = await api(t, 'DELETE', `/dashboards/${dashboardId}`, { token });
+      expect(res.status).toBe(200);
+      const page = await browser!.newPage();
+      const answer = await page.goto(`${origin}/d/${dashboardId}`);
+      expect(answer?.status()).toBe(404);
       expect(await page.textContent('h1')).toBe('Dashboard not found');
       await page.close();
     });

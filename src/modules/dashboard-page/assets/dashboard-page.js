@@ -139,12 +139,18 @@
     if (widgets.length === 0) setStatus('This dashboard has no widgets yet.');
     else setStatus('');
     // Consecutive VALUE widgets share one full-width row of key figures; charts and tables fill
-    // the grid (two columns on wide screens, one on a phone).
+    // the grid (two columns on wide screens, one on a phone), the last of an odd run at full width.
     let kpiRow = null;
+    let run = [];
+    const closeRun = () => {
+      if (run.length % 2 === 1) run[run.length - 1].classList.add('widget-wide');
+      run = [];
+    };
     for (const widget of widgets) {
       const series = dataById.get(widget.id)?.series || [];
       const card = drawWidget(widget, series, theme);
       if (widget.type === 'VALUE') {
+        closeRun();
         if (!kpiRow) {
           kpiRow = el('div', 'kpi-row');
           widgetsBox.append(kpiRow);
@@ -152,9 +158,11 @@
         kpiRow.append(card);
       } else {
         kpiRow = null;
+        run.push(card);
         widgetsBox.append(card);
       }
     }
+    closeRun();
     if (view.computedAt) {
       const at = new Date(view.computedAt);
       $('computed-at').textContent = `Figures as of ${at.toLocaleString(undefined, {
@@ -384,7 +392,7 @@
         pointStyle: isBar ? 'rect' : 'circle',
         pointRadius: isBar ? 0 : 3,
         pointHoverRadius: 5,
-        tension: 0.25,
+        tension: 0.15,
         fill: false,
         order: 1,
       });
@@ -441,7 +449,7 @@
         scales: {
           x: { grid: { display: false } },
           y: {
-            beginAtZero: isBar,
+            beginAtZero: true,
             title: { display: units.length === 1, text: units[0] || '' },
             ticks: { maxTicksLimit: 6 },
           },
