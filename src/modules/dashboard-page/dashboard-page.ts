@@ -150,13 +150,13 @@ function dashboardPage(
     <h2 id="gate-title">This dashboard is protected</h2>
     <p id="gate-intro" class="muted"></p>
     <form id="gate-form" novalidate>
-      <div id="password-field" class="field" hidden>
-        <label for="gate-password">Password</label>
-        <input id="gate-password" name="password" type="password" autocomplete="current-password" maxlength="200">
-      </div>
       <div id="email-field" class="field" hidden>
         <label for="gate-email">Your e-mail address</label>
         <input id="gate-email" name="email" type="email" autocomplete="email" maxlength="320" placeholder="name@company.com">
+      </div>
+      <div id="password-field" class="field" hidden>
+        <label for="gate-password">Password</label>
+        <input id="gate-password" name="password" type="password" autocomplete="current-password" maxlength="200">
       </div>
       <button id="gate-submit" type="submit">Open dashboard</button>
     </form>

@@ -472,13 +472,13 @@
     $('email-field').hidden = !requiresEmail;
     $('gate-intro').textContent = requiresEmail
       ? requiresPassword
-        ? 'Enter the password you were given and your e-mail address: we will send you a code.'
+        ? 'Enter your e-mail address and the password you were given: we will send you a code.'
         : 'Enter your e-mail address: if it may open this dashboard, we will send you a code.'
       : 'Enter the password you were given.';
     $('gate-submit').textContent = requiresEmail ? 'Send me a code' : 'Open dashboard';
     $('gate-form').hidden = false;
     $('code-form').hidden = true;
-    const first = requiresPassword ? $('gate-password') : $('gate-email');
+    const first = requiresEmail ? $('gate-email') : $('gate-password');
     first.focus();
   }
 
