@@ -17,8 +17,6 @@ const RECALC_MONTHS = 10;
 const RECALC_RUNS = 3;
 const FUELS = ['diesel', 'petrol', 'lpg', 'heating-oil'];
 
-
-
 const calcCode = (scale: number) =>
   [
     'const c = await context.coefficient(inputs.fuelType);',

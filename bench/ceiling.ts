@@ -25,8 +25,6 @@ const LARGE = Number(process.env['BENCH_LARGE'] ?? 100_000);
 const PER_SUBMISSION = 1_000;
 const NUMBERS = 50;
 
-
-
 async function load(options: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
   if (result.non2xx > 0 || result.errors > 0) {
@@ -132,7 +130,9 @@ for (const engine of engines().filter((e) => !only || e === only)) {
       `| ${engine} | GET /activities, page of 100 of ${SMALL} | ${service.rps} (p99 ${service.p99} ms) | ${ceiling.rps} (p99 ${ceiling.p99} ms) | ${(service.rps / ceiling.rps).toFixed(2)} |`,
     );
   } else {
-    rows.push(`| ${engine} | GET /activities, page of 100 of ${SMALL} | ${service.rps} (p99 ${service.p99} ms) | - | - |`);
+    rows.push(
+      `| ${engine} | GET /activities, page of 100 of ${SMALL} | ${service.rps} (p99 ${service.p99} ms) | - | - |`,
+    );
   }
 
   // Grow to LARGE activities (spread over sites, years and months), then the first page again.
@@ -218,7 +218,9 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     );
     await pool.query(`drop table bench_values_${suffix}, bench_history_${suffix}`);
   } else {
-    rows.push(`| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`);
+    rows.push(
+      `| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`,
+    );
   }
   await new Promise((resolve) => (bare ? bare.close(resolve) : resolve(null)));
   await pool?.end();

@@ -13,7 +13,9 @@ const SITES = Number(process.env['SITES'] ?? 1000);
 const RUNS = 10;
 
 const rows: string[] = [];
-for (const engine of engines().filter((e) => !process.env['BENCH_ENGINE'] || e === process.env['BENCH_ENGINE'])) {
+for (const engine of engines().filter(
+  (e) => !process.env['BENCH_ENGINE'] || e === process.env['BENCH_ENGINE'],
+)) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config, clock: () => new Date('2024-09-01T00:00:00Z') });
   await app.ready();

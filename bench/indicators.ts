@@ -3,8 +3,9 @@
 // values, and GET /api/v1/indicators with 500 indicators, through app.inject, on each engine.
 // `npm run bench -- indicators` (SITES=1000 by default: 960,000 values).
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
+import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
 import { valuesRepository } from '../src/modules/indicators/values.repository.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
@@ -14,8 +15,6 @@ const ELEMENTS = 80;
 const MONTHS = 12;
 const INDICATORS = 500;
 const RUNS = 5;
-
-
 
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   await fn(); // warm-up
@@ -82,9 +81,11 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
     await sql`
       insert into form_element_submissions
-        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id)
-      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid
+        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
+      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
+             fs.site_id, fs.year
         from form_submissions s
+        join form_sites fs on fs.id = s.form_site_id
         cross join unnest(${elementIds}::uuid[]) e(id)
         cross join generate_series(1, ${MONTHS}) m
         cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
@@ -128,44 +129,74 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   if (Object.values(check.results).some((r) => (r as { value: unknown }).value === null))
     throw new Error('a value is null');
   const values = await timed(() => call(app, key, 'POST', '/indicators/current-values', body));
-  // The aggregate statement alone (all 30 elements of the 10 indicators), inside a tenant transaction.
-  const sites = await database.tenant(orgId, async (tx) =>
-    (await sql<{ id: string }>`select id from sites where organization_id = ${orgId}`.execute(tx)).rows.map(
-      (r) => r.id,
-    ),
-  );
-  const used = [...Array(10).keys()].flatMap((k) => [k, k + 10, 10 * k + 9]).map((i) => elementIds[i % ELEMENTS]!);
+  // The aggregate statement alone (all 30 elements of the 10 indicators), inside a tenant
+  // transaction: every site, so no site filter (as the service does for the root).
+  const used = [...Array(10).keys()]
+    .flatMap((k) => [k, k + 10, 10 * k + 9])
+    .map((i) => elementIds[i % ELEMENTS]!);
   const lastIds = used.filter((_, i) => i % 3 === 2);
   const scope = {
-    siteIds: sites,
+    siteIds: null,
     fromYear: 2025,
     toYear: 2025,
     periodUnits: null,
     statuses: ['COMPLETED', 'APPROVED'] as ('COMPLETED' | 'APPROVED')[],
   };
+  // As the service calls it: the SUM elements summed without a per-site step, tuned for hashing.
+  const sumIds = used.filter((id) => !lastIds.includes(id));
   const aggregate = await timed(() =>
-    database.tenant(orgId, (tx) => valuesRepository.elements(tx, orgId, used, lastIds, scope)),
+    database.tenant(orgId, async (tx) => {
+      await valuesRepository.tuneForAggregates(tx);
+      return valuesRepository.elements(tx, orgId, used, lastIds, scope, undefined, sumIds);
+    }),
   );
-  if (process.env['EXPLAIN']) {
-    const plan = await database.system(async (tx) => {
-      const result = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
-        with per_site as (
-          select v.element_id, fs.site_id, sum(v.numeric_value) as s, avg(v.numeric_value) as a, count(*) as n,
-                 (max(array[(fs.year * 16 + v.period_unit)::float8, v.numeric_value])
-                    filter (where v.element_id = any(${lastIds}::uuid[])))[2] as l
-            from form_element_submissions v
-            join form_submissions sub on sub.organization_id = v.organization_id and sub.id = v.form_submission_id
-            join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
-           where v.organization_id = ${orgId} and v.element_id = any(${used}::uuid[])
-             and v.deleted_at is null and v.numeric_value is not null
-             and v.status = any(${scope.statuses}::text[]) and fs.active and fs.year between 2025 and 2025
-             and fs.site_id = any(${sites}::uuid[])
-           group by v.element_id, fs.site_id)
-        select element_id, sum(s), sum(l), sum(a), sum(n)::int, count(*)::int from per_site group by element_id`.execute(tx);
+  const explain = async (label: string, statement: RawBuilder<unknown>) => {
+    if (!process.env['EXPLAIN']) return;
+    const plan = await database.tenant(orgId, async (tx) => {
+      await valuesRepository.tuneForAggregates(tx);
+      const result = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${statement}`.execute(tx);
       return result.rows.map((r) => r['QUERY PLAN']).join('\n');
     });
-    console.error(plan);
-  }
+    console.error(`-- ${engine}, ${label}\n${plan}`);
+  };
+  await explain(
+    'every site',
+    valuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
+  );
+  // One region (about a tenth of the plants): the statement with a site list.
+  const region = await database.tenant(orgId, async (tx) =>
+    (
+      await sql<{ id: string }>`
+        select id from sites where organization_id = ${orgId}
+           and (name = 'Region 1' or parent_id = (select id from sites where organization_id = ${orgId} and name = 'Region 1'))`.execute(
+        tx,
+      )
+    ).rows.map((r) => r.id),
+  );
+  const regionBody = { indicatorIds: measured, siteIds: [region[0]], year: 2025 };
+  const regional = await timed(() => call(app, key, 'POST', '/indicators/current-values', regionBody));
+  await explain(
+    'one region',
+    valuesRepository.elementsStatement(
+      orgId,
+      used,
+      lastIds,
+      { ...scope, siteIds: region },
+      undefined,
+      sumIds,
+    ),
+  );
+  // Twelve monthly points of the 10 indicators at the root (dashboards).
+  const monthly = await timed(() =>
+    database.tenant(orgId, (tx) =>
+      indicatorSeries(
+        tx,
+        { organizationId: orgId },
+        { indicatorIds: measured, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        new Date(),
+      ),
+    ),
+  );
   const q1 = await timed(() =>
     call(app, key, 'POST', '/indicators/current-values', {
       ...body,
@@ -186,6 +217,57 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     );
   }
   const list = await timed(() => call(app, key, 'GET', '/indicators'));
+  // With the visibility map set (PostgreSQL's autovacuum does it in time; PGlite has none), the
+  // aggregate is an index-only scan without heap visits.
+  await database.execScript('vacuum analyze form_element_submissions');
+  const vacuumed = await timed(() => call(app, key, 'POST', '/indicators/current-values', body));
+  const monthlyVacuumed = await timed(() =>
+    database.tenant(orgId, (tx) =>
+      indicatorSeries(
+        tx,
+        { organizationId: orgId },
+        { indicatorIds: measured, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        new Date(),
+      ),
+    ),
+  );
+  await explain(
+    'every site, after vacuum',
+    valuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
+  );
+
+  // The write cost of the trigger that fills site and year when a writer leaves them out: a new
+  // submission's 960 values (80 elements × 12 months) inserted without them, then with them, each
+  // time in a transaction rolled back.
+  const writeCost = async (explicit: boolean) =>
+    timed(() =>
+      database
+        .system(async (tx) => {
+          await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+          const { rows: made } = await sql<{ id: string; site_id: string }>`
+            with fs as (
+              insert into form_sites (organization_id, form_id, site_id, year)
+              values (${orgId}, ${form.id}, ${root.id}, 2024) returning id, site_id)
+            insert into form_submissions (organization_id, form_site_id, user_id)
+            select ${orgId}, fs.id, ${userId}::uuid from fs returning id, (select site_id from fs)`.execute(
+            tx,
+          );
+          const sub = made[0]!;
+          await sql`
+            insert into form_element_submissions
+              (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, user_id
+               ${explicit ? sql`, site_id, year` : sql``})
+            select ${orgId}, ${sub.id}::uuid, e.id, m, '1', 1, ${userId}::uuid
+                   ${explicit ? sql`, ${sub.site_id}::uuid, 2024` : sql``}
+              from unnest(${elementIds}::uuid[]) e(id) cross join generate_series(1, 12) m`.execute(tx);
+          throw new Error('rollback');
+        })
+        .catch((e: Error) => {
+          if (e.message !== 'rollback') throw e;
+        }),
+    );
+  const withTrigger = await writeCost(false);
+  const withoutTrigger = await writeCost(true);
 
   const values_ = SITES * ELEMENTS * MONTHS;
   const fmt = (t: number[]) =>
@@ -196,9 +278,19 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   rows.push(`| ${engine} | of which the one aggregate statement | ${values_} | ${fmt(aggregate)} |`);
   rows.push(`| ${engine} | same, Q1 and APPROVED only | ${values_} | ${fmt(q1)} |`);
   rows.push(`| ${engine} | GET /indicators (${INDICATORS} indicators) | ${values_} | ${fmt(list)} |`);
+  rows.push(
+    `| ${engine} | current values, one region (${region.length} sites) | ${values_} | ${fmt(regional)} |`,
+  );
+  rows.push(`| ${engine} | series, 10 indicators × 12 months, root | ${values_} | ${fmt(monthly)} |`);
+  rows.push(`| ${engine} | current values, root, after VACUUM | ${values_} | ${fmt(vacuumed)} |`);
+  rows.push(`| ${engine} | series × 12 months, root, after VACUUM | ${values_} | ${fmt(monthlyVacuumed)} |`);
+  rows.push(`| ${engine} | insert 960 values, site/year by trigger | - | ${fmt(withTrigger)} |`);
+  rows.push(`| ${engine} | insert 960 values, site/year given | - | ${fmt(withoutTrigger)} |`);
   console.error(`${engine}: seeded ${values_} values in ${seedSeconds.toFixed(1)} s`);
   await app.close();
-  await drop();
+  // KEEP_DB=1 keeps the PostgreSQL database (to try statements on it with psql).
+  if (process.env['KEEP_DB'] && engine === 'postgres') console.error(`kept ${config.databaseUrl}`);
+  else await drop();
 }
 
 console.log(`\nIndicators (median of ${RUNS} after a warm-up), app.inject\n`);

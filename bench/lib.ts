@@ -76,6 +76,7 @@ export async function call(
     headers: { authorization: `Bearer ${key}`, ...headers },
     ...(payload ? { payload } : {}),
   });
-  if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  if (res.statusCode !== 200)
+    throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   return res.json();
 }

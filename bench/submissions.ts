@@ -13,8 +13,6 @@ const YEARS = Array.from({ length: 10 }, (_, i) => 2016 + i);
 const ELEMENTS = 50;
 const IN_FLIGHT = 10;
 
-
-
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

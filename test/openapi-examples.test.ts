@@ -3,6 +3,7 @@ import { API_PREFIX } from '../src/app.ts';
 import type { Role } from '../src/db/schema/index.ts';
 import {
   EXAMPLE_ADAPTER_VERSION,
+  EXAMPLE_DASHBOARD_PASSWORD,
   EXAMPLE_IDS,
   EXAMPLE_INVITATION_TOKEN,
   EXAMPLE_LOGIN,
@@ -91,6 +92,8 @@ const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
   'source-adapter-definitions': 'sourceAdapter',
   indicators: 'indicator',
   targets: 'target',
+  dashboards: 'dashboard',
+  widgetId: 'widget',
 };
 
 function pathRecord(path: string, param: string): keyof typeof EXAMPLE_IDS | undefined {
@@ -235,6 +238,24 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
           title: 'Halve it',
           targetEntries: [{ year: 2030, targetValue: 1 }],
         },
+      }),
+    )
+  ).id as string;
+
+  const dashboard = await must(
+    'POST /dashboards',
+    api(t, 'POST', '/dashboards', {
+      token: tenant.owner.token,
+      body: { name: 'Energy', isPublic: true, password: EXAMPLE_DASHBOARD_PASSWORD },
+    }),
+  );
+  ids.dashboard = dashboard.id as string;
+  ids.widget = (
+    await must(
+      'POST /dashboards/{id}/widgets',
+      api(t, 'POST', `/dashboards/${ids.dashboard}/widgets`, {
+        token: tenant.owner.token,
+        body: { type: 'VALUE', title: 'Total', indicatorIds: [ids.indicator] },
       }),
     )
   ).id as string;

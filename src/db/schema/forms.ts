@@ -83,6 +83,9 @@ export interface FormElementSubmissionsTable {
   original_value: Json;
   numeric_value: number | null;
   selected_unit_id: string | null;
+  /** The site and year of the submission's form-site (filled from it when left out). */
+  site_id: ColumnType<string, string | undefined, never>;
+  year: ColumnType<number, number | undefined, never>;
   status: ColumnType<ValueStatus, ValueStatus | undefined, ValueStatus>;
   user_id: string;
   recorded_at: CreatedAt;

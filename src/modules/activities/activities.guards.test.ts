@@ -80,7 +80,9 @@ describe('slot guards', () => {
     seen.length = 0;
     const ok = await submit(1, [{ amount: 1 }]);
     expect(ok.status).toBe(200);
-    expect(seen).toEqual([[{ formId, siteId: site, year: 2025, period: 1, path: 'values.0', label: 'fuel' }]]);
+    expect(seen).toEqual([
+      [{ formId, siteId: site, year: 2025, period: 1, path: 'values.0', label: 'fuel' }],
+    ]);
 
     locked = { period: 2 };
     const refused = await submit(2, [{ amount: 1 }]);

@@ -54,7 +54,8 @@ export const listingRepository = {
     const narrow = (years: string, periods: string): Expression<SqlBool>[] => {
       const parts: Expression<SqlBool>[] = [];
       if (filter.years) parts.push(sql<SqlBool>`${sql.ref(years)} = any(${filter.years}::int[])`);
-      if (filter.periodUnits) parts.push(sql<SqlBool>`${sql.ref(periods)} = any(${filter.periodUnits}::int[])`);
+      if (filter.periodUnits)
+        parts.push(sql<SqlBool>`${sql.ref(periods)} = any(${filter.periodUnits}::int[])`);
       return parts;
     };
     const { total } = await tx

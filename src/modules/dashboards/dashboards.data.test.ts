@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { createSite } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
 import { periodLabel } from './dashboards.data.ts';
 
@@ -179,6 +180,13 @@ describe('dashboard data', () => {
     ]);
     // Yearly entries of 2025: 3000, and -50 % of the 2024 baseline over the group (9999): 4999.5.
     expect(values(view.data[1].series[0].targets[0].points)).toEqual([3000, 4999.5]);
+  });
+
+  it('a filter whose sites were all deleted shows nothing (not the whole organization)', async () => {
+    const gone = await createSite(t, w.tenant.organizationId, { name: 'Gone' });
+    const id = await board({ siteIds: [gone], startYear: 2025, endYear: 2025 }, [{ type: 'VALUE' }]);
+    expect((await api(t, 'DELETE', `/sites/${gone}`, { token: w.tenant.owner.token })).status).toBe(200);
+    expect((await data(id)).data[0].series[0].total.value).toBeNull();
   });
 
   it('decimals format the values', async () => {

@@ -1,5 +1,4 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
 import type {
   GlobalFilter,
   Series,
@@ -8,12 +7,12 @@ import type {
   Widget,
   WidgetData,
 } from '../../domain/dashboards.ts';
-import { siteScope } from '../access/site-scope.ts';
 import { indicatorSeries, type SeriesGrouping, type SeriesResult } from '../indicators/indicators.series.ts';
 import { type CurrentValue, formatNumber } from '../indicators/indicators.values.ts';
 import { targetsRepository } from '../targets/targets.repository.ts';
 import type { TargetEntry } from '../targets/targets.schemas.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
+import { SiteTree, sitesFor, type Viewer } from './dashboards.sites.ts';
 
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -24,71 +23,6 @@ export function periodLabel(period: string): string {
   const month = /^(\d{4})-(\d{2})$/.exec(period);
   if (month) return `${MONTH_NAMES[Number(month[2]) - 1]} ${month[1]}`;
   return period;
-}
-
-/** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */
-export type Viewer = Caller | { organizationId: string };
-
-interface Site {
-  id: string;
-  name: string;
-  parent_id: string | null;
-}
-
-/** The sites of the organization, and each site with its descendants. */
-export class SiteTree {
-  readonly byId: Map<string, Site>;
-  private readonly children = new Map<string, string[]>();
-
-  constructor(sites: Site[]) {
-    this.byId = new Map(sites.map((s) => [s.id, s]));
-    for (const s of sites) {
-      if (s.parent_id) this.children.set(s.parent_id, [...(this.children.get(s.parent_id) ?? []), s.id]);
-    }
-  }
-
-  /** The sites with all their descendants. */
-  expand(ids: readonly string[]): Set<string> {
-    const out = new Set<string>();
-    const stack = [...ids];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (out.has(id) || !this.byId.has(id)) continue;
-      out.add(id);
-      stack.push(...(this.children.get(id) ?? []));
-    }
-    return out;
-  }
-
-  /** The sites of `set` whose parent is not in it: the tops of the set's trees. */
-  tops(set: ReadonlySet<string>): string[] {
-    return [...set].filter((id) => {
-      const parent = this.byId.get(id)?.parent_id;
-      return !parent || !set.has(parent);
-    });
-  }
-
-  static async load(tx: Tx, organizationId: string): Promise<SiteTree> {
-    return new SiteTree(await repo.sites(tx, organizationId));
-  }
-}
-
-/**
- * The sites a computation names for a viewer: the given ones (each with its descendants); for a
- * member limited to some sites, a named site outside theirs stands for its descendants within.
- * undefined: every site the viewer sees.
- */
-export async function sitesFor(
-  tx: Tx,
-  viewer: Viewer,
-  tree: SiteTree,
-  named: readonly string[] | undefined,
-): Promise<string[] | undefined> {
-  const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };
-  if (scope.all) return named ? [...new Set(named)] : undefined;
-  const visible = scope.siteIds;
-  const set = named ? tree.expand(named) : new Set(visible);
-  return tree.tops(new Set([...set].filter((id) => visible.has(id))));
 }
 
 export interface Period {
@@ -313,8 +247,11 @@ export async function computeWidgets(
   options: { tree?: SiteTree; siteIds?: string[] } = {},
 ): Promise<WidgetData[]> {
   const tree = options.tree ?? (await SiteTree.load(tx, viewer.organizationId));
-  const named = options.siteIds ?? filter.siteIds;
-  const siteIds = await sitesFor(tx, viewer, tree, named && named.length > 0 ? named : undefined);
+  const given = options.siteIds ?? filter.siteIds;
+  // A filter site deleted since is left out; a filter whose sites are all gone shows nothing
+  // (never the whole organization).
+  const named = given?.length ? given.filter((id) => tree.byId.has(id)) : undefined;
+  const siteIds = await sitesFor(tx, viewer, tree, named);
   const breakdownSites = siteIds ?? tree.tops(new Set(tree.byId.keys()));
   const indicators = await repo.indicators(tx, viewer.organizationId, [
     ...new Set(widgets.flatMap((w) => w.indicatorIds)),

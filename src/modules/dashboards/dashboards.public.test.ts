@@ -251,6 +251,15 @@ describe('public dashboards', () => {
     expect(grants).toEqual([]);
   });
 
+  it('a filter site deleted since does not break the link', async () => {
+    const gone = await createSite(t, tenant.organizationId, { name: 'Gone' });
+    const id = await dashboard({ globalFilter: { siteIds: [gone] } });
+    const del = await api(t, 'DELETE', `/sites/${gone}`, { token: tenant.owner.token });
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    const res = await open(id);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
   it('making it private closes the link', async () => {
     const id = await dashboard({});
     await api(t, 'PUT', `/dashboards/${id}`, { token: tenant.owner.token, body: { isPublic: false } });

@@ -97,6 +97,7 @@ export const UpdateDashboardBody = Type.Partial(
         name: 'Energy 2025',
         description: null,
         isPublic: true,
+        globalFilter: { siteIds: [EXAMPLE_IDS.site], startYear: 2025, endYear: 2025 },
         password: EXAMPLE_DASHBOARD_PASSWORD,
         publicAccessDomains: ['example.com'],
         tags: ['energy'],
@@ -314,10 +315,16 @@ export const Grant = Type.Object(
     }),
     expiresAt: DateTime,
   },
-  { description: 'A viewer grant of this dashboard only, for one hour' },
+  {
+    description: 'A viewer grant of this dashboard only, for one hour',
+    examples: [{ accessToken: 'sdcs_dg_3kQ9…', expiresAt: '2026-03-01T13:00:00.000Z' }],
+  },
 );
 
 export const CodeSent = Type.Object(
   { codeSent: Type.Literal(true), email: Type.String(), expiresAt: DateTime },
-  { description: 'A one-time code was mailed to the address; it works once, for 10 minutes' },
+  {
+    description: 'A one-time code was mailed to the address; it works once, for 10 minutes',
+    examples: [{ codeSent: true, email: 'ada@example.com', expiresAt: '2026-03-01T12:10:00.000Z' }],
+  },
 );

@@ -5,10 +5,11 @@ import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { gateRefusal, grantOpens, isGated } from './dashboards.access.ts';
 import { cachedView, rememberView } from './dashboards.cache.ts';
-import { computeWidgets, SiteTree } from './dashboards.data.ts';
+import { computeWidgets } from './dashboards.data.ts';
 import { findPublicDashboard, requiresEmail } from './dashboards.public.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { type DashboardRow, findDashboard, presentWidget } from './dashboards.service.ts';
+import { SiteTree } from './dashboards.sites.ts';
 
 export function presentPublic(row: DashboardRow): PublicDashboard {
   return {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { activateForm, createForm } from '../../../test/helpers/factories.ts';
@@ -253,5 +254,55 @@ describe('indicatorSeries', () => {
       400,
       'endDate',
     );
+  });
+
+  it('leaves out the values of a deactivated form-site, and counts them again once reactivated', async () => {
+    const setSites = (siteIds: string[]) =>
+      api(t, 'PUT', '/form-sites', {
+        token: w.tenant.owner.token,
+        body: { formId: w.formId, siteIds, years: [2025] },
+      });
+    const { group, plant1, plant2, line1, other } = w.sites;
+    expect((await setSites([group, plant1, plant2, line1])).status).toBe(200);
+    try {
+      const [result] = await series(['elec'], { grouping: 'QUARTERLY' });
+      // Every site but the other one (7 kWh in January): 2050.
+      expect(result!.total.value).toBe(2050);
+      expect(values(result!.points)[0]).toEqual(['2025-Q1', 1650]);
+      const current = await w.values({ indicatorIds: [ids['elec']], year: 2025 });
+      expect(current.body.results[ids['elec']!].value).toBe(2050);
+    } finally {
+      expect((await setSites([group, plant1, plant2, line1, other])).status).toBe(200);
+    }
+    const [again] = await series(['elec'], { grouping: 'TOTAL' });
+    expect(again!.total.value).toBe(2057);
+  });
+
+  it('counts a value a writer stored without its site and year (filled from its submission)', async () => {
+    const org = w.tenant.organizationId;
+    const id = await t.database.system(async (tx) => {
+      await sql`select set_config('app.organization_id', ${org}, true)`.execute(tx);
+      const { rows } = await sql<{ id: string }>`
+        insert into form_element_submissions
+          (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, user_id)
+        select v.organization_id, v.form_submission_id, v.element_id, 6, '3', 3, v.user_id
+          from form_element_submissions v
+         where v.organization_id = ${org} and v.site_id = ${w.sites.plant2} and v.element_id = ${w.element.elec}
+        returning id`.execute(tx);
+      return rows[0]!.id;
+    });
+    try {
+      const [result] = await series(['elec'], { grouping: 'MONTHLY', siteIds: [w.sites.plant2] });
+      // Plant 2: January’s 1000, and June’s 3 stored here.
+      expect(values(result!.points).filter(([, v]) => v !== null)).toEqual([
+        ['2025-01', 1000],
+        ['2025-06', 3],
+      ]);
+    } finally {
+      await t.database.system(async (tx) => {
+        await sql`select set_config('app.organization_id', ${org}, true)`.execute(tx);
+        await sql`update form_element_submissions set deleted_at = now() where id = ${id}`.execute(tx);
+      });
+    }
   });
 });

@@ -54,7 +54,7 @@ function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear
 /**
  * The sites each requested site stands for: itself and its descendants, within a caller's sites
  * (a site outside them is a 403; an organization viewer sees every site). Without `requested`:
- * null when every site counts, else the caller's sites.
+ * null when every site counts (also when the requested sites cover them all), else the caller's sites.
  */
 export async function siteTrees(
   tx: Tx,
@@ -76,7 +76,10 @@ export async function siteTrees(
   const pairs = await values.descendantsOf(tx, viewer.organizationId, unique);
   const trees = new Map<string, string[]>(unique.map((id) => [id, []]));
   for (const { root, id } of pairs) if (scope.all || scope.siteIds.has(id)) trees.get(root)!.push(id);
-  return { all: [...new Set([...trees.values()].flat())], trees };
+  const all = [...new Set([...trees.values()].flat())];
+  // Every site of the organization (a root asked for): no site filter at all.
+  const everySite = all.length === (await values.siteCount(tx, viewer.organizationId));
+  return { all: everySite ? null : all, trees };
 }
 
 /** The requested indicators and every indicator they use, directly or not. */
@@ -106,6 +109,8 @@ export interface Prepared {
   refs: References;
   numberIds: string[];
   lastIds: string[];
+  /** NUMBER elements aggregated as SUM: summed without a per-site step unless explained. */
+  sumIds: string[];
   activityIds: string[];
   /** Operand elements of QUARTERLY and of YEARLY forms. */
   quarterlyIds: string[];
@@ -128,6 +133,7 @@ export async function prepare(
   const refs = await referencesAt(tx, organizationId, needed, refYear);
   const numberIds = new Set<string>();
   const lastIds = new Set<string>();
+  const sumIds = new Set<string>();
   const activityIds = new Set<string>();
   const quarterlyIds = new Set<string>();
   const yearlyIds = new Set<string>();
@@ -139,6 +145,7 @@ export async function prepare(
       if (element.type === 'ACTIVITY') activityIds.add(element.id);
       else numberIds.add(element.id);
       if (element.aggregation === 'LAST') lastIds.add(element.id);
+      if (element.type !== 'ACTIVITY' && element.aggregation === 'SUM') sumIds.add(element.id);
       if (element.period_type === 'QUARTERLY') quarterlyIds.add(element.id);
       if (element.period_type === 'YEARLY') yearlyIds.add(element.id);
     }
@@ -149,6 +156,7 @@ export async function prepare(
     refs,
     numberIds: [...numberIds],
     lastIds: [...lastIds],
+    sumIds: [...sumIds].filter((id) => !lastIds.has(id)),
     activityIds: [...activityIds],
     quarterlyIds: [...quarterlyIds],
     yearlyIds: [...yearlyIds],
@@ -180,14 +188,25 @@ export async function aggregateOperands(
   prepared: Prepared,
   scope: Scope,
   breakdown?: Omit<Breakdown, 'quarterlyIds' | 'yearlyIds'>,
+  explaining = false,
 ): Promise<BucketAggregate[]> {
   const full = breakdown && {
     ...breakdown,
     quarterlyIds: prepared.quarterlyIds,
     yearlyIds: prepared.yearlyIds,
   };
+  await values.tuneForAggregates(tx);
   const [numberAggregates, activityAggregates] = await Promise.all([
-    values.elements(tx, organizationId, prepared.numberIds, prepared.lastIds, scope, full),
+    values.elements(
+      tx,
+      organizationId,
+      prepared.numberIds,
+      prepared.lastIds,
+      scope,
+      full,
+      // Explained operands show how many sites are behind them: per site, then.
+      explaining ? [] : prepared.sumIds,
+    ),
     values.activities(tx, organizationId, prepared.activityIds, scope, full),
   ]);
   return [...numberAggregates, ...activityAggregates];
@@ -234,7 +253,14 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
     periodUnits: body.periodUnits ? [...new Set(body.periodUnits)] : null,
     statuses: body.statuses ?? (await values.defaultStatuses(tx, caller.organizationId)),
   };
-  const aggregates = await aggregateOperands(tx, caller.organizationId, prepared, scope);
+  const aggregates = await aggregateOperands(
+    tx,
+    caller.organizationId,
+    prepared,
+    scope,
+    undefined,
+    body.explain === true,
+  );
   const { byId, refs } = prepared;
   const evaluator = new Evaluator(
     byId,

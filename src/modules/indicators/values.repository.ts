@@ -94,7 +94,8 @@ const groupOf = (b?: Breakdown) => (b?.groups ? sql`g.grp` : sql`null::uuid`);
 /**
  * From per (element, site, group, bucket) rows `per_bucket(element_id, site_id, grp, period, s, n,
  * lk, l)` — sum, count, latest period key and its value — the aggregates of each (element, group,
- * bucket): sites added up. With buckets, also the whole scope's (period null): each site's sum,
+ * bucket): sites added up. Rows of elements summed without a per-site step have a null site_id
+ * (and count no sites). With buckets, also the whole scope's (period null): each site's sum,
  * count and mean over all its values, its value of the latest period of all.
  */
 const acrossSites = (b?: Breakdown) => sql`
@@ -109,7 +110,7 @@ const acrossSites = (b?: Breakdown) => sql`
     }
   )
   select element_id, grp, period, sum(s)::float8 as sum, sum(l)::float8 as last_sum,
-         sum(a)::float8 as average_sum, sum(n)::int as value_count, count(*)::int as site_count
+         sum(a)::float8 as average_sum, sum(n)::int as value_count, count(site_id)::int as site_count
     from per_site group by element_id, grp, period`;
 
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
@@ -126,35 +127,96 @@ export const valuesRepository = {
     lastIds: string[],
     scope: Scope,
     breakdown?: Breakdown,
+    sumOnlyIds: string[] = [],
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
-    const key = sql`(fs.year * 16 + v.period_unit)::float8`;
-    const result = await sql<BucketAggregate>`
-      with per_bucket as (
-        select v.element_id, fs.site_id, ${groupOf(breakdown)} as grp,
-               ${bucketOf(sql`v.element_id`, sql`fs.year`, sql`v.period_unit`, breakdown)} as period,
+    const inactive = await valuesRepository.inactiveSubmissions(tx, organizationId, scope);
+    const statement = valuesRepository.elementsStatement(
+      organizationId,
+      elementIds,
+      lastIds,
+      { ...scope, inactiveSubmissionIds: inactive },
+      breakdown,
+      sumOnlyIds,
+    );
+    return (await statement.execute(tx)).rows;
+  },
+
+  /**
+   * The submissions of deactivated form-sites in the scope's years: their values are left out.
+   * Usually none, and then the aggregate has no condition for them at all.
+   */
+  async inactiveSubmissions(tx: Tx, organizationId: string, scope: Scope): Promise<string[]> {
+    const result = await sql<{ id: string }>`
+      select sub.id from form_sites fs
+        join form_submissions sub on sub.organization_id = fs.organization_id and sub.form_site_id = fs.id
+       where fs.organization_id = ${organizationId} and not fs.active
+         and fs.year between ${scope.fromYear} and ${scope.toYear}`.execute(tx);
+    return result.rows.map((r) => r.id);
+  },
+
+  /**
+   * The statement of `elements`: a scan of the aggregate index alone (values carry their site
+   * and year), in up to three branches so that each row pays only for what its element needs:
+   * `sumOnlyIds` (SUM elements whose per-site detail nobody asked for) are summed per element
+   * directly, the others per site, and only `lastIds` pick their latest period.
+   */
+  elementsStatement(
+    organizationId: string,
+    elementIds: string[],
+    lastIds: string[],
+    scope: Scope & { inactiveSubmissionIds?: string[] },
+    breakdown?: Breakdown,
+    sumOnlyIds: string[] = [],
+  ) {
+    const last = new Set(lastIds);
+    const sumOnly = new Set(sumOnlyIds.filter((id) => !last.has(id)));
+    const unique = [...new Set(elementIds)];
+    const summed = unique.filter((id) => sumOnly.has(id));
+    const perSite = unique.filter((id) => !last.has(id) && !sumOnly.has(id));
+    const lastOnly = unique.filter((id) => last.has(id));
+    const key = sql`(v.year * 16 + v.period_unit)::float8`;
+    const inactive = scope.inactiveSubmissionIds ?? [];
+    const branch = (ids: string[], mode: 'sum' | 'site' | 'last') => {
+      const latest = mode === 'last';
+      return sql`
+        select v.element_id, ${mode === 'sum' ? sql`null::uuid` : sql`v.site_id`} as site_id, ${groupOf(breakdown)} as grp,
+               ${bucketOf(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)} as period,
                sum(v.numeric_value) as s, count(*) as n,
                -- The latest period's value: the greatest [period key, value] pair. A plain
                -- aggregate (no ORDER BY inside), so the grouping can hash instead of sorting.
-               max(${key}) filter (where v.element_id = any(${lastIds}::uuid[])) as lk,
-               (max(array[${key}, v.numeric_value])
-                  filter (where v.element_id = any(${lastIds}::uuid[])))[2] as l
+               ${latest ? sql`max(${key})` : sql`null::float8`} as lk,
+               ${latest ? sql`(max(array[${key}, v.numeric_value]))[2]` : sql`null::float8`} as l
           from form_element_submissions v
-          join form_submissions sub on sub.organization_id = v.organization_id and sub.id = v.form_submission_id
-          join form_sites fs on fs.organization_id = sub.organization_id and fs.id = sub.form_site_id
-          ${groupJoin(sql`fs.site_id`, breakdown)}
+          ${groupJoin(sql`v.site_id`, breakdown)}
          where v.organization_id = ${organizationId}
-           and v.element_id = any(${elementIds}::uuid[])
-           and v.deleted_at is null and v.numeric_value is not null
+           and v.element_id = any(${ids}::uuid[])
+           and v.year between ${scope.fromYear} and ${scope.toYear}
            and v.status = any(${scope.statuses}::text[])
-           and fs.active and fs.year between ${scope.fromYear} and ${scope.toYear}
+           and v.deleted_at is null and v.numeric_value is not null
            ${periodFilter(sql`v.period_unit`, scope)}
-           ${siteFilter(sql`fs.site_id`, scope)}
-           ${monthFilter(sql`v.element_id`, sql`fs.year`, sql`v.period_unit`, breakdown)}
-         group by 1, 2, 3, 4
-      ),
-      ${acrossSites(breakdown)}`.execute(tx);
-    return result.rows;
+           ${siteFilter(sql`v.site_id`, scope)}
+           ${monthFilter(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)}
+           ${inactive.length > 0 ? sql`and v.form_submission_id <> all(${inactive}::uuid[])` : sql``}
+         group by 1, 2, 3, 4`;
+    };
+    const branches = [
+      ...(summed.length > 0 ? [branch(summed, 'sum')] : []),
+      ...(perSite.length > 0 ? [branch(perSite, 'site')] : []),
+      ...(lastOnly.length > 0 ? [branch(lastOnly, 'last')] : []),
+    ];
+    return sql<BucketAggregate>`
+      with per_bucket as (${sql.join(branches, sql` union all `)}),
+      ${acrossSites(breakdown)}`;
+  },
+
+  /**
+   * For the aggregate statements of this transaction: enough memory to group by hashing without
+   * spilling (a few MB per 10,000 sites × elements), and no JIT compilation, which costs more
+   * than it saves on statements of a few hundred milliseconds.
+   */
+  async tuneForAggregates(tx: Tx): Promise<void> {
+    await sql`select set_config('work_mem', '32MB', true), set_config('jit', 'off', true)`.execute(tx);
   },
 
   /** Every requested ACTIVITY element at once: the sum of its activities in scope (per bucket). */
@@ -207,6 +269,16 @@ export const valuesRepository = {
       .where('id', 'in', ids)
       .execute();
     return new Set(rows.map((r) => r.id));
+  },
+
+  /** How many sites the organization has. */
+  async siteCount(tx: Tx, organizationId: string): Promise<number> {
+    const row = await tx
+      .selectFrom('sites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   },
 
   /** Each of the sites with itself and every descendant, as (root, id) pairs (one recursive query). */

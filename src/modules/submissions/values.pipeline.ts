@@ -188,7 +188,7 @@ async function write(
   const stored = await valuesRepository.lockValues(tx, org, submission.id, [
     ...new Set(planned.map((p) => p.element.id)),
   ]);
-  const items = await applyValues(tx, caller, submission.id, planned, stored);
+  const items = await applyValues(tx, caller, submission.id, target, planned, stored);
   const byPlan = new Map(planned.map((plan, i) => [plan, items[i]]));
   for (const session of sessions) await session.write(tx, caller, target, (plan) => byPlan.get(plan));
   return {
@@ -215,6 +215,7 @@ async function applyValues(
   tx: Tx,
   caller: Caller,
   submissionId: string,
+  place: { siteId: string; year: number },
   planned: PlannedValue[],
   stored: StoredValue[],
 ): Promise<(ValueItem | undefined)[]> {
@@ -267,7 +268,7 @@ async function applyValues(
   }
 
   const written = new Map(
-    (await valuesRepository.writeValues(tx, org, submissionId, caller.userId, writes)).map((w) => [
+    (await valuesRepository.writeValues(tx, org, submissionId, caller.userId, writes, place)).map((w) => [
       w.id,
       w.recorded_at,
     ]),

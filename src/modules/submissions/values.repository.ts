@@ -55,13 +55,18 @@ export const valuesRepository = {
       .execute();
   },
 
-  /** Inserts new values and rewrites (and revives) stored ones, COMPLETED, by the user. */
+  /**
+   * Inserts new values and rewrites (and revives) stored ones, COMPLETED, by the user. `place` is
+   * the submission's site and year, stored on new rows for the indicators' aggregate (left out,
+   * a trigger looks them up per row, which costs more).
+   */
   async writeValues(
     tx: Tx,
     organizationId: string,
     submissionId: string,
     userId: string,
     rows: ValueWrite[],
+    place?: { siteId: string; year: number },
   ) {
     const written: { id: string; recorded_at: Date }[] = [];
     for (const part of chunks(rows)) {
@@ -80,6 +85,7 @@ export const valuesRepository = {
             numeric_value: r.numericValue,
             selected_unit_id: r.selectedUnitId,
             user_id: userId,
+            ...(place ? { site_id: place.siteId, year: place.year } : {}),
           })),
         )
         .onConflict((oc) =>
