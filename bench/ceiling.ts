@@ -7,9 +7,9 @@
 // - GET /api/v1/form-submissions (90 submissions of a form, 5 values each), GET /api/v1/sites (1,000 sites)
 //   and GET /api/v1/dataset-items (1,000 items), each against a bare server running the same
 //   SELECTs (without the total) in the same order;
-// - POST /api/v1/form-submissions with 50 NUMBER values against the minimal durable work from a bare
-//   `pg` client: one transaction of a 50-row upsert into a uniquely indexed table and a 50-row
-//   history insert, 10 clients in parallel.
+// - POST /api/v1/form-submissions with 50 NUMBER values, then 500 (50 elements x 10 months), against
+//   the minimal durable work from a bare `pg` client: one transaction of a 50-row (500-row) upsert
+//   into a uniquely indexed table and a 50-row (500-row) history insert, 10 clients in parallel.
 // `DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- ceiling`
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -287,30 +287,35 @@ for (const engine of engines().filter((e) => !only || e === only)) {
       ).rows,
   );
 
-  // POST /form-submissions with 50 changing NUMBER values.
+  // POST /form-submissions with 50 (then 500: 50 elements x 10 months) changing NUMBER values.
   const submitUrl = `${base}/form-submissions`;
-  const submitBody = () =>
-    JSON.stringify({
-      formId: form.id,
-      siteId: sites[Math.floor(Math.random() * sites.length)]!.id,
-      year: years[Math.floor(Math.random() * years.length)],
-      values: Array.from({ length: NUMBERS }, (_, i) => ({
-        elementKey: `n${i}`,
-        periodUnit: 1 + Math.floor(Math.random() * 12),
-        value: Math.round(Math.random() * 1e6) / 100,
-      })),
+  for (const count of [NUMBERS, NUMBERS * 10]) {
+    const submitBody = () =>
+      JSON.stringify({
+        formId: form.id,
+        siteId: sites[Math.floor(Math.random() * sites.length)]!.id,
+        year: years[Math.floor(Math.random() * years.length)],
+        values: Array.from({ length: count }, (_, i) => ({
+          elementKey: `n${i % NUMBERS}`,
+          periodUnit: count === NUMBERS ? 1 + Math.floor(Math.random() * 12) : 1 + Math.floor(i / NUMBERS),
+          value: Math.round(Math.random() * 1e6) / 100,
+        })),
+      });
+    const writes = await load({
+      url: submitUrl,
+      requests: [
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: submitBody() }),
+        },
+      ],
     });
-  const writes = await load({
-    url: submitUrl,
-    requests: [
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: submitBody() }),
-      },
-    ],
-  });
-  if (pool) {
+    const what = `POST /form-submissions, ${count} values`;
+    if (!pool) {
+      rows.push(`| ${engine} | ${what} | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`);
+      continue;
+    }
     // The minimal durable work: the same rows into a uniquely indexed table plus their history.
     const suffix = randomBytes(3).toString('hex');
     await pool.query(`create table bench_values_${suffix} (
@@ -322,7 +327,7 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
         while (performance.now() < until) {
-          const slots = Array.from({ length: NUMBERS }, (_, i) => `${Math.floor(Math.random() * 1080)}:${i}`);
+          const slots = Array.from({ length: count }, (_, i) => `${Math.floor(Math.random() * 1080)}:${i}`);
           const values = slots.map(() => Math.round(Math.random() * 1e6) / 100);
           const client = await pool.connect();
           try {
@@ -346,13 +351,9 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     );
     const ceiling = Math.round(done / DURATION_S);
     rows.push(
-      `| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | ${ceiling} tx/s | ${(writes.rps / ceiling).toFixed(2)} |`,
+      `| ${engine} | ${what} | ${writes.rps} (p99 ${writes.p99} ms) | ${ceiling} tx/s | ${(writes.rps / ceiling).toFixed(2)} |`,
     );
     await pool.query(`drop table bench_values_${suffix}, bench_history_${suffix}`);
-  } else {
-    rows.push(
-      `| ${engine} | POST /form-submissions, 50 values | ${writes.rps} (p99 ${writes.p99} ms) | - | - |`,
-    );
   }
   await pool?.end();
   await app.close();

@@ -3,7 +3,7 @@
 // (10 sites x 12 months, ~84 refuels per site and month; calcCode `inputs.litres * 2.68`), each
 // previewed and then executed. Beside them, in the same run: a bare multi-row INSERT of the same
 // 10,000 values (1,000 rows per statement) into a scratch table, the floor any import can reach.
-// `npm run bench -- source-imports`   (ROWS=2000 for a smaller run)
+// `npm run bench -- source-imports`   (ROWS=2000 for a smaller run; BENCH_ENGINE=postgres or pglite for one)
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
@@ -22,7 +22,8 @@ const call = (app: App, key: string, method: 'POST' | 'PUT', url: string, payloa
   callApi(app, key, method, url, payload, { 'idempotency-key': `bench-${++keyCounter}` });
 
 const out: string[] = [];
-for (const engine of engines()) {
+const only = process.env['BENCH_ENGINE'];
+for (const engine of engines().filter((e) => !only || e === only)) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config });
   await app.ready();

@@ -35,3 +35,5 @@ await build({
 });
 // Migrations are read from disk next to the bundle.
 cpSync(`${root}src/db/migrations`, `${root}dist/migrations`, { recursive: true });
+// The public dashboard page's static files (script, style sheet) are read from disk beside the bundle.
+cpSync(`${root}src/modules/dashboard-page/assets`, `${root}dist/assets`, { recursive: true });

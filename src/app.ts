@@ -21,7 +21,9 @@ import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
 import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
+import { registerDashboardPage } from './modules/dashboard-page/dashboard-page.ts';
 import { publicDashboardsRoutes } from './modules/dashboards/dashboards.public.routes.ts';
+import { publicHead } from './modules/dashboards/dashboards.public.ts';
 import { dashboardsRoutes } from './modules/dashboards/dashboards.routes.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
@@ -196,6 +198,12 @@ export async function buildApp({
     reply.redirect('/docs'),
   );
   registerAcceptPage(app, API_PREFIX, database);
+  // The public dashboard page /d/{id} and its static files /assets/… (outside the API).
+  registerDashboardPage(app, {
+    apiPrefix: API_PREFIX,
+    publicUrl: config.publicUrl,
+    lookup: (id) => publicHead(database, id),
+  });
   // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
   let stopCleanup: (() => void) | undefined;
   app.addHook('onListen', async () => {

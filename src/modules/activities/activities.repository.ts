@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { json, type Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { appendHistory } from '../../db/history.ts';
 import type { ActivityHistoryAction } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
@@ -51,29 +51,32 @@ export const activitiesRepository = {
       .execute();
   },
 
+  /** Inserts activities: one statement per 2,500, the rows as one JSON parameter. */
   async insert(tx: Tx, organizationId: string, userId: string, rows: ActivityInsert[]) {
-    for (const part of chunks(rows, 500)) {
-      await tx
-        .insertInto('activities')
-        .values(
-          part.map((r) => ({
-            id: r.id,
-            organization_id: organizationId,
-            form_element_submission_id: r.valueId,
-            element_id: r.elementId,
-            activity_definition_id: r.definitionId,
-            form_site_id: r.formSiteId,
-            site_id: r.siteId,
-            year: r.year,
-            period_unit: r.periodUnit,
-            position: r.position,
-            input: json(r.input),
-            value: r.value,
-            metadata: json(r.metadata),
-            user_id: userId,
-          })),
-        )
-        .execute();
+    for (const part of chunks(rows, 2_500)) {
+      const doc = part.map((r) => ({
+        id: r.id,
+        organization_id: organizationId,
+        form_element_submission_id: r.valueId,
+        element_id: r.elementId,
+        activity_definition_id: r.definitionId,
+        form_site_id: r.formSiteId,
+        site_id: r.siteId,
+        year: r.year,
+        period_unit: r.periodUnit,
+        position: r.position,
+        input: r.input,
+        value: r.value,
+        metadata: r.metadata,
+        user_id: userId,
+      }));
+      await sql`
+        insert into activities (id, organization_id, form_element_submission_id, element_id,
+               activity_definition_id, form_site_id, site_id, year, period_unit, position, input,
+               value, metadata, user_id)
+        select id, organization_id, form_element_submission_id, element_id, activity_definition_id,
+               form_site_id, site_id, year, period_unit, position, input, value, metadata, user_id
+          from jsonb_populate_recordset(null::activities, ${JSON.stringify(doc)}::jsonb)`.execute(tx);
     }
   },
 

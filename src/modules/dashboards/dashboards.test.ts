@@ -141,6 +141,31 @@ describe('dashboards', () => {
     expect(res.status).toBe(400);
   });
 
+  it('refuses wrong types and unknown fields, never coercing', async () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ name: undefined }, 'name'],
+      [{ isPublic: 'yes' }, 'isPublic'],
+      [{ order: '3' }, 'order'],
+      [{ order: 1.5 }, 'order'],
+      [{ tags: [''] }, 'tags.0'],
+      [{ password: 'short' }, 'password'],
+      [{ widgetTheme: { mode: 'dark', colour: 'red' } }, 'widgetTheme.colour'],
+      [
+        { widgetTheme: { aggregateLines: { totalStrokeWidth: 'wide' } } },
+        'widgetTheme.aggregateLines.totalStrokeWidth',
+      ],
+      [{ hasPassword: true }, 'hasPassword'],
+    ];
+    for (const [body, path] of bad) {
+      const res = await api(t, 'POST', '/dashboards', {
+        token: tenant.manager.token,
+        body: { name: 'Energy', ...body },
+      });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.issues.map((i: { path: string }) => i.path)).toContain(path);
+    }
+  });
+
   it('needs MANAGER to write (VIEWER and COLLECTOR 403), VIEWER to read', async () => {
     for (const token of [tenant.viewer.token, tenant.collector.token]) {
       expect((await create({}, token)).status).toBe(403);

@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { formSitesRepository } from '../form-sites/form-sites.repository.ts';
-import type { SubmitValue } from '../submissions/submissions.schemas.ts';
-import { storeValues, type ValuesPipeline } from '../submissions/values.pipeline.ts';
+import type { SubmitBody, SubmitValue } from '../submissions/submissions.schemas.ts';
+import { storeValueSets, type ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
@@ -22,8 +22,10 @@ export async function createFormSites(
 
 /**
  * The one place where an import writes form values and activities: exactly what a submission
- * through the API writes (the submissions' `storeValues`: same checks, same history), one call per
- * (form, site, year), each with multi-row statements. The activities of one element and period form that period's set.
+ * through the API writes (the submissions' values pipeline: same checks, same history), one body
+ * per (form, site, year), all of them in one `storeValueSets` call whose statements are shared
+ * (a few per import, not per form-site). The activities of one element and period form that
+ * period's set.
  */
 export async function storeDrafts(
   tx: Tx,
@@ -40,6 +42,7 @@ export async function storeDrafts(
   }
   let formValues = 0;
   let activities = 0;
+  const bodies: SubmitBody[] = [];
   for (const group of groups.values()) {
     const first = group[0]!;
     const values: SubmitValue[] = [];
@@ -65,14 +68,10 @@ export async function storeDrafts(
       set.value.push(d.input);
       activities++;
     }
-    // The import is one transaction: every step of the values pipeline runs in it.
-    await storeValues(pipeline, (fn) => fn(tx), caller, {
-      formId: first.form.id,
-      siteId: first.site.id,
-      year: first.year,
-      values,
-    });
+    bodies.push({ formId: first.form.id, siteId: first.site.id, year: first.year, values });
   }
+  // The import is one transaction: every step of the values pipeline runs in it.
+  if (bodies.length > 0) await storeValueSets(pipeline, (fn) => fn(tx), caller, bodies);
   return { formValues, activities };
 }
 

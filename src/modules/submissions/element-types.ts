@@ -47,7 +47,7 @@ export interface PlannedValue {
   selectedUnitId: string | null;
 }
 
-/** Where the values of one `storeValues` call go. */
+/** Where the values of one body of a values pipeline call go (one (form, site, year)). */
 export interface Target {
   formId: string;
   formSiteId: string;
@@ -70,7 +70,7 @@ export interface StoreContext {
 /**
  * The handler of one element type.
  * - `check` (pure, per value): the value's shape; what to store (normalized) and its number.
- * - `open` (optional, per `storeValues` call): a session for types whose values need the database
+ * - `open` (optional, per body of a pipeline call): a session for types whose values need the database
  *   (definitions, media), work outside any transaction (calculations) or side records.
  */
 export interface ElementTypeHandler {
@@ -79,7 +79,8 @@ export interface ElementTypeHandler {
 }
 
 /**
- * One `storeValues` call's work for one element type. The pipeline calls, per attempt:
+ * One body's work for one element type (`storeValues`, or each body of `storeValueSets`). The
+ * pipeline calls, per attempt:
  * `plan` then `ready` in one transaction; when a session is not ready, `compute` with no
  * transaction held, then a new attempt (at most 3 computations, then 409). When all are ready,
  * in that same transaction: the slot guards, the values' writes, then each session's `write`.

@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
+import type { PeriodType } from '../../db/schema/index.ts';
+import type { UnitFactor } from '../units/units.convert.ts';
 import type { SiteScope } from '../access/access.policy.ts';
 import { inSiteScope } from '../access/site-scope.ts';
+import type { ElementInfo } from './submissions.resolve.ts';
 
 const SUBMISSION_COLUMNS = [
   's.id',
@@ -55,6 +58,92 @@ export const submissionsRepository = {
       .execute();
   },
 
+  /**
+   * Resolves many (form, site, year) named by id in one statement: per target (by `i`) the live
+   * form (locked for share, as a submission keeps its form from being deleted under it), the site
+   * and the active form-site; beside them the live elements of the forms found (in form order)
+   * and the units those elements and `unitIds` name (the catalog's and the organization's own).
+   * Ids must be UUIDs (callers filter); a target whose form or site is unknown gets nulls.
+   */
+  async resolveTargets(
+    tx: Tx,
+    organizationId: string,
+    targets: { formId: string | null; siteId: string | null; year: number }[],
+    unitIds: string[],
+  ) {
+    const input = JSON.stringify(
+      targets.map((t, i) => ({ i, form_id: t.formId, site_id: t.siteId, year: t.year })),
+    );
+    const { rows } = await sql<{
+      targets: {
+        i: number;
+        form_id: string | null;
+        period_type: PeriodType | null;
+        site_id: string | null;
+        form_site_id: string | null;
+      }[];
+      elements: (ElementInfo & { form_id: string })[];
+      units: UnitFactor[];
+    }>`
+      with t as (
+        select * from jsonb_to_recordset(${input}::jsonb) as t(i int, form_id uuid, site_id uuid, year int)
+      ), r as (
+        select t.i, f.id as form_id, f.period_type, s.id as site_id, fs.id as form_site_id
+          from t
+          left join lateral (
+            select id, period_type from forms
+             where organization_id = ${organizationId} and id = t.form_id and deleted_at is null
+               for share) f on true
+          left join sites s on s.organization_id = ${organizationId} and s.id = t.site_id
+          left join form_sites fs on fs.organization_id = ${organizationId} and fs.form_id = f.id
+                                 and fs.site_id = s.id and fs.year = t.year and fs.active
+      ), e as (
+        select id, form_id, key, type, unit_id, options, metadata, activity_definition_id,
+               position, created_at
+          from form_elements
+         where organization_id = ${organizationId} and deleted_at is null
+           and form_id in (select form_id from r where form_id is not null)
+      )
+      select
+        (select coalesce(json_agg(r order by r.i), '[]') from r) as targets,
+        (select coalesce(json_agg(json_build_object(
+                  'id', e.id, 'form_id', e.form_id, 'key', e.key, 'type', e.type, 'unit_id', e.unit_id,
+                  'options', e.options, 'metadata', e.metadata,
+                  'activity_definition_id', e.activity_definition_id)
+                order by e.form_id, e.position, e.created_at, e.key), '[]') from e) as elements,
+        (select coalesce(json_agg(json_build_object(
+                  'id', u.id, 'symbol', u.symbol, 'dimension', u.dimension,
+                  'factor_to_base', u.factor_to_base)), '[]')
+           from units u
+          where (u.organization_id is null or u.organization_id = ${organizationId})
+            and (u.id = any(${unitIds}::uuid[]) or u.id in (select unit_id from e))) as units
+    `.execute(tx);
+    return rows[0]!;
+  },
+
+  /**
+   * Creates or touches the submissions of these form-sites in one statement (in form-site order,
+   * so two writers lock them in the same order); each row stays locked until commit.
+   * `touch`: a stored submission's `updatedAt` becomes now (false for a request that writes no value).
+   */
+  upsertSubmissions(tx: Tx, organizationId: string, formSiteIds: string[], userId: string, touch: boolean) {
+    if (formSiteIds.length === 0) return Promise.resolve([]);
+    return tx
+      .insertInto('form_submissions')
+      .values(
+        [...new Set(formSiteIds)]
+          .sort()
+          .map((id) => ({ organization_id: organizationId, form_site_id: id, user_id: userId })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['organization_id', 'form_site_id'])
+          .doUpdateSet({ updated_at: touch ? sql`now()` : sql`form_submissions.updated_at` }),
+      )
+      .returning(['id', 'form_site_id', 'user_id', 'created_at', 'updated_at'])
+      .execute();
+  },
+
   siteExists(tx: Tx, organizationId: string, id: string) {
     return tx
       .selectFrom('sites')
@@ -74,23 +163,6 @@ export const submissionsRepository = {
       .where('year', '=', year)
       .where('active', '=', true)
       .executeTakeFirst();
-  },
-
-  /**
-   * Creates or touches the one submission of a form-site; the row stays locked until commit.
-   * `touch`: a stored submission's `updatedAt` becomes now (false for a request that writes no value).
-   */
-  upsertSubmission(tx: Tx, organizationId: string, formSiteId: string, userId: string, touch = true) {
-    return tx
-      .insertInto('form_submissions')
-      .values({ organization_id: organizationId, form_site_id: formSiteId, user_id: userId })
-      .onConflict((oc) =>
-        oc
-          .columns(['organization_id', 'form_site_id'])
-          .doUpdateSet({ updated_at: touch ? sql`now()` : sql`form_submissions.updated_at` }),
-      )
-      .returning(['id', 'user_id', 'created_at', 'updated_at'])
-      .executeTakeFirstOrThrow();
   },
 
   users(tx: Tx, ids: string[]) {

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
 import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import type { UnitFactor } from '../units/units.convert.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';
 
@@ -49,62 +49,6 @@ function chooseAlternative(
   return 'metadata';
 }
 
-/** The live form the body names, by id or by a metadata field. */
-export async function resolveForm(
-  tx: Tx,
-  organizationId: string,
-  body: SubmitBody,
-): Promise<{ id: string; period_type: PeriodType }> {
-  const how = chooseAlternative(
-    'form',
-    'formId',
-    body.formId,
-    'formMetadataKey',
-    body.formMetadataKey,
-    'formMetadataValue',
-    body.formMetadataValue,
-  );
-  if (how === 'id') {
-    const form = isUuid(body.formId)
-      ? await formsRepository.find(tx, organizationId, body.formId, 'share')
-      : undefined;
-    if (!form) throw invalidField('formId', 'formId is not a form of this organization');
-    return form;
-  }
-  const found = await repo.formsByMetadata(
-    tx,
-    organizationId,
-    body.formMetadataKey!,
-    body.formMetadataValue!,
-  );
-  return single(found, 'form', 'formMetadataValue', body.formMetadataKey!, body.formMetadataValue!);
-}
-
-/** The site the body names, by id or by a metadata field. */
-export async function resolveSite(tx: Tx, organizationId: string, body: SubmitBody): Promise<string> {
-  const how = chooseAlternative(
-    'site',
-    'siteId',
-    body.siteId,
-    'siteMetadataKey',
-    body.siteMetadataKey,
-    'siteMetadataValue',
-    body.siteMetadataValue,
-  );
-  if (how === 'id') {
-    const site = isUuid(body.siteId) ? await repo.siteExists(tx, organizationId, body.siteId) : undefined;
-    if (!site) throw invalidField('siteId', 'siteId is not a site of this organization');
-    return site.id;
-  }
-  const found = await repo.sitesByMetadata(
-    tx,
-    organizationId,
-    body.siteMetadataKey!,
-    body.siteMetadataValue!,
-  );
-  return single(found, 'site', 'siteMetadataValue', body.siteMetadataKey!, body.siteMetadataValue!).id;
-}
-
 function single<T>(rows: T[], what: string, path: string, key: string, value: string): T {
   if (rows.length === 1) return rows[0]!;
   const message =
@@ -112,6 +56,113 @@ function single<T>(rows: T[], what: string, path: string, key: string, value: st
       ? `No ${what} has metadata ${key} = "${value}"`
       : `More than one ${what} has metadata ${key} = "${value}"`;
   throw invalidField(path, message);
+}
+
+/** A body's form or site as named: its id (null: not a UUID, so unknown), or why it cannot be found. */
+type Named = { id: string | null } | { error: unknown };
+
+async function nameForm(tx: Tx, organizationId: string, body: SubmitBody): Promise<Named> {
+  try {
+    const how = chooseAlternative(
+      'form',
+      'formId',
+      body.formId,
+      'formMetadataKey',
+      body.formMetadataKey,
+      'formMetadataValue',
+      body.formMetadataValue,
+    );
+    if (how === 'id') return { id: isUuid(body.formId) ? body.formId.toLowerCase() : null };
+    const key = body.formMetadataKey!;
+    const value = body.formMetadataValue!;
+    const found = await repo.formsByMetadata(tx, organizationId, key, value);
+    return { id: single(found, 'form', 'formMetadataValue', key, value).id };
+  } catch (error) {
+    return { error };
+  }
+}
+
+async function nameSite(tx: Tx, organizationId: string, body: SubmitBody): Promise<Named> {
+  try {
+    const how = chooseAlternative(
+      'site',
+      'siteId',
+      body.siteId,
+      'siteMetadataKey',
+      body.siteMetadataKey,
+      'siteMetadataValue',
+      body.siteMetadataValue,
+    );
+    if (how === 'id') return { id: isUuid(body.siteId) ? body.siteId.toLowerCase() : null };
+    const key = body.siteMetadataKey!;
+    const value = body.siteMetadataValue!;
+    const found = await repo.sitesByMetadata(tx, organizationId, key, value);
+    return { id: single(found, 'site', 'siteMetadataValue', key, value).id };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** A body's (form, site, year) resolved: `formSiteId` null when the form is not active there. */
+export interface ResolvedTarget {
+  formId: string;
+  periodType: PeriodType;
+  siteId: string;
+  formSiteId: string | null;
+  /** The form's live elements, in form order. */
+  elements: ElementInfo[];
+}
+
+/**
+ * Resolves the (form, site, year) of many bodies with one statement (plus one per form or site
+ * named by metadata): the forms (locked for share), sites, active form-sites, the forms' elements
+ * and the units they and the values name. Per body, the target or the error its form or site
+ * gives, checked in the order a single request checks them (form first, then site).
+ */
+export async function resolveTargets(
+  tx: Tx,
+  organizationId: string,
+  bodies: readonly SubmitBody[],
+): Promise<{ targets: (ResolvedTarget | { error: unknown })[]; units: Map<string, UnitFactor> }> {
+  const named: { form: Named; site: Named }[] = [];
+  for (const body of bodies) {
+    const form = await nameForm(tx, organizationId, body);
+    named.push({ form, site: await nameSite(tx, organizationId, body) });
+  }
+  const idOf = (n: Named) => ('id' in n ? n.id : null);
+  const unitIds = bodies.flatMap((b) =>
+    b.values.flatMap((v) => (isUuid(v.selectedUnitId) ? [v.selectedUnitId] : [])),
+  );
+  const found = await repo.resolveTargets(
+    tx,
+    organizationId,
+    bodies.map((b, i) => ({ formId: idOf(named[i]!.form), siteId: idOf(named[i]!.site), year: b.year })),
+    unitIds,
+  );
+  const elements = new Map<string, ElementInfo[]>();
+  for (const e of found.elements) {
+    const list = elements.get(e.form_id);
+    if (list) list.push(e);
+    else elements.set(e.form_id, [e]);
+  }
+  const targets = bodies.map((_, i): ResolvedTarget | { error: unknown } => {
+    const { form, site } = named[i]!;
+    const row = found.targets[i]!;
+    if ('error' in form) return form;
+    if (!row.form_id || !row.period_type) {
+      return { error: invalidField('formId', 'formId is not a form of this organization') };
+    }
+    if ('error' in site) return site;
+    if (!row.site_id) return { error: invalidField('siteId', 'siteId is not a site of this organization') };
+    return {
+      formId: row.form_id,
+      periodType: row.period_type,
+      siteId: row.site_id,
+      formSiteId: row.form_site_id,
+      elements: elements.get(row.form_id) ?? [],
+    };
+  });
+  return { targets, units: new Map(found.units.map((u) => [u.id, u])) };
 }
 
 /** Text of a metadata field as PostgreSQL's `->>` gives it, for the same matching in memory. */

@@ -6,8 +6,6 @@ import { authorize, conflict, type Issue, invalidField } from '../../domain/erro
 import { iso } from '../../domain/time.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-import { loadUnits } from '../units/units.repository.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
@@ -19,10 +17,10 @@ import {
 } from './element-types.ts';
 import { presentValue, snapshotOf } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
-import { assertNoIssues, resolveElements, resolveForm, resolveSite } from './submissions.resolve.ts';
+import { assertNoIssues, resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { checkValues, slotOf } from './submissions.values.ts';
-import { type HistoryWrite, type ValueWrite, valuesRepository } from './values.repository.ts';
+import { type ValueChange, type ValueWrite, valuesRepository } from './values.repository.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -33,7 +31,7 @@ export interface ValuesPipeline {
 /** How many times work done outside a transaction (calculations) is redone before a 409. */
 export const MAX_ATTEMPTS = 3;
 
-type StoredValue = Awaited<ReturnType<typeof valuesRepository.lockValues>>[number];
+type StoredValue = Awaited<ReturnType<typeof valuesRepository.lockValuesOf>>[number];
 type Users = Map<string, { name: string; email: string; image: string | null }>;
 
 /** The caller and the other authors of `ids` (queried only when there are others). */
@@ -44,15 +42,11 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
   return users.set(caller.userId, { name: caller.name, email: caller.email, image: caller.image });
 }
 
+type SessionOf = (n: number, type: keyof ElementTypeHandlers) => ValuesSession | undefined;
+
 /**
- * Checks and stores the values of one (form, site, year): what POST /form-submissions does and
- * what source imports call for their drafts, so that both are checked and stored by one code.
- *
- * Each attempt is one transaction (`run`): resolve and check everything, let each type's session
- * plan its values; if a session needs work outside a transaction (calculations), the transaction
- * ends, the work runs, and the next attempt checks again that what it depended on is unchanged.
- * When every session is ready, in that same transaction: the slot guards, then the writes. One
- * invalid value and nothing is written. After MAX_ATTEMPTS computations: 409.
+ * Checks and stores the values of one (form, site, year): what POST /form-submissions does. The
+ * same as `storeValueSets` with one body.
  */
 export async function storeValues(
   pipeline: ValuesPipeline,
@@ -61,22 +55,50 @@ export async function storeValues(
   body: SubmitBody,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<Submission> {
+  const [submission] = await storeValueSets(pipeline, run, caller, [body], signal);
+  return submission!;
+}
+
+/**
+ * Checks and stores the values of several (form, site, year), each named by one body (distinct
+ * targets): what POST /form-submissions does for one, and what source imports call for all their
+ * drafts at once, so both are checked and stored by one code. Each body is checked exactly as a
+ * request of its own (its issues name `values.<index>` of that body; the first body with issues
+ * refuses the whole call), while the statements are shared: one to resolve every target, one to
+ * create or touch the submissions, one to lock the stored values, one per few thousand values
+ * to write them with their history.
+ *
+ * Each attempt is one transaction (`run`): resolve and check everything, let each type's session
+ * (one per body and type) plan its values; if a session needs work outside a transaction
+ * (calculations), the transaction ends, the work runs, and the next attempt checks again that what
+ * it depended on is unchanged. When every session is ready, in that same transaction: the slot
+ * guards, then the writes. One invalid value and nothing is written. After MAX_ATTEMPTS
+ * computations: 409.
+ */
+export async function storeValueSets(
+  pipeline: ValuesPipeline,
+  run: TenantRun,
+  caller: Caller,
+  bodies: readonly SubmitBody[],
+  signal: AbortSignal = new AbortController().signal,
+): Promise<Submission[]> {
   const org = caller.organizationId;
-  const sessions = new Map<string, ValuesSession>();
-  const sessionOf = (type: keyof ElementTypeHandlers) => {
-    let session = sessions.get(type);
+  const sessions: Map<string, ValuesSession>[] = bodies.map(() => new Map());
+  const sessionOf: SessionOf = (n, type) => {
+    const own = sessions[n]!;
+    let session = own.get(type);
     const handler = pipeline.handlers[type];
     if (!session && handler.open) {
       session = handler.open({ organizationId: org, run, signal });
-      sessions.set(type, session);
+      own.set(type, session);
     }
     return session;
   };
 
   try {
-    return await attempts(pipeline, run, caller, body, sessions, sessionOf);
+    return await attempts(pipeline, run, caller, bodies, sessions, sessionOf);
   } finally {
-    for (const session of sessions.values()) await session.close?.();
+    for (const own of sessions) for (const session of own.values()) await session.close?.();
   }
 }
 
@@ -84,33 +106,37 @@ async function attempts(
   pipeline: ValuesPipeline,
   run: TenantRun,
   caller: Caller,
-  body: SubmitBody,
-  sessions: Map<string, ValuesSession>,
-  sessionOf: (type: keyof ElementTypeHandlers) => ValuesSession | undefined,
-): Promise<Submission> {
+  bodies: readonly SubmitBody[],
+  sessions: Map<string, ValuesSession>[],
+  sessionOf: SessionOf,
+): Promise<Submission[]> {
   const org = caller.organizationId;
   for (let computed = 0; ; computed += 1) {
     const outcome = await run(async (tx) => {
-      const { target, planned } = await prepare(tx, pipeline, caller, body, sessionOf);
+      const prepared = await prepare(tx, pipeline, caller, bodies, sessionOf);
       const waiting: ValuesSession[] = [];
-      for (const session of sessions.values()) if (!(await session.ready(tx))) waiting.push(session);
+      for (const own of sessions) {
+        for (const session of own.values()) if (!(await session.ready(tx))) waiting.push(session);
+      }
       if (waiting.length > 0) return { waiting };
       await runGuards(
         pipeline.guards,
         tx,
         org,
-        planned.map((p) => ({
-          formId: target.formId,
-          siteId: target.siteId,
-          year: target.year,
-          period: p.periodUnit,
-          path: `values.${p.index}`,
-          label: p.element.key,
-        })),
+        prepared.flatMap(({ target, planned }) =>
+          planned.map((p) => ({
+            formId: target.formId,
+            siteId: target.siteId,
+            year: target.year,
+            period: p.periodUnit,
+            path: `values.${p.index}`,
+            label: p.element.key,
+          })),
+        ),
       );
-      return { submission: await write(tx, caller, target, planned, [...sessions.values()]) };
+      return { submissions: await write(tx, caller, prepared, sessions) };
     });
-    if (outcome.submission) return outcome.submission;
+    if (outcome.submissions) return outcome.submissions;
     if (computed >= MAX_ATTEMPTS) {
       throw conflict(
         'What the calculations depended on (definitions, sites, coefficients) kept changing; try again',
@@ -120,123 +146,175 @@ async function attempts(
   }
 }
 
-/** Resolves the target and checks the values; the sessions plan theirs. Throws a 400 with every issue. */
+interface Prepared {
+  target: Target;
+  planned: PlannedValue[];
+}
+
+/**
+ * Resolves the targets and checks the values, body by body; the sessions plan theirs. Throws, at
+ * the first body that has any, what a request of that body alone would (a 400 with every issue).
+ */
 async function prepare(
   tx: Tx,
   pipeline: ValuesPipeline,
   caller: Caller,
-  body: SubmitBody,
-  sessionOf: (type: keyof ElementTypeHandlers) => ValuesSession | undefined,
-) {
+  bodies: readonly SubmitBody[],
+  sessionOf: SessionOf,
+): Promise<Prepared[]> {
   const org = caller.organizationId;
-  const form = await resolveForm(tx, org, body);
-  const siteId = await resolveSite(tx, org, body);
+  const { targets, units } = await resolveTargets(tx, org, bodies);
   const scope = await siteScope(tx, caller);
-  authorize(policy.canWriteSiteData(caller, scope, siteId), 'You cannot enter data for this site');
-  const formSite = await repo.activeFormSite(tx, org, form.id, siteId, body.year);
-  if (!formSite) throw invalidField('year', `The form is not active on this site for ${body.year}`);
-  const target: Target = { formId: form.id, formSiteId: formSite.id, siteId, year: body.year };
-
-  const elements = await formsRepository.elements(tx, org, [form.id]);
-  const { resolved, issues } = resolveElements(body.values, elements);
-  const units = await loadUnits(tx, org, [
-    ...elements.flatMap((e) => (e.unit_id ? [e.unit_id] : [])),
-    ...body.values.flatMap((v) => (v.selectedUnitId ? [v.selectedUnitId] : [])),
-  ]);
-  const checked = checkValues(body.values, resolved, {
-    year: body.year,
-    periodType: form.period_type,
-    units,
-    handlers: pipeline.handlers,
-  });
-  const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
-  for (const plan of checked.planned) {
-    const list = byType.get(plan.element.type);
-    if (list) list.push(plan);
-    else byType.set(plan.element.type, [plan]);
+  const prepared: Prepared[] = [];
+  for (const [n, body] of bodies.entries()) {
+    const resolved = targets[n]!;
+    if ('error' in resolved) throw resolved.error;
+    authorize(policy.canWriteSiteData(caller, scope, resolved.siteId), 'You cannot enter data for this site');
+    if (!resolved.formSiteId) {
+      throw invalidField('year', `The form is not active on this site for ${body.year}`);
+    }
+    const target: Target = {
+      formId: resolved.formId,
+      formSiteId: resolved.formSiteId,
+      siteId: resolved.siteId,
+      year: body.year,
+    };
+    const { resolved: elements, issues } = resolveElements(body.values, resolved.elements);
+    const checked = checkValues(body.values, elements, {
+      year: body.year,
+      periodType: resolved.periodType,
+      units,
+      handlers: pipeline.handlers,
+    });
+    const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
+    for (const plan of checked.planned) {
+      const list = byType.get(plan.element.type);
+      if (list) list.push(plan);
+      else byType.set(plan.element.type, [plan]);
+    }
+    const sessionIssues: Issue[] = [];
+    for (const [type, values] of byType) {
+      const session = sessionOf(n, type);
+      if (session) sessionIssues.push(...(await session.plan(tx, values, target)));
+    }
+    assertNoIssues(
+      [...issues, ...checked.issues, ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
+    );
+    prepared.push({ target, planned: checked.planned });
   }
-  const sessionIssues: Issue[] = [];
-  for (const [type, values] of byType) {
-    const session = sessionOf(type);
-    if (session) sessionIssues.push(...(await session.plan(tx, values, target)));
-  }
-  assertNoIssues(
-    [...issues, ...checked.issues, ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
-  );
-  return { target, planned: checked.planned };
+  return prepared;
 }
 
 const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path ?? '')?.[1] ?? -1);
 
-/** Writes the submission and its values, then each session's side records. */
+/**
+ * Writes the submissions and their values (all targets in shared statements), then each
+ * session's side records, target by target.
+ */
 async function write(
   tx: Tx,
   caller: Caller,
-  target: Target,
-  planned: PlannedValue[],
-  sessions: ValuesSession[],
-): Promise<Submission> {
+  prepared: Prepared[],
+  sessions: Map<string, ValuesSession>[],
+): Promise<Submission[]> {
   const org = caller.organizationId;
   // `values: []` changes nothing: a stored submission keeps its updatedAt.
-  const submission = await repo.upsertSubmission(
+  const formSitesOf = (touch: boolean) =>
+    prepared.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);
+  const submissions = new Map(
+    [
+      ...(await repo.upsertSubmissions(tx, org, formSitesOf(true), caller.userId, true)),
+      ...(await repo.upsertSubmissions(tx, org, formSitesOf(false), caller.userId, false)),
+    ].map((s) => [s.form_site_id, s]),
+  );
+  const stored = await valuesRepository.lockValuesOf(
     tx,
     org,
-    target.formSiteId,
-    caller.userId,
-    planned.length > 0,
+    [...submissions.values()].map((s) => s.id),
+    prepared.flatMap((p) => p.planned.map((plan) => plan.element.id)),
   );
-  const stored = await valuesRepository.lockValues(tx, org, submission.id, [
-    ...new Set(planned.map((p) => p.element.id)),
-  ]);
-  const items = await applyValues(tx, caller, submission.id, target, planned, stored);
-  const byPlan = new Map(planned.map((plan, i) => [plan, items[i]]));
-  for (const session of sessions) await session.write(tx, caller, target, (plan) => byPlan.get(plan));
-  return {
-    id: submission.id,
-    organizationId: org,
-    formSiteId: target.formSiteId,
-    formId: target.formId,
-    siteId: target.siteId,
-    year: target.year,
-    userId: submission.user_id,
-    createdAt: iso(submission.created_at),
-    updatedAt: iso(submission.updated_at),
-    deletedAt: null,
-    // A deletion that found no live value changed nothing and has no record to show.
-    values: items.filter((item) => item !== undefined),
-  };
+  const storedBySubmission = new Map<string, StoredValue[]>();
+  for (const row of stored) {
+    const list = storedBySubmission.get(row.form_submission_id);
+    if (list) list.push(row);
+    else storedBySubmission.set(row.form_submission_id, [row]);
+  }
+  const changes: ValueChange[] = [];
+  const outcomes = prepared.map((p) => {
+    const submission = submissions.get(p.target.formSiteId)!;
+    const place = { submissionId: submission.id, siteId: p.target.siteId, year: p.target.year };
+    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
+  });
+  const applied = new Map(
+    (await valuesRepository.applyChanges(tx, org, caller.userId, changes)).map((r) => [r.id, r.at]),
+  );
+  const users = await usersById(
+    tx,
+    caller,
+    stored.map((s) => s.user_id),
+  );
+
+  const out: Submission[] = [];
+  for (const [n, { target, planned }] of prepared.entries()) {
+    const submission = submissions.get(target.formSiteId)!;
+    const items = present(caller, planned, outcomes[n]!, applied, users);
+    const byPlan = new Map(planned.map((plan, i) => [plan, items[i]]));
+    for (const session of sessions[n]!.values()) {
+      await session.write(tx, caller, target, (plan) => byPlan.get(plan));
+    }
+    out.push({
+      id: submission.id,
+      organizationId: org,
+      formSiteId: target.formSiteId,
+      formId: target.formId,
+      siteId: target.siteId,
+      year: target.year,
+      userId: submission.user_id,
+      createdAt: iso(submission.created_at),
+      updatedAt: iso(submission.updated_at),
+      deletedAt: null,
+      // A deletion that found no live value changed nothing and has no record to show.
+      values: items.filter((item) => item !== undefined),
+    });
+  }
+  return out;
 }
 
+/** Per planned value: the stored row it ends as, the change written, or nothing live to show. */
+type Outcome = { stored: StoredValue; change?: ValueChange } | { change: ValueChange } | undefined;
+
 /**
- * Writes the planned values against the stored (locked) ones; returns them in request order,
- * undefined for a deletion that found no live value (nothing changed, no record to show).
+ * Compares the planned values of one submission with its stored (locked) rows; adds to `changes`
+ * what must be written (an unchanged value is neither rewritten nor recorded in its history).
  */
-async function applyValues(
-  tx: Tx,
-  caller: Caller,
-  submissionId: string,
-  place: { siteId: string; year: number },
+function planChanges(
+  place: { submissionId: string; siteId: string; year: number },
   planned: PlannedValue[],
   stored: StoredValue[],
-): Promise<(ValueItem | undefined)[]> {
-  const org = caller.organizationId;
+  changes: ValueChange[],
+): Outcome[] {
   const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
-  const writes: ValueWrite[] = [];
-  const deletes: string[] = [];
-  const history: HistoryWrite[] = [];
-  // Per planned value: the stored row it ends as (undefined: nothing live, nothing to show).
-  const outcome: (StoredValue | ValueWrite | undefined)[] = [];
-
-  for (const plan of planned) {
+  return planned.map((plan): Outcome => {
     const existing = bySlot.get(slotOf(plan.element.id, plan.periodUnit, plan.timestamp));
     const live = existing && !existing.deleted_at ? existing : undefined;
     if (!plan.checked) {
-      if (live) {
-        deletes.push(live.id);
-        history.push({ valueId: live.id, action: 'DELETE', before: snapshotOf(live), after: null });
-      }
-      outcome.push(live);
-      continue;
+      if (!live) return undefined;
+      const change: ValueChange = {
+        id: live.id,
+        ...place,
+        elementId: live.element_id,
+        periodUnit: live.period_unit,
+        timestamp: live.timestamp,
+        value: live.value,
+        originalValue: live.original_value,
+        numericValue: null,
+        selectedUnitId: live.selected_unit_id,
+        action: 'DELETE',
+        before: snapshotOf(live),
+        after: null,
+      };
+      changes.push(change);
+      return { stored: live, change };
     }
     const write: ValueWrite = {
       id: existing?.id ?? randomUUID(),
@@ -248,51 +326,36 @@ async function applyValues(
       numericValue: plan.checked.numericValue,
       selectedUnitId: plan.selectedUnitId,
     };
-    if (live && unchanged(live, write)) {
-      outcome.push(live);
-      continue;
-    }
-    writes.push(write);
+    if (live && unchanged(live, write)) return { stored: live };
     const after = {
       value: write.value,
       originalValue: write.originalValue,
       selectedUnitId: write.selectedUnitId,
       status: 'COMPLETED',
     };
-    history.push(
-      live
-        ? { valueId: write.id, action: 'UPDATE', before: snapshotOf(live), after }
-        : { valueId: write.id, action: 'CREATE', before: null, after },
-    );
-    outcome.push(write);
-  }
+    const change: ValueChange = live
+      ? { ...write, ...place, action: 'UPDATE', before: snapshotOf(live), after }
+      : { ...write, ...place, action: 'CREATE', before: null, after };
+    changes.push(change);
+    return { change };
+  });
+}
 
-  const written = new Map(
-    (await valuesRepository.writeValues(tx, org, submissionId, caller.userId, writes, place)).map((w) => [
-      w.id,
-      w.recorded_at,
-    ]),
-  );
-  const deleted = new Map(
-    (await valuesRepository.softDeleteValues(tx, org, caller.userId, deletes)).map((d) => [
-      d.id,
-      d.deleted_at,
-    ]),
-  );
-  await valuesRepository.insertHistory(tx, org, caller.userId, history);
-
-  const users = await usersById(
-    tx,
-    caller,
-    stored.map((s) => s.user_id),
-  );
+/** The answer's items, in request order (undefined: a deletion that found nothing live). */
+function present(
+  caller: Caller,
+  planned: PlannedValue[],
+  outcomes: Outcome[],
+  applied: Map<string, Date>,
+  users: Users,
+): (ValueItem | undefined)[] {
   return planned.map((plan, i) => {
-    const row = outcome[i];
+    const outcome = outcomes[i];
     const key = plan.element.key;
-    if (!row) return undefined;
-    if (!('form_submission_id' in row)) {
+    if (!outcome) return undefined;
+    if (!('stored' in outcome)) {
       // Written by this request.
-      const recordedAt = written.get(row.id)!;
+      const row = outcome.change;
       return presentValue(
         {
           id: row.id,
@@ -304,17 +367,17 @@ async function applyValues(
           selected_unit_id: row.selectedUnitId,
           status: 'COMPLETED',
           user_id: caller.userId,
-          recorded_at: recordedAt,
+          recorded_at: applied.get(row.id)!,
           deleted_at: null,
         },
         key,
         users.get(caller.userId)!,
       );
     }
-    const deletedAt = deleted.get(row.id);
-    const userId = deletedAt ? caller.userId : row.user_id;
+    const deletedAt = outcome.change ? applied.get(outcome.stored.id) : undefined;
+    const userId = deletedAt ? caller.userId : outcome.stored.user_id;
     return presentValue(
-      { ...row, user_id: userId, deleted_at: deletedAt ?? row.deleted_at },
+      { ...outcome.stored, user_id: userId, deleted_at: deletedAt ?? outcome.stored.deleted_at },
       key,
       users.get(userId)!,
     );

@@ -17,6 +17,23 @@ export interface ValueWrite {
   selectedUnitId: string | null;
 }
 
+/**
+ * One change of a value for `applyChanges`: a CREATE or UPDATE writes the value (`id` new or
+ * stored), a DELETE only marks the stored row; `before` / `after` are its history snapshots.
+ */
+export interface ValueChange extends ValueWrite {
+  submissionId: string;
+  /** The submission's site and year, stored on new rows for the indicators' aggregate (0016). */
+  siteId: string;
+  year: number;
+  action: 'CREATE' | 'UPDATE' | 'DELETE';
+  before: unknown;
+  after: unknown;
+}
+
+/** Rows per `applyChanges` statement (one JSON parameter of a few hundred bytes per row). */
+const CHANGE_CHUNK = 2_500;
+
 export interface HistoryWrite {
   valueId: string;
   action: HistoryAction;
@@ -42,80 +59,83 @@ const VALUE_COLUMNS = [
 
 /** Submitted values and their history; every method takes the organization id. */
 export const valuesRepository = {
-  /** The stored rows (deleted ones too) of these elements in a submission, locked. */
-  lockValues(tx: Tx, organizationId: string, submissionId: string, elementIds: string[]) {
-    if (elementIds.length === 0) return Promise.resolve([]);
+  /**
+   * The stored rows (deleted ones too) of these elements in these submissions, locked: one
+   * statement for all the (form, site, year) of a call. Callers match rows by submission and slot.
+   */
+  lockValuesOf(tx: Tx, organizationId: string, submissionIds: string[], elementIds: string[]) {
+    if (submissionIds.length === 0 || elementIds.length === 0) return Promise.resolve([]);
     return tx
       .selectFrom('form_element_submissions as v')
       .select(VALUE_COLUMNS)
       .where('v.organization_id', '=', organizationId)
-      .where('v.form_submission_id', '=', submissionId)
-      .where('v.element_id', 'in', elementIds)
+      .where(sql<boolean>`v.form_submission_id = any(${[...new Set(submissionIds)]}::uuid[])`)
+      .where(sql<boolean>`v.element_id = any(${[...new Set(elementIds)]}::uuid[])`)
       .forUpdate()
       .execute();
   },
 
   /**
-   * Inserts new values and rewrites (and revives) stored ones, COMPLETED, by the user. `place` is
-   * the submission's site and year, stored on new rows for the indicators' aggregate (left out,
-   * a trigger looks them up per row, which costs more).
+   * Writes values and their history in one data-modifying statement per chunk: new values are
+   * inserted and stored ones rewritten (and revived) COMPLETED by the user; deletions set
+   * `deleted_at`; each change gets its history row (snapshots as given). The rows travel as one
+   * JSON parameter (a few parameters, whatever the number of rows). Returns, per written id,
+   * `recorded_at`, and per deleted id, `deleted_at`.
    */
-  async writeValues(
-    tx: Tx,
-    organizationId: string,
-    submissionId: string,
-    userId: string,
-    rows: ValueWrite[],
-    place?: { siteId: string; year: number },
-  ) {
-    const written: { id: string; recorded_at: Date }[] = [];
-    for (const part of chunks(rows)) {
-      const result = await tx
-        .insertInto('form_element_submissions')
-        .values(
-          part.map((r) => ({
-            id: r.id,
-            organization_id: organizationId,
-            form_submission_id: submissionId,
-            element_id: r.elementId,
-            period_unit: r.periodUnit,
-            timestamp: r.timestamp,
-            value: json(r.value),
-            original_value: r.originalValue === null ? null : json(r.originalValue),
-            numeric_value: r.numericValue,
-            selected_unit_id: r.selectedUnitId,
-            user_id: userId,
-            ...(place ? { site_id: place.siteId, year: place.year } : {}),
-          })),
+  async applyChanges(tx: Tx, organizationId: string, userId: string, rows: ValueChange[]) {
+    const out: { id: string; at: Date; deleted: boolean }[] = [];
+    for (const part of chunks(rows, CHANGE_CHUNK)) {
+      const input = JSON.stringify(
+        part.map((r) => ({
+          id: r.id,
+          submission: r.submissionId,
+          site_id: r.siteId,
+          year: r.year,
+          element_id: r.elementId,
+          period_unit: r.periodUnit,
+          ts: r.timestamp,
+          value: r.value,
+          original_value: r.originalValue,
+          numeric_value: r.numericValue,
+          selected_unit_id: r.selectedUnitId,
+          action: r.action,
+          before: r.before,
+          after: r.after,
+        })),
+      );
+      const result = await sql<{ id: string; at: Date; deleted: boolean }>`
+        with input as (
+          select * from jsonb_to_recordset(${input}::jsonb) as r(
+            id uuid, submission uuid, site_id uuid, year int, element_id uuid, period_unit smallint, ts timestamptz,
+            value jsonb, original_value jsonb, numeric_value double precision, selected_unit_id uuid,
+            action text, before jsonb, after jsonb)
+        ), written as (
+          insert into form_element_submissions as v (
+            id, organization_id, form_submission_id, site_id, year, element_id, period_unit,
+            "timestamp", value, original_value, numeric_value, selected_unit_id, user_id)
+          select id, ${organizationId}, submission, site_id, year, element_id, period_unit, ts, value,
+                 original_value, numeric_value, selected_unit_id, ${userId}
+            from input where action <> 'DELETE'
+          on conflict (id) do update set
+            value = excluded.value, original_value = excluded.original_value,
+            numeric_value = excluded.numeric_value, selected_unit_id = excluded.selected_unit_id,
+            status = 'COMPLETED', user_id = excluded.user_id, recorded_at = now(), deleted_at = null
+          returning v.id, v.recorded_at
+        ), deleted as (
+          update form_element_submissions v set deleted_at = now(), user_id = ${userId}
+            from input i
+           where i.action = 'DELETE' and v.organization_id = ${organizationId} and v.id = i.id
+          returning v.id, v.deleted_at
+        ), logged as (
+          insert into form_value_history (organization_id, value_id, action, user_id, before, after)
+          select ${organizationId}, id, action, ${userId}, before, after from input
         )
-        .onConflict((oc) =>
-          oc.column('id').doUpdateSet((eb) => ({
-            value: eb.ref('excluded.value'),
-            original_value: eb.ref('excluded.original_value'),
-            numeric_value: eb.ref('excluded.numeric_value'),
-            selected_unit_id: eb.ref('excluded.selected_unit_id'),
-            status: 'COMPLETED',
-            user_id: eb.ref('excluded.user_id'),
-            recorded_at: sql`now()`,
-            deleted_at: null,
-          })),
-        )
-        .returning(['id', 'recorded_at'])
-        .execute();
-      written.push(...result);
+        select id, recorded_at as at, false as deleted from written
+        union all
+        select id, deleted_at, true from deleted`.execute(tx);
+      out.push(...result.rows);
     }
-    return written;
-  },
-
-  async softDeleteValues(tx: Tx, organizationId: string, userId: string, ids: string[]) {
-    if (ids.length === 0) return [];
-    return tx
-      .updateTable('form_element_submissions')
-      .set({ deleted_at: sql`now()`, user_id: userId })
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .returning(['id', 'deleted_at'])
-      .execute();
+    return out;
   },
 
   async insertHistory(tx: Tx, organizationId: string, userId: string, rows: HistoryWrite[]) {
