@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
@@ -210,6 +211,12 @@ export async function buildApp({
     stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
   });
   app.addHook('onClose', async () => stopCleanup?.());
+  // The embedded database has no autovacuum: the service checks its tables every minute.
+  let stopUpkeep: (() => void) | undefined;
+  app.addHook('onListen', async () => {
+    stopUpkeep ??= scheduleEmbeddedMaintenance(database, app.log);
+  });
+  app.addHook('onClose', async () => stopUpkeep?.());
 
   return app;
 }
