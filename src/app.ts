@@ -77,6 +77,11 @@ declare module 'fastify' {
   }
 }
 
+/** A hop count trusts that many proxies nearest the service; the rest Fastify takes as it is. */
+function trustedProxies(trust: Config['trustProxy']) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
 /** The composition root: builds the HTTP app over its dependencies, without side effects. */
@@ -98,6 +103,8 @@ export async function buildApp({
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     forceCloseConnections: 'idle',
+    // Behind a load balancer, the client address comes from X-Forwarded-For (SDCS_TRUST_PROXY).
+    trustProxy: trustedProxies(config.trustProxy),
     ajv: { customOptions: { strict: false } },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,

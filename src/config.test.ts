@@ -48,12 +48,25 @@ describe('configuration', () => {
   });
 
   it.each([
+    [undefined, false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['loopback, 10.0.0.0/8', 'loopback,10.0.0.0/8'],
+    ['::1', '::1'],
+  ])('reads SDCS_TRUST_PROXY=%s as %o', (raw, expected) => {
+    const env = raw === undefined ? {} : { SDCS_TRUST_PROXY: raw };
+    expect(loadConfig({ SDCS_DATA_DIR: dir(), ...env }).trustProxy).toEqual(expected);
+  });
+
+  it.each([
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ SDCS_ALLOW_SIGNUP: 'maybe' }, /SDCS_ALLOW_SIGNUP/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ SDCS_SECRET: 'short' }, /SDCS_SECRET/],
     [{ SDCS_CALC_TIME_MS: '0' }, /SDCS_CALC_TIME_MS/],
+    [{ SDCS_TRUST_PROXY: 'the load balancer' }, /SDCS_TRUST_PROXY/],
   ])('refuses %o with one clear line', (env, pattern) => {
     expect(() => loadConfig({ SDCS_DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ SDCS_DATA_DIR: dir(), ...env })).toThrow(pattern);

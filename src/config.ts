@@ -35,6 +35,12 @@ export interface Config {
   metricsToken: string | undefined;
   /** Requests per credential (or client address without one) and minute; 0 turns it off. */
   rateLimitPerMinute: number;
+  /**
+   * Which proxies' `X-Forwarded-For` gives the client address (SDCS_TRUST_PROXY): false (the
+   * socket's address), true (any), a hop count, or addresses/CIDRs. Attempt limits count per
+   * client address, so behind a load balancer they need it.
+   */
+  trustProxy: boolean | number | string;
   /** Rate-limit counters live in this Redis when set (shared by several processes), else in memory. */
   redisUrl: string | undefined;
   /** Over these the service answers 503 rather than queue more work (0 turns a check off). */
@@ -129,6 +135,20 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+const PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i;
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = env['SDCS_TRUST_PROXY']?.trim();
+  if (raw === undefined || raw === '' || /^(false|0|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim());
+  if (entries.every((e) => PROXY_ENTRY.test(e))) return entries.join(',');
+  throw new ConfigError(
+    `SDCS_TRUST_PROXY must be true, false, a hop count, or proxy addresses/CIDRs (or loopback), got "${raw}"`,
+  );
+}
+
 function choice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -217,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
     rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    trustProxy: trustProxy(env),
     // The embedded database runs on the event loop itself: a large write delays the loop for as
     // long as it takes, and the requests behind it are served right after, so by default the
     // delay check only applies with a PostgreSQL server.

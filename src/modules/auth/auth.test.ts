@@ -188,4 +188,38 @@ describe('attempt limits', () => {
       await drop();
     }
   });
+
+  it('count per client behind a trusted proxy (SDCS_TRUST_PROXY), and per proxy without it', async () => {
+    const { database, drop } = await openTestDatabase();
+    const login = (
+      ctx: { app: typeof t.app; database: typeof database; config: ReturnType<typeof testConfig> },
+      client: string,
+    ) =>
+      api(ctx, 'POST', '/auth/login', {
+        body: { email: 'nobody@acme.test', password: 'wrong-password' },
+        headers: { 'x-forwarded-for': client },
+      });
+    // In-process requests come from 127.0.0.1: the "proxy" here.
+    const behind = await buildApp({
+      database,
+      config: testConfig({ authAttemptsPerMinute: 2, trustProxy: 'loopback' }),
+    });
+    const direct = await buildApp({ database, config: testConfig({ authAttemptsPerMinute: 2 }) });
+    try {
+      const b = { app: behind, database, config: testConfig() };
+      for (let i = 0; i < 2; i++) expect((await login(b, '203.0.113.7')).status).toBe(401);
+      expect((await login(b, '203.0.113.7')).status).toBe(429);
+      // Another viewer behind the same proxy keeps its own attempts.
+      expect((await login(b, '198.51.100.9')).status).toBe(401);
+
+      // Not trusted: the header is ignored and everyone shares the proxy's address.
+      const d = { app: direct, database, config: testConfig() };
+      for (let i = 0; i < 2; i++) expect((await login(d, `192.0.2.${i}`)).status).toBe(401);
+      expect((await login(d, '192.0.2.99')).status).toBe(429);
+    } finally {
+      await behind.close();
+      await direct.close();
+      await drop();
+    }
+  });
 });
