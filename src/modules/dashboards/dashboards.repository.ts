@@ -248,17 +248,6 @@ export const dashboardsRepository = {
       .execute();
   },
 
-  async existingSites(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await tx
-      .selectFrom('sites')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   sites(tx: Tx, organizationId: string) {
     return tx
       .selectFrom('sites')

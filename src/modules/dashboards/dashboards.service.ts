@@ -6,6 +6,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { requiresEmail } from './dashboards.public.ts';
@@ -92,7 +93,7 @@ async function checkFilter(tx: Tx, caller: Caller, filter: GlobalFilter, issues:
   if (filter.startDate && filter.endDate && filter.startDate > filter.endDate)
     issue('globalFilter.endDate', 'is before startDate');
   const ids = filter.siteIds ?? [];
-  const existing = await repo.existingSites(tx, caller.organizationId, ids.filter(isUuid));
+  const existing = await sitesRepository.existingIds(tx, caller.organizationId, ids);
   ids.forEach((id, i) => {
     if (!existing.has(id)) issue(`globalFilter.siteIds.${i}`, 'is not a site of this organization');
   });

@@ -3,9 +3,9 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
-import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
 import { convertValue } from '../units/units.convert.ts';
 import {
   findElement,
@@ -63,7 +63,7 @@ export async function siteTrees(
 ): Promise<{ all: string[] | null; trees: Map<string, string[]> }> {
   const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };
   if (!requested) return { all: scope.all ? null : [...scope.siteIds], trees: new Map() };
-  const existing = await values.existingSites(tx, viewer.organizationId, requested.filter(isUuid));
+  const existing = await sitesRepository.existingIds(tx, viewer.organizationId, requested);
   requested.forEach((id, i) => {
     if (!existing.has(id))
       throw invalidField(`siteIds.${i}`, `siteIds.${i} is not a site of this organization`);

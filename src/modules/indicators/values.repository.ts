@@ -260,17 +260,6 @@ export const valuesRepository = {
   },
 
   /** The organization's sites among `ids`. */
-  async existingSites(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await tx
-      .selectFrom('sites')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   /** How many sites the organization has. */
   async siteCount(tx: Tx, organizationId: string): Promise<number> {
     const row = await tx

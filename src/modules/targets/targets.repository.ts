@@ -86,15 +86,4 @@ export const targetsRepository = {
       .executeTakeFirst();
     return found !== undefined;
   },
-
-  async existingSites(tx: Tx, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await tx
-      .selectFrom('sites')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
 };

@@ -5,7 +5,8 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
-import { type TargetFields, targetsRepository as repo } from './targets.repository.ts';
+import { sitesRepository } from '../sites/sites.repository.ts';
+import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
   CreateTargetBody,
   Target,
@@ -61,7 +62,7 @@ async function check(tx: Tx, caller: Caller, fields: TargetFields): Promise<void
     if (!Number.isFinite(e.targetValue)) issue(`targetEntries.${i}.targetValue`, 'must be a finite number');
   });
   const siteIds = [...new Set(fields.targetEntries.flatMap((e) => (e.siteId ? [e.siteId] : [])))];
-  const existing = await repo.existingSites(tx, caller.organizationId, siteIds);
+  const existing = await sitesRepository.existingIds(tx, caller.organizationId, siteIds);
   fields.targetEntries.forEach((e, i) => {
     if (e.siteId && !existing.has(e.siteId))
       issue(`targetEntries.${i}.siteId`, 'is not a site of this organization');
