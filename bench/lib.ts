@@ -37,6 +37,19 @@ export async function freshDatabase(
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  // BENCH_AUTO_EXPLAIN_MS=n: the server logs the plan (with trigger and foreign-key times) of every
+  // statement of the benchmark's database that takes n ms or more (auto_explain, in its log file).
+  const explainMs = process.env['BENCH_AUTO_EXPLAIN_MS'];
+  if (explainMs) {
+    for (const setting of [
+      "session_preload_libraries = 'auto_explain'",
+      `auto_explain.log_min_duration = ${Number(explainMs)}`,
+      'auto_explain.log_analyze = on',
+      'auto_explain.log_triggers = on',
+      'auto_explain.log_buffers = on',
+    ])
+      await admin.query(`ALTER DATABASE ${name} SET ${setting}`);
+  }
   const target = new URL(url);
   target.pathname = `/${name}`;
   const database = await Database.open({ databaseUrl: target.toString() });

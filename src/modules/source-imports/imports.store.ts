@@ -71,7 +71,9 @@ export async function storeDrafts(
     bodies.push({ formId: first.form.id, siteId: first.site.id, year: first.year, values });
   }
   // The import is one transaction: every step of the values pipeline runs in it.
-  if (bodies.length > 0) await storeValueSets(pipeline, (fn) => fn(tx), caller, bodies);
+  if (bodies.length > 0) {
+    await storeValueSets(pipeline, (fn) => fn(tx), caller, bodies, undefined, { answer: false });
+  }
   return { formValues, activities };
 }
 

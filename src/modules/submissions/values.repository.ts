@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type ArrayElement, arrayLiteral } from '../../db/array-literal.ts';
 import { json, type Tx } from '../../db/client.ts';
 import { appendHistory } from '../../db/history.ts';
 import type { HistoryAction, ValueStatus } from '../../db/schema/index.ts';
@@ -18,8 +19,10 @@ export interface ValueWrite {
 }
 
 /**
- * One change of a value for `applyChanges`: a CREATE or UPDATE writes the value (`id` new or
- * stored), a DELETE only marks the stored row; `before` / `after` are its history snapshots.
+ * One change of a value for `applyChanges`: a CREATE or UPDATE writes the value (`id` new, or
+ * stored: a CREATE of a deleted row revives it), a DELETE only marks the stored row. `before` is
+ * its history's snapshot of the stored value (null for a CREATE); the snapshot after a CREATE or
+ * UPDATE is made by the statement from what it writes.
  */
 export interface ValueChange extends ValueWrite {
   submissionId: string;
@@ -27,11 +30,12 @@ export interface ValueChange extends ValueWrite {
   siteId: string;
   year: number;
   action: 'CREATE' | 'UPDATE' | 'DELETE';
+  /** Whether `id` names a stored row (always, except for a CREATE of a new slot). */
+  stored: boolean;
   before: unknown;
-  after: unknown;
 }
 
-/** Rows per `applyChanges` statement (one JSON parameter of a few hundred bytes per row). */
+/** Rows per `applyChanges` statement (one array parameter per column). */
 const CHANGE_CHUNK = 2_500;
 
 export interface HistoryWrite {
@@ -77,65 +81,64 @@ export const valuesRepository = {
 
   /**
    * Writes values and their history in one data-modifying statement per chunk: new values are
-   * inserted and stored ones rewritten (and revived) COMPLETED by the user; deletions set
-   * `deleted_at`; each change gets its history row (snapshots as given). The rows travel as one
-   * JSON parameter (a few parameters, whatever the number of rows). Returns, per written id,
-   * `recorded_at`, and per deleted id, `deleted_at`.
+   * inserted, stored ones rewritten (and revived) COMPLETED by the user, deletions set
+   * `deleted_at`; each change gets its history row, whose `after` is what was written (value,
+   * originalValue, selectedUnitId, status). The rows travel as one array literal per column (`arrayLiteral`),
+   * whatever their number. Returns the time they were written (the transaction's: `recorded_at`
+   * and `deleted_at` of every row).
    */
-  async applyChanges(tx: Tx, organizationId: string, userId: string, rows: ValueChange[]) {
-    const out: { id: string; at: Date; deleted: boolean }[] = [];
+  async applyChanges(tx: Tx, organizationId: string, userId: string, rows: ValueChange[]): Promise<Date> {
+    const jsonText = (value: unknown) =>
+      value === null || value === undefined ? null : JSON.stringify(value);
+    // Each statement is sent as soon as its parameters are made, without waiting for the one
+    // before: the connection runs them in order, while the next chunk's parameters are made.
+    const sent: Promise<{ rows: { at: Date }[] }>[] = [];
     for (const part of chunks(rows, CHANGE_CHUNK)) {
-      const input = JSON.stringify(
-        part.map((r) => ({
-          id: r.id,
-          submission: r.submissionId,
-          site_id: r.siteId,
-          year: r.year,
-          element_id: r.elementId,
-          period_unit: r.periodUnit,
-          ts: r.timestamp,
-          value: r.value,
-          original_value: r.originalValue,
-          numeric_value: r.numericValue,
-          selected_unit_id: r.selectedUnitId,
-          action: r.action,
-          before: r.before,
-          after: r.after,
-        })),
-      );
-      const result = await sql<{ id: string; at: Date; deleted: boolean }>`
+      const column = (pick: (r: ValueChange) => ArrayElement) => arrayLiteral(part.map(pick));
+      const statement = sql<{ at: Date }>`
         with input as (
-          select * from jsonb_to_recordset(${input}::jsonb) as r(
-            id uuid, submission uuid, site_id uuid, year int, element_id uuid, period_unit smallint, ts timestamptz,
-            value jsonb, original_value jsonb, numeric_value double precision, selected_unit_id uuid,
-            action text, before jsonb, after jsonb)
-        ), written as (
-          insert into form_element_submissions as v (
+          select * from unnest(
+            ${column((r) => r.id)}::uuid[], ${column((r) => r.stored)}::boolean[],
+            ${column((r) => r.submissionId)}::uuid[], ${column((r) => r.siteId)}::uuid[],
+            ${column((r) => r.year)}::int[], ${column((r) => r.elementId)}::uuid[],
+            ${column((r) => r.periodUnit)}::smallint[], ${column((r) => r.timestamp)}::timestamptz[],
+            ${column((r) => jsonText(r.value))}::jsonb[], ${column((r) => jsonText(r.originalValue))}::jsonb[],
+            ${column((r) => r.numericValue)}::double precision[], ${column((r) => r.selectedUnitId)}::uuid[],
+            ${column((r) => r.action)}::text[], ${column((r) => jsonText(r.before))}::jsonb[]
+          ) as r(id, stored, submission, site_id, year, element_id, period_unit, ts, value, original_value,
+                 numeric_value, selected_unit_id, action, before)
+        ), inserted as (
+          insert into form_element_submissions (
             id, organization_id, form_submission_id, site_id, year, element_id, period_unit,
             "timestamp", value, original_value, numeric_value, selected_unit_id, user_id)
           select id, ${organizationId}, submission, site_id, year, element_id, period_unit, ts, value,
                  original_value, numeric_value, selected_unit_id, ${userId}
-            from input where action <> 'DELETE'
-          on conflict (id) do update set
-            value = excluded.value, original_value = excluded.original_value,
-            numeric_value = excluded.numeric_value, selected_unit_id = excluded.selected_unit_id,
-            status = 'COMPLETED', user_id = excluded.user_id, recorded_at = now(), deleted_at = null
-          returning v.id, v.recorded_at
+            from input where action <> 'DELETE' and not stored
+        ), rewritten as (
+          update form_element_submissions v set
+            value = i.value, original_value = i.original_value, numeric_value = i.numeric_value,
+            selected_unit_id = i.selected_unit_id, status = 'COMPLETED', user_id = ${userId},
+            recorded_at = now(), deleted_at = null
+            from input i
+           where i.action <> 'DELETE' and i.stored and v.organization_id = ${organizationId} and v.id = i.id
         ), deleted as (
           update form_element_submissions v set deleted_at = now(), user_id = ${userId}
             from input i
            where i.action = 'DELETE' and v.organization_id = ${organizationId} and v.id = i.id
-          returning v.id, v.deleted_at
         ), logged as (
           insert into form_value_history (organization_id, value_id, action, user_id, before, after)
-          select ${organizationId}, id, action, ${userId}, before, after from input
+          select ${organizationId}, id, action, ${userId}, before,
+                 case when action <> 'DELETE' then jsonb_build_object(
+                   'value', value, 'originalValue', original_value, 'selectedUnitId', selected_unit_id,
+                   'status', 'COMPLETED') end
+            from input
         )
-        select id, recorded_at as at, false as deleted from written
-        union all
-        select id, deleted_at, true from deleted`.execute(tx);
-      out.push(...result.rows);
+        select now() as at`;
+      sent.push(statement.execute(tx));
     }
-    return out;
+    // The first failure is the call's; the statements after it fail in the aborted transaction.
+    const results = await Promise.all(sent);
+    return results[0]?.rows[0]?.at ?? new Date();
   },
 
   async insertHistory(tx: Tx, organizationId: string, userId: string, rows: HistoryWrite[]) {
