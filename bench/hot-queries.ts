@@ -114,7 +114,7 @@ for (const [n, { text, values }] of recorded.entries()) {
 }
 await client.query('rollback');
 await client.end();
-writeFileSync(new URL('./hot-queries.sql', import.meta.url), `${out.join('\n')}\n`);
+writeFileSync(new URL('../bench/hot-queries.sql', import.meta.url), `${out.join('\n')}\n`);
 console.log(`hot-queries: ${recorded.length} statements written to bench/hot-queries.sql`);
 await app.close();
 await drop();
