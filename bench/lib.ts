@@ -47,6 +47,7 @@ export async function freshDatabase(
       'auto_explain.log_analyze = on',
       'auto_explain.log_triggers = on',
       'auto_explain.log_buffers = on',
+      'auto_explain.log_nested_statements = on',
     ])
       await admin.query(`ALTER DATABASE ${name} SET ${setting}`);
   }

@@ -86,6 +86,10 @@ export const valuesRepository = {
    * originalValue, selectedUnitId, status). The rows travel as one array literal per column (`arrayLiteral`),
    * whatever their number. Returns the time they were written (the transaction's: `recorded_at`
    * and `deleted_at` of every row).
+   *
+   * The updates name their rows by id twice (joined to the input, and `= any(array(…))`): with
+   * statistics taken while the table was small, the planner otherwise read every value of the
+   * organization once per input row (a 500-value submission took 4.4 s at 45,000 stored values).
    */
   async applyChanges(tx: Tx, organizationId: string, userId: string, rows: ValueChange[]): Promise<Date> {
     const jsonText = (value: unknown) =>
@@ -121,10 +125,13 @@ export const valuesRepository = {
             recorded_at = now(), deleted_at = null
             from input i
            where i.action <> 'DELETE' and i.stored and v.organization_id = ${organizationId} and v.id = i.id
+             -- Read by id, whatever the table's statistics say (see below).
+             and v.id = any(array(select id from input where action <> 'DELETE' and stored))
         ), deleted as (
           update form_element_submissions v set deleted_at = now(), user_id = ${userId}
             from input i
            where i.action = 'DELETE' and v.organization_id = ${organizationId} and v.id = i.id
+             and v.id = any(array(select id from input where action = 'DELETE'))
         ), logged as (
           insert into form_value_history (organization_id, value_id, action, user_id, before, after)
           select ${organizationId}, id, action, ${userId}, before,
