@@ -37,6 +37,12 @@ export async function freshDatabase(
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  // BENCH_LOG_MS=n: the server logs the duration of each parse, bind and execute of n ms or more.
+  if (process.env['BENCH_LOG_MS']) {
+    await admin.query(
+      `ALTER DATABASE ${name} SET log_min_duration_statement = ${Number(process.env['BENCH_LOG_MS'])}`,
+    );
+  }
   // BENCH_AUTO_EXPLAIN_MS=n: the server logs the plan (with trigger and foreign-key times) of every
   // statement of the benchmark's database that takes n ms or more (auto_explain, in its log file).
   const explainMs = process.env['BENCH_AUTO_EXPLAIN_MS'];
