@@ -10,13 +10,12 @@ import { createOrganizationWithOwner } from '../organizations/organizations.serv
 import { usersRepository } from '../users/users.repository.ts';
 import {
   activeMemberships,
-  assignedSiteIds,
   type CredentialRow,
   credentialOpening,
-  currentOrganization,
   findAccessToken,
   findApiKey,
   insertAccessToken,
+  organizationAndAssignedSites,
   revokeAccessToken,
   touchApiKey,
 } from './auth.repository.ts';
@@ -149,14 +148,14 @@ export async function logout(database: Database, caller: Caller): Promise<void> 
 
 /** What `GET /me` tells the caller about themselves. */
 export async function describeCaller(tx: Tx, caller: Caller) {
-  const organization = await currentOrganization(tx, caller.organizationId);
-  if (!organization) throw notFound('Organization');
+  const found = await organizationAndAssignedSites(tx, caller.organizationId, caller.userId);
+  if (!found) throw notFound('Organization');
   return {
     user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image },
-    organization,
+    organization: { id: found.id, name: found.name },
     role: caller.role,
     isAdmin: caller.isAdmin,
     credential: caller.credential.kind,
-    siteIds: await assignedSiteIds(tx, caller.organizationId, caller.userId),
+    siteIds: found.site_ids,
   };
 }
