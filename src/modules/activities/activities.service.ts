@@ -8,7 +8,6 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
 import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
@@ -21,7 +20,7 @@ import {
 } from './activities.calculate.ts';
 import { checkActivityInput } from './activities.inputs.ts';
 import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
-import { LAST_PERIOD, resolveActivityElement } from './activities.resolve.ts';
+import { LAST_PERIOD } from './activities.resolve.ts';
 import type {
   ActivitiesQuery,
   ActivityPage,
@@ -48,35 +47,79 @@ function integers(values: string[] | null, name: string, min: number, max: numbe
   });
 }
 
+/** The result of checking a list parameter: its items, or the refusal to throw (in order). */
+type Checked<T> = { items: T | null } | { error: unknown };
+
+function attempt<T>(check: () => T | null): Checked<T> {
+  try {
+    return { items: check() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const itemsOf = <T>(checked: Checked<T>): T | null => ('items' in checked ? checked.items : null);
+
 /**
  * A page of the activities of one ACTIVITY element (form + key) on the sites the caller can
  * read, with the no-activity markers matching the same filters. Sites named in `siteIds` must
  * be the organization's (400) and readable by the caller (403).
+ *
+ * One statement reads everything (the form, the element, which named sites exist, the page and
+ * the markers); the parameters are checked before it and refused after it, in the order a
+ * request's problems are reported: the form (404), the element (404, or 400 for another type),
+ * then siteIds, years and periodUnits (400), then the sites named (400 unknown, 403 unreadable).
  */
 export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQuery): Promise<ActivityPage> {
   const org = caller.organizationId;
-  const element = await resolveActivityElement(tx, org, query.formId, query.key, 'notFound');
-  const siteIds = listItems(query.siteIds, 'siteIds')?.map((s) => s.toLowerCase()) ?? null;
-  const years = integers(listItems(query.years, 'years'), 'years', 1900, 2200);
-  const last = LAST_PERIOD[element.periodType];
-  const periodUnits = integers(listItems(query.periodUnits, 'periodUnits'), 'periodUnits', 1, last);
+  const siteList = attempt(() => listItems(query.siteIds, 'siteIds')?.map((s) => s.toLowerCase()) ?? null);
+  const years = attempt(() => integers(listItems(query.years, 'years'), 'years', 1900, 2200));
+  // The range of a period depends on the form's period type: checked once the form is known.
+  const periodList = attempt(() => listItems(query.periodUnits, 'periodUnits'));
+  const loosePeriods = attempt(() => integers(itemsOf(periodList), 'periodUnits', 1, 12));
+  const siteIds = itemsOf(siteList);
+  const wellFormed = siteIds?.filter((id) => isUuid(id)) ?? [];
   const scope = await siteScope(tx, caller);
+
+  const filtersUsable =
+    'items' in years && 'items' in loosePeriods && wellFormed.length === (siteIds?.length ?? 0);
+  const page = pageOf(query);
+  const found = await listingRepository.list(
+    tx,
+    org,
+    {
+      formId: isUuid(query.formId) ? query.formId : '00000000-0000-0000-0000-000000000000',
+      key: query.key,
+      namedSiteIds: wellFormed,
+      siteIds: filtersUsable ? siteIds : null,
+      years: filtersUsable ? itemsOf(years) : null,
+      periodUnits: filtersUsable ? itemsOf(loosePeriods) : null,
+      scope,
+    },
+    page,
+  );
+
+  if (!found.form) throw notFound('Form');
+  if (!found.element) throw notFound(`Element "${query.key}" of the form`);
+  if (found.element.type !== 'ACTIVITY') {
+    throw invalidField(
+      'key',
+      `key "${query.key}" names a ${found.element.type} element, not an ACTIVITY element`,
+    );
+  }
+  for (const checked of [siteList, years, periodList]) if ('error' in checked) throw checked.error;
+  integers(itemsOf(periodList), 'periodUnits', 1, LAST_PERIOD[found.form.periodType]);
   if (siteIds) {
     const malformed = siteIds.find((id) => !isUuid(id));
     if (malformed) throw invalidField('siteIds', `siteIds: "${malformed}" is not a site id (UUID)`);
-    const known = await sitesRepository.existingIds(tx, org, siteIds);
-    const unknown = siteIds.find((id) => !known.has(id));
+    const unknown = siteIds.find((id) => !found.knownSiteIds.has(id));
     if (unknown) throw invalidField('siteIds', `siteIds: ${unknown} is not a site of this organization`);
     const hidden = siteIds.find((id) => !policy.canReadSite(scope, id));
     if (hidden) throw forbidden(`You cannot read the data of site ${hidden}`);
   }
 
-  const filter = { elementId: element.elementId, siteIds, years, periodUnits, scope };
-  const page = pageOf(query);
-  const { total, rows } = await listingRepository.page(tx, org, { ...filter, formId: element.formId }, page);
-  const markers = await listingRepository.markers(tx, org, element.formId, filter);
   return {
-    activities: rows.map((r) => ({
+    activities: found.rows.map((r) => ({
       activityId: r.id,
       formElementSubmissionId: r.form_element_submission_id,
       input: r.input,
@@ -87,7 +130,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
       periodUnit: r.period_unit,
       metadata: r.metadata,
     })),
-    noActivity: markers.map((m) => ({
+    noActivity: found.markers.map((m) => ({
       id: m.id,
       siteId: m.site_id,
       siteName: m.site_name,
@@ -95,7 +138,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
       periodUnit: m.period_unit,
       createdAt: iso(m.created_at),
     })),
-    pagination: paginationOf(page, rows.length, total),
+    pagination: paginationOf(page, found.rows.length, found.total),
   };
 }
 

@@ -194,15 +194,71 @@ export const submissionsRepository = {
     if (filter.formId) base = base.where('fs.form_id', '=', filter.formId);
     if (filter.siteId) base = base.where('fs.site_id', '=', filter.siteId);
     if (filter.year !== undefined) base = base.where('fs.year', '=', filter.year);
-    const rows = await base
+    const pageQuery = base
       .select(SUBMISSION_COLUMNS)
       .select(sql<number>`count(*) over ()`.as('total'))
+      .select(sql<number>`row_number() over (order by fs.year desc, fs.form_id, fs.site_id)`.as('n'))
       .orderBy('fs.year', 'desc')
       .orderBy('fs.form_id')
       .orderBy('fs.site_id')
       .limit(page.limit)
-      .offset(page.offset)
+      .offset(page.offset);
+    // The page and the current values of its submissions (live values of live elements, in form
+    // order, with their authors), one row per value (or one without a value): one statement.
+    const joined = await tx
+      .with('p', () => pageQuery)
+      .selectFrom('p')
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('form_element_submissions as v')
+            .innerJoin('form_elements as e', (j) =>
+              j.onRef('e.organization_id', '=', 'v.organization_id').onRef('e.id', '=', 'v.element_id'),
+            )
+            .innerJoin('users as u', 'u.id', 'v.user_id')
+            .select([
+              'v.id as value_id',
+              'v.element_id',
+              'v.period_unit',
+              'v.timestamp',
+              'v.value',
+              'v.original_value',
+              'v.selected_unit_id',
+              'v.status',
+              'v.user_id as value_user_id',
+              'v.recorded_at',
+              'v.deleted_at',
+              'e.key as element_key',
+              'e.position as element_position',
+              'u.name as user_name',
+              'u.email as user_email',
+              'u.image as user_image',
+            ])
+            .where('v.organization_id', '=', organizationId)
+            .whereRef('v.form_submission_id', '=', 'p.id')
+            .where('v.deleted_at', 'is', null)
+            .where('e.deleted_at', 'is', null)
+            .as('cv'),
+        (j) => j.onTrue(),
+      )
+      .selectAll('p')
+      .selectAll('cv')
+      .orderBy('p.n')
+      .orderBy('cv.element_position')
+      .orderBy('cv.element_key')
+      .orderBy('cv.period_unit')
+      .orderBy('cv.timestamp')
       .execute();
+    const rows: (Omit<(typeof joined)[number], 'n'> & { values: typeof joined })[] = [];
+    for (const row of joined) {
+      const last = rows.at(-1);
+      const submission = last && last.id === row.id ? last : undefined;
+      if (submission) {
+        submission.values.push(row);
+      } else {
+        rows.push({ ...row, values: row.value_id === null ? [] : [row] });
+      }
+    }
     if (rows.length > 0) return { total: Number(rows[0]!.total), rows };
     if (page.offset === 0) return { total: 0, rows };
     const { total } = await base

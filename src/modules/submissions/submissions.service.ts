@@ -91,7 +91,39 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
     throw invalidField('formId', 'formId is not a form of this organization');
   }
   return {
-    items: await withValues(tx, org, rows),
+    items: rows.map(
+      (r): Submission => ({
+        id: r.id,
+        organizationId: r.organization_id,
+        formSiteId: r.form_site_id,
+        formId: r.form_id,
+        siteId: r.site_id,
+        year: r.year,
+        userId: r.user_id,
+        createdAt: iso(r.created_at),
+        updatedAt: iso(r.updated_at),
+        deletedAt: null,
+        values: r.values.map((v) =>
+          presentValue(
+            {
+              id: v.value_id!,
+              element_id: v.element_id!,
+              period_unit: v.period_unit!,
+              timestamp: v.timestamp,
+              value: v.value,
+              original_value: v.original_value,
+              selected_unit_id: v.selected_unit_id,
+              status: v.status!,
+              user_id: v.value_user_id!,
+              recorded_at: v.recorded_at!,
+              deleted_at: v.deleted_at,
+            },
+            v.element_key!,
+            { name: v.user_name!, email: v.user_email!, image: v.user_image },
+          ),
+        ),
+      }),
+    ),
     pagination: paginationOf(page, rows.length, total),
   };
 }
