@@ -7,6 +7,8 @@
 // - GET /api/v1/form-submissions (90 submissions of a form, 5 values each), GET /api/v1/sites (1,000 sites)
 //   and GET /api/v1/dataset-items (1,000 items), each against a bare server running the same
 //   SELECTs (without the total) in the same order;
+// - the first page of GET /api/v1/form-submissions (one request at a time) with 1,000 and with 100,000
+//   submissions (10 forms x 1,000 sites x 10 years, written in bulk by SQL in an organization of its own);
 // - POST /api/v1/form-submissions with 50 NUMBER values, then 500 (50 elements x 10 months), against
 //   the minimal durable work from a bare `pg` client: one transaction of a 50-row (500-row) upsert
 //   into a uniquely indexed table and a 50-row (500-row) history insert, 10 clients in parallel.
@@ -355,6 +357,51 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     );
     await pool.query(`drop table bench_values_${suffix}, bench_history_${suffix}`);
   }
+
+  // The first page of GET /form-submissions (no filter) with 1,000 and with LARGE submissions, in an
+  // organization of its own (10 forms x 1,000 sites x 10 years), the rows written in bulk by SQL.
+  const scale = (await createOrganizationWithKey(database, {
+    organizationName: 'Scale',
+    email: 'scale@example.com',
+    name: 'Scale',
+    password: null,
+  }))!;
+  const scaleForms: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const f = await call(app, scale.apiKey, 'POST', '/forms', {
+      name: `Scale ${i}`,
+      periodType: 'YEARLY',
+      elements: [{ key: 'x', label: 'X', type: 'NUMBER' }],
+    });
+    scaleForms.push(f.id);
+  }
+  const scaleOrg = scale.organization.id;
+  const addSubmissions = (forms: string[], siteFrom: number, siteTo: number) =>
+    database.execScript(`
+      insert into form_sites (organization_id, form_id, site_id, year)
+        select '${scaleOrg}', f, s.id, y
+          from unnest(array['${forms.join("','")}']::uuid[]) f
+          cross join sites s cross join generate_series(2016, 2025) y
+         where s.organization_id = '${scaleOrg}' and (s.metadata ->> 'n')::int between ${siteFrom} and ${siteTo}
+        on conflict do nothing;
+      insert into form_submissions (organization_id, form_site_id, user_id)
+        select organization_id, id, '${scale.user.id}' from form_sites where organization_id = '${scaleOrg}'
+        on conflict do nothing;`);
+  await database.execScript(`
+    insert into sites (organization_id, name, code, metadata)
+      select '${scaleOrg}', 'Site ' || n, 'S' || n, jsonb_build_object('n', n) from generate_series(1, 1000) n;`);
+  await addSubmissions(scaleForms.slice(0, 1), 1, 100);
+  await database.execScript('analyze');
+  const scaleHeaders = { authorization: `Bearer ${scale.apiKey}` };
+  const scaleUrl = `${base}/form-submissions?limit=100`;
+  const subsSmall = await sequential(scaleUrl, scaleHeaders);
+  await addSubmissions(scaleForms, 1, 1000);
+  const total: number = (await call(app, scale.apiKey, 'GET', '/form-submissions?limit=1')).pagination.total;
+  await database.execScript('analyze');
+  const subsLarge = await sequential(scaleUrl, scaleHeaders);
+  rows.push(
+    `| ${engine} | GET /form-submissions first page alone: 1000 -> ${total} submissions | ${subsSmall.toFixed(1)} ms -> ${subsLarge.toFixed(1)} ms | | ${(subsLarge / subsSmall).toFixed(2)}× |`,
+  );
   await pool?.end();
   await app.close();
   await drop();

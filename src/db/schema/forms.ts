@@ -59,8 +59,18 @@ export interface FormSitesTable {
   site_id: string;
   year: number;
   active: Generated<boolean>;
+  /** Whether the form site has its submission (kept by triggers on form_submissions). */
+  submitted: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
+}
+
+/** Active form sites with a submission, per (form, year) (kept by triggers on form_sites). */
+export interface FormSubmissionCountsTable {
+  organization_id: string;
+  form_id: string;
+  year: number;
+  submissions: number;
 }
 
 export interface FormSubmissionsTable {

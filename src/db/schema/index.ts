@@ -13,6 +13,7 @@ import type {
   FormElementSubmissionsTable,
   FormElementsTable,
   FormSitesTable,
+  FormSubmissionCountsTable,
   FormSubmissionsTable,
   FormsTable,
   FormValueHistoryTable,
@@ -62,6 +63,7 @@ export interface DB {
   form_elements: FormElementsTable;
   form_sites: FormSitesTable;
   form_submissions: FormSubmissionsTable;
+  form_submission_counts: FormSubmissionCountsTable;
   form_element_submissions: FormElementSubmissionsTable;
   form_value_history: FormValueHistoryTable;
   datasets: DatasetsTable;

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import {
   activateForm,
+  assignSites,
   createForm,
   createSite,
   createTenant,
@@ -110,5 +111,80 @@ describe('GET /form-submissions order and totals', () => {
       expect(res.status).toBe(400);
       expect(res.body.issues[0].path).toBe('formId');
     }
+  });
+});
+
+describe('GET /form-submissions leaves out what is not visible, and counts only what it lists', () => {
+  it('drops a deactivated form site, brings it back when reactivated, drops a deleted form, and keeps a member to their sites', async () => {
+    const other = await createTenant(t);
+    const [s0, s1] = [await createSite(t, other.organizationId), await createSite(t, other.organizationId)];
+    const [a, b] = [(await createForm(t, other)).id, (await createForm(t, other)).id];
+    await activateForm(t, other, a, [s0, s1], [2025]);
+    await activateForm(t, other, b, [s0], [2025]);
+    for (const [formId, siteId] of [
+      [a, s0],
+      [a, s1],
+      [b, s0],
+    ] as const) {
+      const res = await api(t, 'POST', '/form-submissions', {
+        token: other.owner.token,
+        body: { formId, siteId, year: 2025, values: [{ elementKey: 'amount', periodUnit: 1, value: 2 }] },
+      });
+      expect(res.status).toBe(200);
+    }
+    const listed = async (token = other.owner.token, query = 'limit=100') => {
+      const res = await api(t, 'GET', `/form-submissions?${query}`, { token });
+      expect(res.status).toBe(200);
+      const body = res.body as {
+        items: Array<{ formId: string; siteId: string }>;
+        pagination: { total: number };
+      };
+      return { keys: body.items.map((i) => `${i.formId}/${i.siteId}`).sort(), total: body.pagination.total };
+    };
+    expect(await listed()).toEqual({ keys: [`${a}/${s0}`, `${a}/${s1}`, `${b}/${s0}`].sort(), total: 3 });
+
+    // Form a no longer active on site 1 in 2025: its submission is kept but not listed.
+    await activateForm(t, other, a, [s0], [2025]);
+    expect(await listed()).toEqual({ keys: [`${a}/${s0}`, `${b}/${s0}`].sort(), total: 2 });
+    expect((await listed(other.owner.token, `formId=${a}`)).total).toBe(1);
+    await activateForm(t, other, a, [s0, s1], [2025]);
+    expect((await listed()).total).toBe(3);
+
+    // A deleted form's submissions leave the list and its total, on every filter.
+    expect((await api(t, 'DELETE', `/forms/${b}`, { token: other.owner.token })).status).toBe(200);
+    expect(await listed()).toEqual({ keys: [`${a}/${s0}`, `${a}/${s1}`].sort(), total: 2 });
+    expect((await listed(other.owner.token, `siteId=${s0}`)).total).toBe(1);
+    expect((await listed(other.owner.token, 'year=2025&limit=1')).total).toBe(2);
+
+    // A collector assigned to site 1 sees that site's submission only, and a total of one.
+    await assignSites(t, other.organizationId, other.collector.userId, [s1]);
+    expect(await listed(other.collector.token)).toEqual({ keys: [`${a}/${s1}`], total: 1 });
+    // Past the end of the page, the total is still counted.
+    expect((await listed(other.owner.token, 'limit=1&offset=5')).total).toBe(2);
+
+    // The per-(form, year) counts the total sums agree with the form sites they count, deleted
+    // form included (its sites still count; the list leaves the form out).
+    const [counts, expectedCounts] = await t.database.system(async (tx) => [
+      await tx
+        .selectFrom('form_submission_counts')
+        .select(['form_id', 'year', 'submissions'])
+        .where('organization_id', '=', other.organizationId)
+        .where('submissions', '>', 0)
+        .orderBy('form_id')
+        .execute(),
+      await tx
+        .selectFrom('form_sites')
+        .select(['form_id', 'year', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('organization_id', '=', other.organizationId)
+        .where('active', '=', true)
+        .where('submitted', '=', true)
+        .groupBy(['form_id', 'year'])
+        .orderBy('form_id')
+        .execute(),
+    ]);
+    expect(counts).toEqual(
+      expectedCounts.map((r) => ({ form_id: r.form_id, year: r.year, submissions: Number(r.n) })),
+    );
+    expect(counts.map((c) => c.submissions).sort()).toEqual([1, 2]);
   });
 });

@@ -179,9 +179,15 @@ export const submissionsRepository = {
 
   /**
    * One page of visible submissions in the scope, and how many there are in all, in one statement
-   * (the total is a window count over the matching rows; a second statement counts only when
-   * the page is past the end). Ordered by year (latest first), form id and site id: a submission
-   * is unique per (form, site, year), so the order is total and pages neither overlap nor skip.
+   * (a second statement counts only when the page is past the end). Ordered by year (latest
+   * first), form id and site id: a submission is unique per (form, site, year), so the order is
+   * total and pages neither overlap nor skip. The page walks the form sites in that order through
+   * an index of the active form sites that have a submission (`submitted`, migration 0020); the
+   * total sums the per-(form, year) counts kept beside them, or, for a list narrowed to some
+   * sites, counts those sites' form sites. Neither sorts nor counts every submission of the
+   * organization: a page costs the same at a thousand submissions and at a hundred thousand.
+   * A form site's form always exists; a deleted form's sites are left out by the (few) deleted
+   * forms' ids.
    */
   async listSubmissions(
     tx: Tx,
@@ -190,14 +196,39 @@ export const submissionsRepository = {
     filter: { formId?: string | undefined; siteId?: string | undefined; year?: number | undefined },
     page: { limit: number; offset: number },
   ) {
-    let base = visibleSubmissions(tx, organizationId).where((eb) => inSiteScope(eb, 'fs.site_id', scope));
-    if (filter.formId) base = base.where('fs.form_id', '=', filter.formId);
-    if (filter.siteId) base = base.where('fs.site_id', '=', filter.siteId);
-    if (filter.year !== undefined) base = base.where('fs.year', '=', filter.year);
-    const pageQuery = base
+    const deletedForms = sql`array(select id from forms
+      where organization_id = ${organizationId} and deleted_at is not null)`;
+    let listed = tx
+      .selectFrom('form_sites as fs')
+      .where('fs.organization_id', '=', organizationId)
+      // Literal, not parameters: the planner must see the partial indexes' predicate.
+      .where(sql<boolean>`fs.active and fs.submitted`)
+      .where(sql<boolean>`fs.form_id <> all(${deletedForms})`)
+      .where((eb) => inSiteScope(eb, 'fs.site_id', scope));
+    if (filter.formId) listed = listed.where('fs.form_id', '=', filter.formId);
+    if (filter.siteId) listed = listed.where('fs.site_id', '=', filter.siteId);
+    if (filter.year !== undefined) listed = listed.where('fs.year', '=', filter.year);
+    // Not narrowed to some sites: the sum of the (form, year) counts. Narrowed: the form sites
+    // of those sites, through their indexes.
+    const counted =
+      scope.all && !filter.siteId
+        ? (() => {
+            let sums = tx
+              .selectFrom('form_submission_counts as c')
+              .where('c.organization_id', '=', organizationId)
+              .where(sql<boolean>`c.form_id <> all(${deletedForms})`)
+              .select(sql<number>`coalesce(sum(c.submissions), 0)::int`.as('total'));
+            if (filter.formId) sums = sums.where('c.form_id', '=', filter.formId);
+            if (filter.year !== undefined) sums = sums.where('c.year', '=', filter.year);
+            return sums;
+          })()
+        : listed.select((eb) => eb.fn.countAll<number>().as('total'));
+    const pageQuery = listed
+      .innerJoin('form_submissions as s', (j) =>
+        j.onRef('s.organization_id', '=', 'fs.organization_id').onRef('s.form_site_id', '=', 'fs.id'),
+      )
       .select(SUBMISSION_COLUMNS)
-      .select(sql<number>`count(*) over ()`.as('total'))
-      .select(sql<number>`row_number() over (order by fs.year desc, fs.form_id, fs.site_id)`.as('n'))
+      .select(() => counted.as('total'))
       .orderBy('fs.year', 'desc')
       .orderBy('fs.form_id')
       .orderBy('fs.site_id')
@@ -243,13 +274,15 @@ export const submissionsRepository = {
       )
       .selectAll('p')
       .selectAll('cv')
-      .orderBy('p.n')
+      .orderBy('p.year', 'desc')
+      .orderBy('p.form_id')
+      .orderBy('p.site_id')
       .orderBy('cv.element_position')
       .orderBy('cv.element_key')
       .orderBy('cv.period_unit')
       .orderBy('cv.timestamp')
       .execute();
-    const rows: (Omit<(typeof joined)[number], 'n'> & { values: typeof joined })[] = [];
+    const rows: ((typeof joined)[number] & { values: typeof joined })[] = [];
     for (const row of joined) {
       const last = rows.at(-1);
       const submission = last && last.id === row.id ? last : undefined;
@@ -261,9 +294,7 @@ export const submissionsRepository = {
     }
     if (rows.length > 0) return { total: Number(rows[0]!.total), rows };
     if (page.offset === 0) return { total: 0, rows };
-    const { total } = await base
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow();
+    const { total } = await counted.executeTakeFirstOrThrow();
     return { total: Number(total), rows };
   },
 };
