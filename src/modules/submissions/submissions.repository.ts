@@ -238,16 +238,19 @@ export const submissionsRepository = {
     // order, with their authors), one row per value (or one without a value): one statement.
     const joined = await tx
       .with('p', () => pageQuery)
-      .selectFrom('p')
-      .leftJoinLateral(
-        (eb) =>
-          eb
+      // Materialized: read once, whatever the planner guesses of the page's size (a guess of one
+      // row, on tables not analyzed yet, made it read the values again for every submission).
+      .with(
+        (wb) => wb('cv').materialized(),
+        (db) =>
+          db
             .selectFrom('form_element_submissions as v')
             .innerJoin('form_elements as e', (j) =>
               j.onRef('e.organization_id', '=', 'v.organization_id').onRef('e.id', '=', 'v.element_id'),
             )
             .innerJoin('users as u', 'u.id', 'v.user_id')
             .select([
+              'v.form_submission_id as value_submission_id',
               'v.id as value_id',
               'v.element_id',
               'v.period_unit',
@@ -266,12 +269,13 @@ export const submissionsRepository = {
               'u.image as user_image',
             ])
             .where('v.organization_id', '=', organizationId)
-            .whereRef('v.form_submission_id', '=', 'p.id')
+            // The page's submissions by the values' (submission, element, …) key, read once.
+            .where(sql<boolean>`v.form_submission_id = any(array(select id from p))`)
             .where('v.deleted_at', 'is', null)
-            .where('e.deleted_at', 'is', null)
-            .as('cv'),
-        (j) => j.onTrue(),
+            .where('e.deleted_at', 'is', null),
       )
+      .selectFrom('p')
+      .leftJoin('cv', 'cv.value_submission_id', 'p.id')
       .selectAll('p')
       .selectAll('cv')
       .orderBy('p.year', 'desc')
