@@ -120,7 +120,7 @@ with t as (
 --                   SubPlan 5
 --                     ->  CTE Scan on e e_1 (actual rows=50 loops=1)
 --   Planning:
---     Buffers: shared hit=506
+--     Buffers: shared hit=549
 
 -- 4.
 select distinct on (s.idx) s.idx, l.id, l.period_unit, l.site_id, l.created_at,
@@ -182,6 +182,7 @@ insert into "form_submissions" ("organization_id", "form_site_id", "user_id") va
 --     ->  Result (actual rows=1 loops=1)
 --   Planning:
 --     Buffers: shared hit=44
+--   Trigger form_submissions_mark_on_insert: calls=1
 
 -- 6.
 select "v"."id", "v"."form_submission_id", "v"."element_id", "v"."period_unit", "v"."timestamp", "v"."value", "v"."original_value", "v"."selected_unit_id", "v"."status", "v"."user_id", "v"."recorded_at", "v"."deleted_at" from "form_element_submissions" as "v" where "v"."organization_id" = $1 and v.form_submission_id = any($2::uuid[]) and v.element_id = any($3::uuid[]) for update;
@@ -246,7 +247,7 @@ with input as (
 --                   Rows Removed by Filter: 50
 --     CTE rewritten
 --       ->  Update on form_element_submissions v (actual rows=0 loops=1)
---             Buffers: shared hit=765 dirtied=1 written=1
+--             Buffers: shared hit=761 dirtied=1 written=1
 --             InitPlan 3 (returns $3)
 --               ->  CTE Scan on input input_1 (actual rows=50 loops=1)
 --                     Filter: (stored AND (action <> 'DELETE'::text))
@@ -274,7 +275,7 @@ with input as (
 --                         Filter: (id = ANY ($6))
 --     CTE logged
 --       ->  Insert on form_value_history (actual rows=0 loops=1)
---             Buffers: shared hit=355 dirtied=4 written=4
+--             Buffers: shared hit=353 dirtied=3 written=3
 --             ->  CTE Scan on input input_3 (actual rows=50 loops=1)
 --                   Buffers: shared hit=59
 --   Planning:
