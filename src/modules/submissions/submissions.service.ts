@@ -45,7 +45,12 @@ async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[])
     if (list) list.push(item);
     else bySubmission.set(v.form_submission_id, [item]);
   }
-  return rows.map((r) => ({
+  return rows.map((r) => presentSubmission(r, bySubmission.get(r.id) ?? []));
+}
+
+/** A submission row (with its form, site and year) and its values, as the API shows them. */
+function presentSubmission(r: SubmissionRow, values: ValueItem[]): Submission {
+  return {
     id: r.id,
     organizationId: r.organization_id,
     formSiteId: r.form_site_id,
@@ -56,8 +61,8 @@ async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[])
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
     deletedAt: null,
-    values: bySubmission.get(r.id) ?? [],
-  }));
+    values,
+  };
 }
 
 /** A submission of an active form-site on a site the caller can read. */
@@ -91,19 +96,10 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
     throw invalidField('formId', 'formId is not a form of this organization');
   }
   return {
-    items: rows.map(
-      (r): Submission => ({
-        id: r.id,
-        organizationId: r.organization_id,
-        formSiteId: r.form_site_id,
-        formId: r.form_id,
-        siteId: r.site_id,
-        year: r.year,
-        userId: r.user_id,
-        createdAt: iso(r.created_at),
-        updatedAt: iso(r.updated_at),
-        deletedAt: null,
-        values: r.values.map((v) =>
+    items: rows.map((r) =>
+      presentSubmission(
+        r,
+        r.values.map((v) =>
           presentValue(
             {
               id: v.value_id!,
@@ -122,7 +118,7 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
             { name: v.user_name!, email: v.user_email!, image: v.user_image },
           ),
         ),
-      }),
+      ),
     ),
     pagination: paginationOf(page, rows.length, total),
   };
