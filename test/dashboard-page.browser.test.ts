@@ -85,8 +85,8 @@ const VIEW: DashboardView = {
     widget('w4', 'TABLE', XSS_TITLE, { period: 'MONTHLY', showTarget: true, decimals: 1 }),
   ],
   data: [
-    { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }] },
-    { widgetId: 'w2', series: [electricity] },
+    { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }], issues: [] },
+    { widgetId: 'w2', series: [electricity], issues: [] },
     {
       widgetId: 'w3',
       series: [
@@ -108,8 +108,9 @@ const VIEW: DashboardView = {
           issues: [{ type: 'MISSING_VALUES', message: 'Lyon has no value for Jun 2026' }],
         },
       ],
+      issues: [],
     },
-    { widgetId: 'w4', series: [electricity] },
+    { widgetId: 'w4', series: [electricity], issues: [] },
   ],
   sites: [
     { id: 's1', name: 'Berlin' },
@@ -491,12 +492,12 @@ describe.skipIf(!hasChromium)(
       expect(errors.filter((e) => !/status of (401|403)/.test(e))).toEqual([]);
 
       // The tab keeps its grant: a reload draws the dashboard again without the gate.
-    await page.reload();
-    await page.waitForSelector('body[data-rendered="true"]');
-    expect(await page.isVisible('#gate')).toBe(false);
-    expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
+      await page.reload();
+      await page.waitForSelector('body[data-rendered="true"]');
+      expect(await page.isVisible('#gate')).toBe(false);
+      expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
 
-    mkdirSync(OUTPUT, { recursive: true });
+      mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
 
       // On a phone: one column, nothing wider than the screen, the chart drawn at its width.
