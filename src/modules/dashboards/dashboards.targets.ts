@@ -246,6 +246,7 @@ export async function targetLines(
       value: absolute(e),
     }));
 
+    const explained = issues.length;
     // The yearly path: the baseline year's actual value, then each yearly entry after it.
     // (Two entries of one year: both are shown; the path goes through the first.)
     const yearly = resolved
@@ -280,7 +281,7 @@ export async function targetLines(
     if (unresolved) {
       issues.push({
         type: 'targetBaselineMissing',
-        message: `${title}${where}: its percentage entries need ${baselineYear === null ? 'a baseline year' : `a value of ${series.indicatorName} in the baseline ${baselineYear}`}; they are shown as percentages, without a path`,
+        message: `${title}${where}: its percentage entries are relative to ${baselineYear === null ? 'a baseline, and it has no baseline year' : `${series.indicatorName} in ${baselineYear}, which has no value here`}, so they cannot be turned into values${grouping === 'YEARLY' ? ' (they are shown in %)' : ''}`,
         ...about(target.id),
       });
     }
@@ -289,11 +290,13 @@ export async function targetLines(
       : linearPath(anchors, years);
 
     const points: SeriesPoint[] = [];
+    // Interpolated and split values are rounded to 12 significant digits: 1.2 / 12 is 0.1,
+    // not 0.09999999999999999 (far below any target's precision).
     const add = (period: string, value: number, percent = false) =>
       points.push({
         period,
         label: labelOf(period),
-        value,
+        value: Number(value.toPrecision(12)),
         formatted: formatValue(value, percent ? '%' : series.unit, series.decimals),
       });
     if (grouping === 'YEARLY') {
@@ -352,6 +355,8 @@ export async function targetLines(
         if (points.length === 0) continue;
       }
     }
+    // No point, and the missing baseline already said why: not said twice.
+    if (points.length === 0 && issues.length > explained) continue;
     if (points.length === 0) {
       const kinds = [...new Set(resolved.map((r) => r.grouping.toLowerCase()))].join(' and ');
       const entryYears = [...new Set(resolved.map((r) => r.entry.year))].sort().join(', ');
