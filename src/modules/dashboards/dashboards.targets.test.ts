@@ -380,6 +380,34 @@ describe('CHILDREN breakdowns', () => {
     }
   });
 
+  it('a manager limited to Plant A publishes CHILDREN of Plant A only, never of the group', async () => {
+    await assignSites(t, tenant.organizationId, tenant.manager.userId, [sites.plantA]);
+    const as = tenant.manager.token;
+    const refused = await api(t, 'POST', '/dashboards', {
+      token: as,
+      body: { name: 'Group by plant', isPublic: true, globalFilter: { siteIds: [sites.group] } },
+    });
+    expect(refused.status).toBe(403);
+    const mine = await api(t, 'POST', '/dashboards', {
+      token: as,
+      body: {
+        name: 'Plant A',
+        isPublic: true,
+        globalFilter: { siteIds: [sites.plantA], startYear: 2025, endYear: 2025 },
+      },
+    });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    const widget = await api(t, 'POST', `/dashboards/${mine.body.id}/widgets`, {
+      token: as,
+      body: { type: 'BAR', title: 'W', indicatorIds: [ind.elec], config: { sites: 'CHILDREN' } },
+    });
+    expect(widget.status, JSON.stringify(widget.body)).toBe(200);
+    const open = await api(t, 'GET', `/public/dashboards/${mine.body.id}`);
+    expect(
+      open.body.data[0].series.map((s: { siteName: string; total: Point }) => [s.siteName, s.total.value]),
+    ).toEqual([['Plant A', 500]]);
+  });
+
   it('refuses an unknown config.sites with a 400 naming the field', async () => {
     const id = await board({}, []);
     const res = await api(t, 'POST', `/dashboards/${id}/widgets`, {
