@@ -79,6 +79,8 @@ interface Context {
   /** Sites of TOTAL series (undefined: all the viewer sees); BREAKDOWN: one series per site. */
   siteIds: string[] | undefined;
   breakdownSites: string[];
+  /** What target lines need; its memo is shared by the widgets. */
+  targets: TargetContext;
   /** CHILDREN: one series per child of the filter's sites (computed once, when first asked). */
   childSites: () => Promise<string[]>;
   now: Date;
@@ -117,19 +119,11 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
       : `${ctx.period.fromYear}–${ctx.period.toYear}`;
   const series: Series[] = [];
   const issues: WidgetIssue[] = [];
-  const targetContext: TargetContext = {
-    tx: ctx.tx,
-    viewer: ctx.viewer,
-    fromYear: ctx.period.fromYear,
-    toYear: ctx.period.toYear,
-    statuses: ctx.statuses,
-    now: ctx.now,
-  };
   for (const r of results) {
     const site = r.siteId ? ctx.tree.byId.get(r.siteId) : undefined;
     const name = ctx.names.get(r.indicatorId) ?? r.indicatorId;
     const targets = widget.config.showTarget
-      ? await targetLines(targetContext, {
+      ? await targetLines(ctx.targets, {
           indicatorId: r.indicatorId,
           indicatorName: name,
           grouping,
@@ -186,11 +180,21 @@ export async function computeWidgets(
   const indicators = await repo.indicators(tx, viewer.organizationId, [
     ...new Set(widgets.flatMap((w) => w.indicatorIds)),
   ]);
+  const period = periodOf(filter, now);
   const ctx: Context = {
     tx,
     viewer,
     tree,
-    period: periodOf(filter, now),
+    period,
+    targets: {
+      tx,
+      viewer,
+      fromYear: period.fromYear,
+      toYear: period.toYear,
+      statuses: filter.statuses,
+      now,
+      memo: new Map(),
+    },
     statuses: filter.statuses,
     siteIds,
     breakdownSites,

@@ -30,7 +30,16 @@ let tenant: Tenant;
 let token: string;
 let formId: string;
 const sites = { group: '', plantA: '', plantB: '', other: '' };
-const ind = { elec: '', elecNoBase: '', head: '', intensity: '', scaled: '', monthlyOnly: '' };
+const ind = {
+  elec: '',
+  elecNoBase: '',
+  head: '',
+  intensity: '',
+  scaled: '',
+  monthlyOnly: '',
+  quarterly: '',
+  percentNoBase: '',
+};
 
 async function submit(siteId: string, year: number, values: [string, number, number][]) {
   const res = await api(t, 'POST', '/form-submissions', {
@@ -168,6 +177,19 @@ beforeAll(async () => {
   await target(ind.head, { title: 'Headcount 25', targetEntries: [{ year: 2025, targetValue: 25 }] });
   await target(ind.intensity, { title: 'Intensity 30', targetEntries: [{ year: 2025, targetValue: 30 }] });
   await target(ind.scaled, { title: 'Below 0.9 MWh', targetEntries: [{ year: 2025, targetValue: 0.9 }] });
+  ind.quarterly = await indicator('Electricity (quarterly target)', 'kWh', [el(element.elec!)]);
+  ind.percentNoBase = await indicator('Electricity (no baseline)', 'kWh', [el(element.elec!)]);
+  await target(ind.quarterly, {
+    title: 'Q1 300, year 1200',
+    targetEntries: [
+      { year: 2025, quarter: 1, targetValue: 300 },
+      { year: 2025, targetValue: 1200 },
+    ],
+  });
+  await target(ind.percentNoBase, {
+    title: 'Minus 10 %',
+    targetEntries: [{ year: 2025, targetValue: -10, type: 'PERCENTAGE' }],
+  });
   await target(ind.monthlyOnly, {
     title: 'January',
     targetEntries: [{ year: 2025, month: 1, targetValue: 1000 }],
@@ -302,6 +324,42 @@ describe('targets drawn as glide paths', () => {
       { period: '2025', label: '2025', value: 25, formatted: '25' },
     ]);
     expect(headYearly.issues).toEqual([]);
+  });
+});
+
+describe('targets split and percentages', () => {
+  it('a quarterly entry is split into its months; the year is not split where a finer entry exists', async () => {
+    const id = await board({ siteIds: [sites.group], startYear: 2025, endYear: 2025 }, [
+      { type: 'LINE', indicatorIds: [ind.quarterly], config: { period: 'MONTHLY', showTarget: true } },
+      { type: 'BAR', indicatorIds: [ind.quarterly], config: { period: 'QUARTERLY', showTarget: true } },
+    ]);
+    const view = await data(id);
+    // Q1: 300 / 3 = 100 a month; the year's 1,200 is not spread, since 2025 has a quarterly entry.
+    expect(byPeriod(view.data[0].series[0].targets[0].points)).toEqual({
+      '2025-01': 100,
+      '2025-02': 100,
+      '2025-03': 100,
+    });
+    // Quarterly widget: Q1 as entered; the year again left alone (Q1 is entered).
+    expect(byPeriod(view.data[1].series[0].targets[0].points)).toEqual({ '2025-Q1': 300 });
+    expect(view.data[0].issues).toEqual([]);
+  });
+
+  it('a percentage without a baseline stays in % on a yearly widget, with the reason', async () => {
+    const id = await board({ siteIds: [sites.group], startYear: 2025, endYear: 2025 }, [
+      { type: 'LINE', indicatorIds: [ind.percentNoBase], config: { showTarget: true } },
+      { type: 'LINE', indicatorIds: [ind.percentNoBase], config: { period: 'MONTHLY', showTarget: true } },
+    ]);
+    const view = await data(id);
+    expect(view.data[0].series[0].targets[0]).toMatchObject({
+      type: 'PERCENTAGE',
+      points: [{ period: '2025', value: -10, formatted: '-10 %' }],
+    });
+    expect(view.data[0].issues).toEqual([expect.objectContaining({ type: 'targetBaselineMissing' })]);
+    expect(view.data[0].issues[0].message).toContain('no baseline year');
+    // Never divided into months: a percentage is not a quantity. One issue says why.
+    expect(view.data[1].series[0].targets).toEqual([]);
+    expect(view.data[1].issues.map((i: { type: string }) => i.type)).toEqual(['targetBaselineMissing']);
   });
 });
 

@@ -28,6 +28,18 @@ export interface TargetContext {
   toYear: number;
   statuses: GlobalFilter['statuses'];
   now: Date;
+  /** Shared by the widgets of one computation: each is asked once per indicator (or baseline). */
+  memo: Map<string, Promise<unknown>>;
+}
+
+/** The memoized answer of `make` for `key` within one computation. */
+function once<T>(ctx: TargetContext, key: string, make: () => Promise<T>): Promise<T> {
+  let hit = ctx.memo.get(key) as Promise<T> | undefined;
+  if (!hit) {
+    hit = make();
+    ctx.memo.set(key, hit);
+  }
+  return hit;
 }
 
 export interface TargetSeries {
@@ -144,6 +156,18 @@ async function valueOver(
   month: number | null,
   quarter: number | null,
 ): Promise<CurrentValue | null> {
+  const key = `value|${indicatorId}|${sites?.join(',') ?? '*'}|${year}|${month}|${quarter}`;
+  return once(ctx, key, () => computeValueOver(ctx, indicatorId, sites, year, month, quarter));
+}
+
+async function computeValueOver(
+  ctx: TargetContext,
+  indicatorId: string,
+  sites: string[] | undefined,
+  year: number,
+  month: number | null,
+  quarter: number | null,
+): Promise<CurrentValue | null> {
   const firstMonth = month ?? (quarter ? (quarter - 1) * 3 + 1 : null);
   const lastMonth = month ?? (quarter ? quarter * 3 : null);
   const day = (m: number) => `${year}-${String(m).padStart(2, '0')}-01`;
@@ -194,7 +218,9 @@ export async function targetLines(
   series: TargetSeries,
 ): Promise<{ lines: TargetLine[]; issues: WidgetIssue[] }> {
   const grouping: Grouping = series.grouping === 'TOTAL' ? 'YEARLY' : series.grouping;
-  const targets = await targetsRepository.list(ctx.tx, ctx.viewer.organizationId, series.indicatorId);
+  const targets = await once(ctx, `targets|${series.indicatorId}`, () =>
+    targetsRepository.list(ctx.tx, ctx.viewer.organizationId, series.indicatorId),
+  );
   const lines: TargetLine[] = [];
   const issues: WidgetIssue[] = [];
   const years: number[] = [];
@@ -333,7 +359,9 @@ export async function targetLines(
         const free = split.filter((p) => !covered.has(p));
         // A coarser entry is split only over a period it has no finer entry in.
         if (free.length === 0 || free.length < split.length) continue;
-        additive ??= await isSumOverTime(ctx.tx, ctx.viewer.organizationId, series.indicatorId);
+        additive ??= await once(ctx, `additive|${series.indicatorId}`, () =>
+          isSumOverTime(ctx.tx, ctx.viewer.organizationId, series.indicatorId),
+        );
         if (!additive || c.percent) {
           refused = true;
           continue;
@@ -344,12 +372,11 @@ export async function targetLines(
           covered.add(p);
         }
       }
-      if (refused) {
+      // (Refused for an unresolved percentage only: the baseline issue above says why.)
+      if (refused && additive === false) {
         issues.push({
           type: 'targetNotAdditive',
-          message: additive
-            ? `${title}${where}: its percentage cannot be turned into a value without a baseline, so it is not split into ${grouping === 'MONTHLY' ? 'months' : 'quarters'}`
-            : `${title}${where} is set per ${grouping === 'MONTHLY' ? 'year or quarter' : 'year'}; ${series.indicatorName} is not a sum over time (a ratio, or a stock such as headcount), so the target cannot be split into ${grouping === 'MONTHLY' ? 'months' : 'quarters'}. Show it on a yearly widget.`,
+          message: `${title}${where} is set per ${grouping === 'MONTHLY' ? 'year or quarter' : 'year'}; ${series.indicatorName} is not a sum over time (a ratio, or a stock such as headcount), so the target cannot be split into ${grouping === 'MONTHLY' ? 'months' : 'quarters'}. Show it on a yearly widget.`,
           ...about(target.id),
         });
         if (points.length === 0) continue;
