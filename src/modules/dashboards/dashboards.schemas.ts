@@ -177,6 +177,12 @@ export const CreateWidgetBody = Type.Object(
         indicatorIds: [EXAMPLE_IDS.indicator],
         config: { period: 'MONTHLY', sites: 'TOTAL', showTarget: true, decimals: 1 },
       },
+      {
+        type: 'BAR',
+        title: 'Electricity by plant',
+        indicatorIds: [EXAMPLE_IDS.indicator],
+        config: { period: 'YEARLY', sites: 'CHILDREN', showTarget: true },
+      },
     ],
   },
 );

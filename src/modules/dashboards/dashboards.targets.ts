@@ -106,8 +106,13 @@ function formatValue(value: number, unit: string | null, decimals: number | unde
  * (numbers, coefficients). A ratio of data (an intensity), a product of data, a constant term,
  * or a LAST/AVERAGE element (a stock such as headcount) make it not.
  */
-export async function isSumOverTime(tx: Tx, organizationId: string, indicatorId: string): Promise<boolean> {
-  const prepared = await prepare(tx, organizationId, [indicatorId], new Date().getUTCFullYear());
+export async function isSumOverTime(
+  tx: Tx,
+  organizationId: string,
+  indicatorId: string,
+  year: number,
+): Promise<boolean> {
+  const prepared = await prepare(tx, organizationId, [indicatorId], year);
   const NOT = -1;
   const degreeOf = (id: string, path: string[]): number => {
     const row = prepared.byId.get(id);
@@ -360,7 +365,7 @@ export async function targetLines(
         // A coarser entry is split only over a period it has no finer entry in.
         if (free.length === 0 || free.length < split.length) continue;
         additive ??= await once(ctx, `additive|${series.indicatorId}`, () =>
-          isSumOverTime(ctx.tx, ctx.viewer.organizationId, series.indicatorId),
+          isSumOverTime(ctx.tx, ctx.viewer.organizationId, series.indicatorId, ctx.toYear),
         );
         if (!additive || c.percent) {
           refused = true;
