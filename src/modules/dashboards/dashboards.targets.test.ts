@@ -39,6 +39,9 @@ const ind = {
   monthlyOnly: '',
   quarterly: '',
   percentNoBase: '',
+  nestedSum: '',
+  affine: '',
+  product: '',
 };
 
 async function submit(siteId: string, year: number, values: [string, number, number][]) {
@@ -65,6 +68,27 @@ async function indicator(name: string, unit: string | null, expressionParts: unk
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.id as string;
+}
+
+async function storeIndicator(name: string, expressionParts: unknown[]) {
+  const row = await t.database.tenant(tenant.organizationId, (tx) =>
+    tx
+      .insertInto('indicators')
+      .values({
+        organization_id: tenant.organizationId,
+        name,
+        label: null,
+        description: null,
+        unit_id: null,
+        display_unit_id: null,
+        expression_parts: JSON.stringify(expressionParts),
+        preferred_dataset_item_name: null,
+        preferred_dataset_item_dataset_id: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
+  return row.id;
 }
 
 async function target(indicatorId: string, body: Record<string, unknown>) {
@@ -148,12 +172,12 @@ beforeAll(async () => {
   ind.elec = await indicator('Electricity', 'kWh', [el(element.elec!)]);
   ind.elecNoBase = await indicator('Electricity (2023 baseline)', 'kWh', [el(element.elec!)]);
   ind.head = await indicator('Headcount', null, [el(element.head!)]);
-  ind.intensity = await indicator('Electricity per head', null, [
+  ind.intensity = await indicator('Electricity per head', 'kWh', [
     el(element.elec!),
     op('/'),
     el(element.head!),
   ]);
-  ind.scaled = await indicator('Electricity in MWh', null, [el(element.elec!), op('/'), num('1000')]);
+  ind.scaled = await indicator('Electricity in MWh', 'MWh', [el(element.elec!), op('/'), num('1000')]);
   ind.monthlyOnly = await indicator('Electricity (monthly target)', 'kWh', [el(element.elec!)]);
 
   // -42 % of the 2024 baseline by 2030 (SBTi-style), for the whole organization.
@@ -190,6 +214,17 @@ beforeAll(async () => {
     title: 'Minus 10 %',
     targetEntries: [{ year: 2025, targetValue: -10, type: 'PERCENTAGE' }],
   });
+  // Nested: Electricity × 2 is still a sum over time; elec + 5 and elec × elec are not.
+  ind.nestedSum = await indicator('Twice the electricity', 'kWh', [
+    { type: 'indicator', value: ind.elec },
+    op('*'),
+    num('2'),
+  ]);
+  // (Stored directly: a unit check on POST /indicators may refuse them; stored ones still compute.)
+  ind.affine = await storeIndicator('Electricity plus 5', [el(element.elec!), op('+'), num('5')]);
+  ind.product = await storeIndicator('Electricity squared', [el(element.elec!), op('*'), el(element.elec!)]);
+  for (const id of [ind.nestedSum, ind.affine, ind.product])
+    await target(id, { title: 'Yearly 24', targetEntries: [{ year: 2025, targetValue: 24 }] });
   await target(ind.monthlyOnly, {
     title: 'January',
     targetEntries: [{ year: 2025, month: 1, targetValue: 1000 }],
@@ -360,6 +395,22 @@ describe('targets split and percentages', () => {
     // Never divided into months: a percentage is not a quantity. One issue says why.
     expect(view.data[1].series[0].targets).toEqual([]);
     expect(view.data[1].issues.map((i: { type: string }) => i.type)).toEqual(['targetBaselineMissing']);
+  });
+
+  it('splits a nested sum (24 / 12 = 2 a month), not an affine expression or a product of data', async () => {
+    const id = await board({ siteIds: [sites.group], startYear: 2025, endYear: 2025 }, [
+      { type: 'LINE', indicatorIds: [ind.nestedSum], config: { period: 'MONTHLY', showTarget: true } },
+      { type: 'LINE', indicatorIds: [ind.affine], config: { period: 'MONTHLY', showTarget: true } },
+      { type: 'LINE', indicatorIds: [ind.product], config: { period: 'MONTHLY', showTarget: true } },
+    ]);
+    const view = await data(id);
+    const nested = view.data[0].series[0].targets[0].points as Point[];
+    expect(nested).toHaveLength(12);
+    for (const p of nested) expect(p.value).toBe(2);
+    for (const widget of view.data.slice(1)) {
+      expect(widget.series[0].targets).toEqual([]);
+      expect(widget.issues.map((i: { type: string }) => i.type)).toEqual(['targetNotAdditive']);
+    }
   });
 });
 
