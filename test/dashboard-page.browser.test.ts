@@ -9,6 +9,7 @@ import { readOutbox } from '../src/mail/outbox.ts';
 import { registerDashboardPage } from '../src/modules/dashboard-page/dashboard-page.ts';
 import { api, useTestApp } from './helpers/app.ts';
 import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { activateForm, createForm, createSite, createTenant } from './helpers/factories.ts';
 import { createIndicatorWorld, el } from './helpers/indicator-world.ts';
 
 // The dashboard page in a real browser (Debian's Chromium through playwright-core). This part
@@ -85,8 +86,8 @@ const VIEW: DashboardView = {
     widget('w4', 'TABLE', XSS_TITLE, { period: 'MONTHLY', showTarget: true, decimals: 1 }),
   ],
   data: [
-    { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }] },
-    { widgetId: 'w2', series: [electricity] },
+    { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }], issues: [] },
+    { widgetId: 'w2', series: [electricity], issues: [] },
     {
       widgetId: 'w3',
       series: [
@@ -108,8 +109,9 @@ const VIEW: DashboardView = {
           issues: [{ type: 'MISSING_VALUES', message: 'Lyon has no value for Jun 2026' }],
         },
       ],
+      issues: [],
     },
-    { widgetId: 'w4', series: [electricity] },
+    { widgetId: 'w4', series: [electricity], issues: [] },
   ],
   sites: [
     { id: 's1', name: 'Berlin' },
@@ -187,7 +189,13 @@ const chartData = (page: Page, widgetId: string) =>
         data: d.data,
         borderDash: d.borderDash ?? [],
         borderColor: d.borderColor,
-      })),
+      })) as {
+        label: string;
+        type: string;
+        data: (number | null)[];
+        borderDash: number[];
+        borderColor: string;
+      }[],
     };
   }, widgetId);
 
@@ -250,20 +258,20 @@ describe.skipIf(!hasChromium)(
         },
       ]);
 
-      // BAR by site: one dataset per site in the theme's colors, then the total (sum over the sites,
+      // BAR by site (two sites, six months): one dataset per site, named by it, in the theme's colors, then the total (sum over the sites,
       // dashed, the theme's total color) and the average (mean of the sites with a value, dotted).
       const bar = await chartData(page, 'w3');
       expect(bar.type).toBe('bar');
       expect(bar.datasets).toEqual([
         {
-          label: 'Electricity · Berlin',
+          label: 'Berlin',
           type: 'bar',
           data: [900, 800, 850, 750, 700, 800],
           borderDash: [],
           borderColor: '#0f766e',
         },
         {
-          label: 'Electricity · Lyon',
+          label: 'Lyon',
           type: 'bar',
           data: [600, 600, 600, 600, 600, null],
           borderDash: [],
@@ -491,12 +499,12 @@ describe.skipIf(!hasChromium)(
       expect(errors.filter((e) => !/status of (401|403)/.test(e))).toEqual([]);
 
       // The tab keeps its grant: a reload draws the dashboard again without the gate.
-    await page.reload();
-    await page.waitForSelector('body[data-rendered="true"]');
-    expect(await page.isVisible('#gate')).toBe(false);
-    expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
+      await page.reload();
+      await page.waitForSelector('body[data-rendered="true"]');
+      expect(await page.isVisible('#gate')).toBe(false);
+      expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
 
-    mkdirSync(OUTPUT, { recursive: true });
+      mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
 
       // On a phone: one column, nothing wider than the screen, the chart drawn at its width.
@@ -522,6 +530,201 @@ describe.skipIf(!hasChromium)(
       const answer = await page.goto(`${origin}/d/${dashboardId}`);
       expect(answer?.status()).toBe(404);
       expect(await page.textContent('h1')).toBe('Dashboard not found');
+      await page.close();
+    });
+  },
+);
+
+// A manufacturer's view on the real service: 12 plants under one group (a CHILDREN breakdown)
+// and a -42 % 2030 target drawn as a glide path from the 2024 baseline, on a desktop and on a
+// 360 px phone. Screenshots: test-output/breakdown-desktop.png, test-output/breakdown-phone.png.
+const PLANTS = [
+  'Lyon (FR)',
+  'Grenoble (FR)',
+  'Saint-Quentin-en-Yvelines (FR)',
+  'Lille (FR)',
+  'Hamburg (DE)',
+  'München (DE)',
+  'Köln (DE)',
+  'Leipzig (DE)',
+  'Porto (PT)',
+  'Lisboa (PT)',
+  'Braga (PT)',
+  'Coimbra (PT)',
+];
+
+describe.skipIf(!hasChromium)(
+  `a 12-plant breakdown and a 2024-2030 glide path (${hasChromium ? 'Chromium' : NO_CHROMIUM})`,
+  () => {
+    const t = useTestApp({ dataDir: join(tmpdir(), `sdcs-dashboard-12-${process.pid}-${Date.now()}`) });
+    let origin = '';
+    let dashboardId = '';
+    const ids = { path: '', bars: '', lines: '', table: '' };
+
+    beforeAll(async () => {
+      origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const tenant = await createTenant(t);
+      const token = tenant.owner.token;
+      const org = tenant.organizationId;
+      const group = await createSite(t, org, { name: 'Manufacturing' });
+      const plants: string[] = [];
+      for (const name of PLANTS) plants.push(await createSite(t, org, { name, parentId: group }));
+      const kwh = await t.database.system((tx) =>
+        tx
+          .selectFrom('units')
+          .select('id')
+          .where('symbol', '=', 'kWh')
+          .where('organization_id', 'is', null)
+          .executeTakeFirstOrThrow(),
+      );
+      const form = await createForm(t, tenant, {
+        periodType: 'MONTHLY',
+        elements: [{ key: 'elec', label: 'Electricity', type: 'NUMBER', unitId: kwh.id }],
+      });
+      await activateForm(t, tenant, form.id, [group, ...plants], [2024, 2025]);
+      // Plant i (1..12, in the list's order) used 1,000 × i kWh in January 2024 and 900 × i in
+      // January 2025.
+      for (const [i, siteId] of plants.entries()) {
+        for (const [year, value] of [
+          [2024, 1000 * (i + 1)],
+          [2025, 900 * (i + 1)],
+        ] as const) {
+          const res = await api(t, 'POST', '/form-submissions', {
+            token,
+            body: { formId: form.id, siteId, year, values: [{ elementKey: 'elec', periodUnit: 1, value }] },
+          });
+          if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+        }
+      }
+      const indicator = await api(t, 'POST', '/indicators', {
+        token,
+        body: {
+          name: 'Electricity',
+          unitId: kwh.id,
+          expressionParts: [{ type: 'formElement', value: form.elements[0]!.id }],
+        },
+      });
+      if (indicator.status !== 200) throw new Error(JSON.stringify(indicator.body));
+      const target = await api(t, 'POST', '/targets', {
+        token,
+        body: {
+          indicatorId: indicator.body.id,
+          title: '-42% by 2030',
+          baselineYear: 2024,
+          targetEntries: [{ year: 2030, targetValue: -42, type: 'PERCENTAGE' }],
+        },
+      });
+      if (target.status !== 200) throw new Error(JSON.stringify(target.body));
+      const dashboard = await api(t, 'POST', '/dashboards', {
+        token,
+        body: {
+          name: 'Electricity of the plants',
+          isPublic: true,
+          globalFilter: { siteIds: [group], startYear: 2024, endYear: 2030 },
+        },
+      });
+      if (dashboard.status !== 200) throw new Error(JSON.stringify(dashboard.body));
+      dashboardId = dashboard.body.id;
+      const widgets = {
+        path: { type: 'LINE', title: 'Electricity and the −42 % path', config: { showTarget: true } },
+        bars: { type: 'BAR', title: 'Electricity by plant', config: { sites: 'CHILDREN' } },
+        lines: { type: 'LINE', title: 'Electricity by plant, per year', config: { sites: 'CHILDREN' } },
+        table: { type: 'TABLE', title: 'Electricity by plant (table)', config: { sites: 'CHILDREN' } },
+      };
+      for (const [key, widget] of Object.entries(widgets)) {
+        const res = await api(t, 'POST', `/dashboards/${dashboardId}/widgets`, {
+          token,
+          body: { ...widget, indicatorIds: [indicator.body.id] },
+        });
+        if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+        ids[key as keyof typeof ids] = res.body.id;
+      }
+    }, 120_000);
+
+    /** Nothing wider than the screen, every legend entry inside its card. */
+    const overflow = (page: Page) =>
+      page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const out: string[] = [];
+        if (document.documentElement.scrollWidth > width)
+          out.push(`page ${document.documentElement.scrollWidth}`);
+        for (const card of document.querySelectorAll('.widget')) {
+          const box = card.getBoundingClientRect();
+          if (box.right > width + 0.5) out.push(`card ${card.querySelector('h2')?.textContent}`);
+          for (const item of card.querySelectorAll('.legend-item')) {
+            const r = item.getBoundingClientRect();
+            if (r.width === 0 || r.left < box.left - 0.5 || r.right > box.right + 0.5)
+              out.push(`legend ${item.textContent}`);
+          }
+        }
+        return out;
+      });
+
+    it('draws the path with marked points, the plants by name, every legend entry; readable on a phone', async () => {
+      const page = await browser!.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+      const errors = collectErrors(page);
+      await page.goto(`${origin}/d/${dashboardId}`);
+      await page.waitForSelector('body[data-rendered="true"]');
+
+      // The glide path: 2024 (the group's actual) 1,000 × (1 + … + 12) = 78,000 kWh;
+      // 2030: 78,000 × 0.58 = 45,240; 5,460 less each year.
+      const path = await chartData(page, ids.path);
+      expect(path.labels).toEqual(['2024', '2025', '2026', '2027', '2028', '2029', '2030']);
+      expect(path.datasets[0]!.data).toEqual([78000, 70200, null, null, null, null, null]);
+      expect(path.datasets[1]!.label).toBe('-42% by 2030 (target)');
+      const expected = [78000, 72540, 67080, 61620, 56160, 50700, 45240];
+      for (const [i, value] of expected.entries()) expect(path.datasets[1]!.data[i]).toBeCloseTo(value, 6);
+      const marks = await page.evaluate((id) => {
+        const canvas = document.querySelector(`[data-widget-id="${id}"] canvas`) as HTMLCanvasElement;
+        const ds = (window as any).Chart.getChart(canvas).data.datasets[1];
+        return { radius: ds.pointRadius, style: ds.pointStyle, label: ds.directLabel };
+      }, ids.path);
+      expect(marks).toEqual({ radius: 4.5, style: 'rectRot', label: '-42% by 2030: 45,240 kWh' });
+
+      // BAR by plant: the plants' names on the (horizontal) category axis, sorted by name, one
+      // dataset per year with data; plant i's bar is 1,000 × i (2024) and 900 × i (2025).
+      const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+      const sorted = [...PLANTS].sort(collator.compare);
+      const bars = await chartData(page, ids.bars);
+      expect(bars.labels).toEqual(sorted);
+      expect(bars.datasets.map((d) => d.label)).toEqual(['2024', '2025']);
+      expect(bars.datasets[0]!.data).toEqual(sorted.map((name) => 1000 * (PLANTS.indexOf(name) + 1)));
+      expect(bars.datasets[1]!.data).toEqual(sorted.map((name) => 900 * (PLANTS.indexOf(name) + 1)));
+      expect(await page.getAttribute(`[data-widget-id="${ids.bars}"] .chart`, 'data-layout')).toBe(
+        'sites-horizontal',
+      );
+
+      // LINE by plant: 12 lines, 12 legend entries, no two alike (color and dash).
+      const lines = await chartData(page, ids.lines);
+      expect(lines.datasets).toHaveLength(12);
+      expect(new Set(lines.datasets.map((d) => `${d.borderColor} ${d.borderDash.join(',')}`)).size).toBe(12);
+      const legend = await page.$$eval(`[data-widget-id="${ids.lines}"] .legend-item`, (items) =>
+        items.map((i) => i.textContent),
+      );
+      // One indicator: the entries are the plants' names (the title names the indicator).
+      expect(legend).toEqual(sorted);
+
+      // TABLE by plant: a row per plant, a column per year.
+      const rows = await page.$$eval(`[data-widget-id="${ids.table}"] tr`, (trs) =>
+        trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+      );
+      // (2026-2030 have no value and no target: not shown; the one unit is in the heads.)
+      expect(rows[0]).toEqual(['Site', '2024 (kWh)', '2025 (kWh)']);
+      expect(rows.slice(1).map((r) => r[0])).toEqual(sorted);
+      // First by name: Braga (PT), the 11th plant: 11,000 kWh in 2024, 9,900 kWh in 2025.
+      expect(rows[1]!.slice(0, 3)).toEqual(['Braga (PT)', '11,000', '9,900']);
+      expect(await overflow(page)).toEqual([]);
+      mkdirSync(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'breakdown-desktop.png'), fullPage: true });
+
+      await page.setViewportSize({ width: 360, height: 780 });
+      await page.waitForFunction(() => {
+        const canvas = document.querySelector('.widget-line canvas') as HTMLCanvasElement;
+        return canvas.getBoundingClientRect().width < 360;
+      });
+      expect(await overflow(page)).toEqual([]);
+      await page.screenshot({ path: join(OUTPUT, 'breakdown-phone.png'), fullPage: true });
+      expect(errors).toEqual([]);
       await page.close();
     });
   },

@@ -11,8 +11,11 @@ export type PeriodGrouping = 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
 export interface WidgetConfig {
   /** LINE, BAR and TABLE: one point per period [YEARLY]. VALUE ignores it. */
   period?: PeriodGrouping;
-  /** TOTAL: one series per indicator over all filtered sites; BREAKDOWN: one per site [TOTAL]. */
-  sites?: 'TOTAL' | 'BREAKDOWN';
+  /**
+   * TOTAL: one series per indicator over all filtered sites; BREAKDOWN: one per filter site;
+   * CHILDREN: one per child of the filter's sites, read when the data is computed [TOTAL].
+   */
+  sites?: 'TOTAL' | 'BREAKDOWN' | 'CHILDREN';
   /** Add the indicator's targets beside its series [false]. */
   showTarget?: boolean;
   /** Decimal places shown in the page [as the value's formatting decides]. */
@@ -81,7 +84,7 @@ export interface Series {
   indicatorId: string;
   /** The indicator's label (or name). */
   name: string;
-  /** With `sites: BREAKDOWN`: the site this series is about. */
+  /** With `sites: BREAKDOWN` or `CHILDREN`: the site this series is about. */
   siteId?: string;
   siteName?: string;
   /** Display unit symbol, or null. */
@@ -94,9 +97,19 @@ export interface Series {
   issues: Array<{ type: string; message: string }>;
 }
 
+/** Something the widget cannot show as asked (e.g. a target that cannot be drawn), and why. */
+export interface WidgetIssue {
+  type: string;
+  message: string;
+  indicatorId?: string;
+  targetId?: string;
+  siteId?: string;
+}
+
 export interface WidgetData {
   widgetId: string;
   series: Series[];
+  issues: WidgetIssue[];
 }
 
 /** The dashboard fields safe to show to anyone who may open the dashboard's public link. */

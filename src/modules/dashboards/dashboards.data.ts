@@ -3,16 +3,15 @@ import type {
   GlobalFilter,
   Series,
   SeriesPoint,
-  TargetLine,
   Widget,
   WidgetData,
+  WidgetIssue,
 } from '../../domain/dashboards.ts';
 import { indicatorSeries, type SeriesGrouping, type SeriesResult } from '../indicators/indicators.series.ts';
-import { type CurrentValue, formatNumber } from '../indicators/indicators.values.ts';
-import { targetsRepository } from '../targets/targets.repository.ts';
-import type { TargetEntry } from '../targets/targets.schemas.ts';
+import type { CurrentValue } from '../indicators/indicators.values.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { SiteTree, sitesFor, type Viewer } from './dashboards.sites.ts';
+import { type TargetContext, targetLines } from './dashboards.targets.ts';
 
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -71,14 +70,6 @@ function point(period: string, label: string, v: CurrentValue, decimals: number 
 const groupingOf = (widget: Widget): SeriesGrouping =>
   widget.type === 'VALUE' ? 'TOTAL' : (widget.config.period ?? 'YEARLY');
 
-/** The grouping a target entry belongs to, and its period string. */
-function entryPeriod(e: TargetEntry): { grouping: SeriesGrouping; period: string } {
-  if (e.month !== null)
-    return { grouping: 'MONTHLY', period: `${e.year}-${String(e.month).padStart(2, '0')}` };
-  if (e.quarter !== null) return { grouping: 'QUARTERLY', period: `${e.year}-Q${e.quarter}` };
-  return { grouping: 'YEARLY', period: String(e.year) };
-}
-
 interface Context {
   tx: Tx;
   viewer: Viewer;
@@ -88,109 +79,31 @@ interface Context {
   /** Sites of TOTAL series (undefined: all the viewer sees); BREAKDOWN: one series per site. */
   siteIds: string[] | undefined;
   breakdownSites: string[];
+  /** What target lines need; its memo is shared by the widgets. */
+  targets: TargetContext;
+  /** CHILDREN: one series per child of the filter's sites (computed once, when first asked). */
+  childSites: () => Promise<string[]>;
   now: Date;
   names: Map<string, string>;
 }
 
-/**
- * The targets of an indicator as lines beside one series: the entries of the widget's period
- * kind within the years (VALUE widgets: yearly entries), of the series' site (or without one).
- * PERCENTAGE entries become absolute against the baseline when the baseline has a value.
- */
-async function targetLines(
-  ctx: Context,
-  indicatorId: string,
-  grouping: SeriesGrouping,
-  siteId: string | undefined,
-  sites: string[] | undefined,
-  decimals: number | undefined,
-  seriesUnit: string | null,
-): Promise<TargetLine[]> {
-  const wanted = grouping === 'TOTAL' ? 'YEARLY' : grouping;
-  const targets = await targetsRepository.list(ctx.tx, ctx.viewer.organizationId, indicatorId);
-  const lines: TargetLine[] = [];
-  for (const target of targets) {
-    const entries = (target.target_entries as TargetEntry[]).filter(
-      (e) =>
-        entryPeriod(e).grouping === wanted &&
-        e.year >= ctx.period.fromYear &&
-        e.year <= ctx.period.toYear &&
-        (e.siteId ?? undefined) === siteId,
-    );
-    if (entries.length === 0) continue;
-    let baseline: CurrentValue | null = null;
-    if (entries.some((e) => e.type === 'PERCENTAGE') && target.baseline_year !== null) {
-      baseline = await baselineValue(ctx, indicatorId, target, sites);
-    }
-    let allAbsolute = true;
-    const points = entries.map((e) => {
-      const { period } = entryPeriod(e);
-      let value = e.targetValue;
-      let unit = seriesUnit;
-      if (e.type === 'PERCENTAGE') {
-        if (baseline?.displayValue !== null && baseline?.displayValue !== undefined) {
-          value = baseline.displayValue * (1 + e.targetValue / 100);
-        } else {
-          allAbsolute = false;
-          unit = '%';
-        }
-      }
-      const formatted = decimals === undefined ? formatNumber(value, unit) : format(value, unit, decimals);
-      return { period, label: periodLabel(period), value, formatted };
-    });
-    lines.push({
-      targetId: target.id,
-      name: target.title,
-      type: allAbsolute ? 'ABSOLUTE' : 'PERCENTAGE',
-      points: points.sort((a, b) => (a.period < b.period ? -1 : 1)),
-    });
-  }
-  return lines;
-}
-
-async function baselineValue(
-  ctx: Context,
-  indicatorId: string,
-  target: { baseline_year: number | null; baseline_month: number | null; baseline_quarter: number | null },
-  sites: string[] | undefined,
-): Promise<CurrentValue | null> {
-  const year = target.baseline_year!;
-  const firstMonth =
-    target.baseline_month ?? (target.baseline_quarter ? (target.baseline_quarter - 1) * 3 + 1 : null);
-  const lastMonth = target.baseline_month ?? (target.baseline_quarter ? target.baseline_quarter * 3 : null);
-  const day = (m: number, d: number) => `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-  const [result] = await indicatorSeries(
-    ctx.tx,
-    ctx.viewer,
-    {
-      indicatorIds: [indicatorId],
-      ...(sites ? { siteIds: sites } : {}),
-      fromYear: year,
-      toYear: year,
-      ...(firstMonth && lastMonth ? { startDate: day(firstMonth, 1), endDate: day(lastMonth, 1) } : {}),
-      ...(ctx.statuses ? { statuses: ctx.statuses } : {}),
-      grouping: 'TOTAL',
-    },
-    ctx.now,
-  );
-  return result?.total ?? null;
-}
-
 async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
   const grouping = groupingOf(widget);
-  const breakdown = widget.config.sites === 'BREAKDOWN';
+  const bySites =
+    widget.config.sites === 'BREAKDOWN'
+      ? ctx.breakdownSites
+      : widget.config.sites === 'CHILDREN'
+        ? await ctx.childSites()
+        : undefined;
+  const breakdown = bySites !== undefined;
   const decimals = widget.config.decimals;
-  if (breakdown && ctx.breakdownSites.length === 0) return { widgetId: widget.id, series: [] };
+  if (bySites?.length === 0) return { widgetId: widget.id, series: [], issues: [] };
   const results: SeriesResult[] = await indicatorSeries(
     ctx.tx,
     ctx.viewer,
     {
       indicatorIds: widget.indicatorIds,
-      ...(breakdown
-        ? { siteIds: ctx.breakdownSites, bySite: true }
-        : ctx.siteIds
-          ? { siteIds: ctx.siteIds }
-          : {}),
+      ...(breakdown ? { siteIds: bySites, bySite: true } : ctx.siteIds ? { siteIds: ctx.siteIds } : {}),
       fromYear: ctx.period.fromYear,
       toYear: ctx.period.toYear,
       ...(ctx.period.startDate ? { startDate: ctx.period.startDate } : {}),
@@ -205,11 +118,27 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
       ? String(ctx.period.fromYear)
       : `${ctx.period.fromYear}–${ctx.period.toYear}`;
   const series: Series[] = [];
+  const issues: WidgetIssue[] = [];
   for (const r of results) {
     const site = r.siteId ? ctx.tree.byId.get(r.siteId) : undefined;
+    const name = ctx.names.get(r.indicatorId) ?? r.indicatorId;
+    const targets = widget.config.showTarget
+      ? await targetLines(ctx.targets, {
+          indicatorId: r.indicatorId,
+          indicatorName: name,
+          grouping,
+          siteId: r.siteId,
+          siteName: site?.name,
+          sites: r.siteId ? [r.siteId] : ctx.siteIds,
+          periods: r.points.map((p) => p.period),
+          decimals,
+          unit: r.total.displayUnit,
+        })
+      : { lines: [], issues: [] };
+    issues.push(...targets.issues);
     series.push({
       indicatorId: r.indicatorId,
-      name: ctx.names.get(r.indicatorId) ?? r.indicatorId,
+      name,
       ...(site ? { siteId: site.id, siteName: site.name } : {}),
       unit: r.total.displayUnit,
       total: point('total', totalLabel, r.total, decimals),
@@ -217,21 +146,11 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
         grouping === 'TOTAL'
           ? []
           : r.points.map((p) => point(p.period, periodLabel(p.period), p.value, decimals)),
-      targets: widget.config.showTarget
-        ? await targetLines(
-            ctx,
-            r.indicatorId,
-            grouping,
-            r.siteId,
-            r.siteId ? [r.siteId] : ctx.siteIds,
-            decimals,
-            r.total.displayUnit,
-          )
-        : [],
+      targets: targets.lines,
       issues: r.total.issues.map((i) => ({ type: i.type, message: i.message })),
     });
   }
-  return { widgetId: widget.id, series };
+  return { widgetId: widget.id, series, issues };
 }
 
 /**
@@ -253,17 +172,33 @@ export async function computeWidgets(
   const named = given?.length ? given.filter((id) => tree.byId.has(id)) : undefined;
   const siteIds = await sitesFor(tx, viewer, tree, named);
   const breakdownSites = siteIds ?? tree.tops(new Set(tree.byId.keys()));
+  let children: Promise<string[]> | undefined;
+  const childSites = () => {
+    children ??= sitesFor(tx, viewer, tree, tree.childrenOf(named ?? null)).then((ids) => ids ?? []);
+    return children;
+  };
   const indicators = await repo.indicators(tx, viewer.organizationId, [
     ...new Set(widgets.flatMap((w) => w.indicatorIds)),
   ]);
+  const period = periodOf(filter, now);
   const ctx: Context = {
     tx,
     viewer,
     tree,
-    period: periodOf(filter, now),
+    period,
+    targets: {
+      tx,
+      viewer,
+      fromYear: period.fromYear,
+      toYear: period.toYear,
+      statuses: filter.statuses,
+      now,
+      memo: new Map(),
+    },
     statuses: filter.statuses,
     siteIds,
     breakdownSites,
+    childSites,
     now,
     names: new Map(indicators.map((i) => [i.id, i.label ?? i.name])),
   };

@@ -86,7 +86,7 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Compute every widget of a dashboard (every member, within their sites)',
         description:
-          'Each widget’s series over the dashboard’s filter, limited to the sites the caller may read: VALUE widgets their total, LINE, BAR and TABLE one point per period; targets beside them with `showTarget`.',
+          'Each widget’s series over the dashboard’s filter, limited to the sites the caller may read: VALUE widgets their total, LINE, BAR and TABLE one point per period; targets beside them with `showTarget` (glide paths on yearly series, yearly targets split over months or quarters of summed indicators); each widget’s `issues` names the targets it cannot draw and why. CHILDREN breakdowns list the child sites as they are now, within the caller’s sites.',
         params: IdParams,
         response: { 200: DashboardView, ...errors(401, 403, 404) },
       },
@@ -129,7 +129,7 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   const WIDGET_RULES =
-    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL or BREAKDOWN (one series per site); config.showTarget adds the indicator’s targets; config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`).';
+    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL, BREAKDOWN (one series per filter site) or CHILDREN (one per child site of the filter’s sites, looked up when the data is read); config.showTarget adds the indicator’s targets (yearly: a linear path from the baseline year’s actual value; monthly/quarterly: a yearly target split evenly when the indicator is a sum over time; otherwise the widget’s issues say why); config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`).';
 
   app.post(
     '/dashboards/:id/widgets',

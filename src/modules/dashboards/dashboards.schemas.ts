@@ -138,9 +138,17 @@ export const WidgetConfig = Type.Object(
       Type.Enum(['MONTHLY', 'QUARTERLY', 'YEARLY'], { description: 'LINE, BAR, TABLE [YEARLY]' }),
     ),
     sites: Type.Optional(
-      Type.Enum(['TOTAL', 'BREAKDOWN'], { description: 'One series in all, or one per site [TOTAL]' }),
+      Type.Enum(['TOTAL', 'BREAKDOWN', 'CHILDREN'], {
+        description:
+          'TOTAL: one series per indicator over the filter’s sites; BREAKDOWN: one per filter site (each with its descendants); CHILDREN: one per child site of the filter’s sites (of the organization’s top-level sites without any), looked up whenever the data is read, so a site added later shows [TOTAL]',
+      }),
     ),
-    showTarget: Type.Optional(Type.Boolean({ description: 'The indicator’s targets beside it [false]' })),
+    showTarget: Type.Optional(
+      Type.Boolean({
+        description:
+          'The indicator’s targets beside it [false]: on YEARLY series a linear path from the baseline year’s actual value to each target year; on MONTHLY/QUARTERLY series of a summed indicator a yearly target split evenly; a target that cannot be drawn is explained in the widget’s `issues`',
+      }),
+    ),
     decimals: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   },
   { additionalProperties: false },
@@ -168,6 +176,12 @@ export const CreateWidgetBody = Type.Object(
         title: 'Electricity per month',
         indicatorIds: [EXAMPLE_IDS.indicator],
         config: { period: 'MONTHLY', sites: 'TOTAL', showTarget: true, decimals: 1 },
+      },
+      {
+        type: 'BAR',
+        title: 'Electricity by plant',
+        indicatorIds: [EXAMPLE_IDS.indicator],
+        config: { period: 'YEARLY', sites: 'CHILDREN', showTarget: true },
       },
     ],
   },
@@ -253,7 +267,25 @@ const Series = Type.Object({
   issues: Type.Array(Type.Object({ type: Type.String(), message: Type.String() })),
 });
 
-export const WidgetData = Type.Object({ widgetId: Type.String(), series: Type.Array(Series) });
+const WidgetIssue = Type.Object({
+  type: Type.String({
+    description:
+      '`targetNotAdditive` (a yearly target on monthly/quarterly periods of an indicator that is not a sum over time), `targetBaselineMissing` (no actual value in the baseline year: the path from it is not drawn), `targetNotShown` (no entry of the target falls on the widget’s periods)',
+    examples: ['targetBaselineMissing'],
+  }),
+  message: Type.String(),
+  indicatorId: Type.Optional(Type.String()),
+  targetId: Type.Optional(Type.String()),
+  siteId: Type.Optional(Type.String({ description: 'The series’ site (breakdowns)' })),
+});
+
+export const WidgetData = Type.Object({
+  widgetId: Type.String(),
+  series: Type.Array(Series),
+  issues: Type.Array(WidgetIssue, {
+    description: 'What the widget cannot show as configured (targets that cannot be drawn), and why',
+  }),
+});
 
 export const PublicDashboard = Type.Object({
   id: Uuid,

@@ -45,6 +45,25 @@ export class SiteTree {
     });
   }
 
+  /**
+   * CHILDREN breakdowns: the child sites of each given site (a site without children stands for
+   * itself); null: the organization's top-level sites. Sorted by name (`Plant 2` before `Plant 10`).
+   */
+  childrenOf(ids: readonly string[] | null): string[] {
+    const out = new Set<string>();
+    if (ids === null) {
+      for (const s of this.byId.values()) if (!s.parent_id) out.add(s.id);
+    } else {
+      for (const id of ids) {
+        if (!this.byId.has(id)) continue;
+        const children = this.children.get(id) ?? [];
+        for (const child of children.length > 0 ? children : [id]) out.add(child);
+      }
+    }
+    const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+    return [...out].sort((a, b) => collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name));
+  }
+
   static async load(tx: Tx, organizationId: string): Promise<SiteTree> {
     return new SiteTree(await repo.sites(tx, organizationId));
   }

@@ -19,9 +19,17 @@
     '#0891b2',
     '#65a30d',
     '#db2777',
+    '#92400e',
+    '#475569',
   ];
   const DASHES = { solid: [], dashed: [8, 4], dotted: [2, 3] };
   const TARGET_DASH = [6, 4];
+  // Beyond the palette, series keep apart by their line's dash and their points' shape (lines),
+  // or by a hatch pattern (bars): the nth series past the palette gets the nth variant.
+  const VARIANT_DASHES = [[], [7, 3], [2, 3], [10, 3, 2, 3]];
+  const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot'];
+  // More series than this on a BAR breakdown: the sites go on the (horizontal) category axis.
+  const MAX_SERIES = 8;
 
   const $ = (id) => document.getElementById(id);
   const statusLine = $('status');
@@ -147,8 +155,8 @@
       run = [];
     };
     for (const widget of widgets) {
-      const series = dataById.get(widget.id)?.series || [];
-      const card = drawWidget(widget, series, theme);
+      const data = dataById.get(widget.id) || {};
+      const card = drawWidget(widget, data.series || [], theme, data.issues || []);
       if (widget.type === 'VALUE') {
         closeRun();
         if (!kpiRow) {
@@ -199,7 +207,14 @@
   const palette = (theme) =>
     Array.isArray(theme.customColors) && theme.customColors.length ? theme.customColors : DEFAULT_COLORS;
 
-  const seriesName = (s) => (s.siteName ? `${s.name} · ${s.siteName}` : s.name);
+  /** A series' name: its indicator's, with its site's in breakdowns (the site's alone when the
+   * widget shows one indicator: the title says which). */
+  const seriesName = (s, all = [s]) =>
+    s.siteName
+      ? new Set(all.map((x) => x.indicatorId)).size === 1
+        ? s.siteName
+        : `${s.name} · ${s.siteName}`
+      : s.name;
 
   /**
    * A point's text: as the API formatted it (with the unit, and the widget's decimals when set);
@@ -216,7 +231,7 @@
     return unit ? `${number} ${unit}` : number;
   }
 
-  function drawWidget(widget, series, theme) {
+  function drawWidget(widget, series, theme, widgetIssues = []) {
     const card = el('article', `card widget widget-${String(widget.type).toLowerCase()}`);
     card.dataset.widgetId = widget.id;
     card.dataset.type = widget.type;
@@ -233,7 +248,7 @@
     } else {
       card.append(el('p', 'empty', `Widgets of type ${widget.type} are not shown here.`));
     }
-    const issues = series.flatMap((s) => s.issues || []);
+    const issues = [...series.flatMap((s) => s.issues || []), ...widgetIssues];
     if (issues.length) {
       const notes = el('ul', 'notes');
       for (const message of new Set(issues.map((i) => i.message))) notes.append(el('li', '', message));
@@ -248,7 +263,7 @@
       const kpi = el('div', 'kpi');
       const value = el('div', 'kpi-value', pointText(s.total, s.unit, config.decimals));
       if (s.total && s.total.value !== null) value.dataset.value = String(s.total.value);
-      kpi.append(value, el('div', 'kpi-label', seriesName(s)));
+      kpi.append(value, el('div', 'kpi-label', seriesName(s, series)));
       box.append(kpi);
     }
     return box;
@@ -278,13 +293,16 @@
 
   function drawTable(series, config) {
     const { periods, labels } = periodsOf(series);
+    if (series.some((s) => s.siteId) && series.length > periods.length) {
+      return drawSiteTable(series, config, periods, labels);
+    }
     const wrap = el('div', 'table-wrap');
     const table = el('table');
     const head = el('tr');
     head.append(el('th', '', 'Period'));
     const columns = [];
     for (const s of series) {
-      columns.push({ name: seriesName(s), unit: s.unit, points: formattedAt(s.points, periods) });
+      columns.push({ name: seriesName(s, series), unit: s.unit, points: formattedAt(s.points, periods) });
       if (config.showTarget) {
         for (const t of s.targets || []) {
           columns.push({
@@ -310,7 +328,196 @@
     return wrap;
   }
 
+  /** A breakdown with more sites than periods: a row per site (and per target), a column per period. */
+  function drawSiteTable(series, config, allPeriods, allLabels) {
+    // Periods where no site and no target has a value (future years of a long filter) are left out.
+    const shown = allPeriods
+      .map((p, i) => ({ p, label: allLabels[i] }))
+      .filter(({ p }) =>
+        series.some(
+          (s) =>
+            valuesAt(s.points, [p])[0] !== null ||
+            (config.showTarget && (s.targets || []).some((t) => valuesAt(t.points, [p])[0] !== null)),
+        ),
+      );
+    const periods = shown.length ? shown.map((x) => x.p) : allPeriods;
+    const labels = shown.length ? shown.map((x) => x.label) : allLabels;
+    // One unit for every row: it goes into the column heads, the cells hold the numbers (narrow
+    // enough for a phone).
+    const units = new Set(series.map((s) => s.unit));
+    const unit = units.size === 1 ? [...units][0] : null;
+    const cellText = (point, rowUnit) => {
+      const text = pointText(point, rowUnit, config.decimals);
+      return unit && text.endsWith(` ${unit}`) ? text.slice(0, -unit.length - 1) : text;
+    };
+    const wrap = el('div', 'table-wrap');
+    const table = el('table', 'site-table');
+    const head = el('tr');
+    head.append(el('th', '', 'Site'));
+    for (const label of labels) head.append(el('th', 'num', unit ? `${label} (${unit})` : label));
+    const thead = el('thead');
+    thead.append(head);
+    const tbody = el('tbody');
+    const addRow = (name, rowUnit, points, className) => {
+      const row = el('tr', className);
+      row.append(el('th', 'row-name', name));
+      formattedAt(points, periods).forEach((point) => {
+        row.append(el('td', 'num', cellText(point, rowUnit)));
+      });
+      tbody.append(row);
+    };
+    for (const s of series) {
+      addRow(seriesName(s, series), s.unit, s.points);
+      if (config.showTarget) {
+        for (const t of s.targets || [])
+          addRow(`${t.name || 'Target'} (target)`, s.unit, t.points, 'target-row');
+      }
+    }
+    table.append(thead, tbody);
+    wrap.append(table);
+    return wrap;
+  }
+
   const byIndex = (a, b) => a.datasetIndex - b.datasetIndex;
+
+  /** A diagonal hatch in a color: bars past the palette's colors. */
+  function hatch(color, variant) {
+    const size = 8;
+    const tile = document.createElement('canvas');
+    tile.width = size;
+    tile.height = size;
+    const ctx = tile.getContext('2d');
+    if (!ctx) return color;
+    ctx.fillStyle = color;
+    ctx.globalAlpha = 0.35;
+    ctx.fillRect(0, 0, size, size);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    if (variant % 2 === 1) {
+      ctx.moveTo(0, size);
+      ctx.lineTo(size, 0);
+    } else {
+      ctx.moveTo(0, 0);
+      ctx.lineTo(size, size);
+    }
+    ctx.stroke();
+    return ctx.createPattern(tile, 'repeat') || color;
+  }
+
+  /** The look of the nth series: its color, and past the palette a dash, point shape or hatch. */
+  function styleOf(colors, i, isBar) {
+    const color = colors[i % colors.length];
+    const variant = Math.floor(i / colors.length);
+    return {
+      color,
+      fill: isBar && variant > 0 ? hatch(color, variant) : color,
+      dash: isBar ? [] : VARIANT_DASHES[variant % VARIANT_DASHES.length],
+      pointStyle: isBar ? 'rect' : POINT_STYLES[i % POINT_STYLES.length],
+    };
+  }
+
+  /** A short name for a category axis; the tooltip shows the whole name. */
+  const shorten = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+  /**
+   * Target lines carry their name at their last point, right-aligned to it, above the line: the
+   * line is labelled where it ends, whatever the legend shows.
+   */
+  const targetLabels = {
+    id: 'sdcsTargetLabels',
+    afterDatasetsDraw(chart) {
+      const { ctx, chartArea } = chart;
+      ctx.save();
+      ctx.font = `600 11px ${window.Chart.defaults.font.family}`;
+      ctx.textBaseline = 'bottom';
+      const halo = getComputedStyle(body).getPropertyValue('--card').trim() || '#fff';
+      chart.data.datasets.forEach((ds, i) => {
+        if (!ds.target || !ds.directLabel || !chart.isDatasetVisible(i)) return;
+        const meta = chart.getDatasetMeta(i);
+        let last = -1;
+        ds.data.forEach((v, j) => {
+          if (v !== null && v !== undefined) last = j;
+        });
+        const point = meta.data[last];
+        if (!point) return;
+        const text = ds.directLabel;
+        const width = ctx.measureText(text).width;
+        // Beside the end of the line, on the side the line does not come from: under a line
+        // that comes down to its last point, above one that comes up (or a lone point).
+        let previous = null;
+        for (let j = last - 1; j >= 0 && !previous; j--) {
+          if (ds.data[j] !== null && ds.data[j] !== undefined) previous = meta.data[j];
+        }
+        // Right of the last point when there is room there (a path that ends before the
+        // chart's last period), else beside the line's end.
+        const room = chartArea.right - point.x > width + 14;
+        const below = previous !== null && previous.y < point.y;
+        const x = room
+          ? point.x + 10
+          : Math.min(Math.max(point.x - width - 8, chartArea.left + 2), chartArea.right - width - 2);
+        const y = room
+          ? point.y + 5
+          : below
+            ? Math.min(point.y + 20, chartArea.bottom - 2)
+            : Math.max(point.y - 10, chartArea.top + 12);
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = halo;
+        ctx.strokeText(text, x, y);
+        ctx.fillStyle = ds.borderColor;
+        ctx.fillText(text, x, y);
+      });
+      ctx.restore();
+    },
+  };
+
+  /**
+   * The chart's legend as a list under it: it wraps over as many lines as it needs, so every
+   * entry shows, on a phone too. A click hides or shows the entry's dataset.
+   */
+  function htmlLegend(chart) {
+    const list = el('ul', 'legend');
+    chart.data.datasets.forEach((ds, i) => {
+      if (ds.legend === false) return;
+      const item = el('li', ds.target ? 'legend-item legend-target' : 'legend-item');
+      item.tabIndex = 0;
+      item.setAttribute('role', 'button');
+      item.setAttribute('aria-pressed', 'true');
+      const swatch = el('span', ds.type === 'bar' ? 'swatch swatch-bar' : 'swatch swatch-line');
+      const color = ds.borderColor;
+      if (ds.type === 'bar') {
+        swatch.style.background = color;
+        if (ds.hatched) swatch.classList.add('swatch-hatched');
+      } else {
+        const dash = ds.borderDash || [];
+        swatch.style.borderTopColor = color;
+        swatch.style.borderTopStyle = dash.length === 0 ? 'solid' : dash[0] <= 3 ? 'dotted' : 'dashed';
+        if (ds.target || (ds.pointRadius ?? 0) > 0) {
+          const mark = el('span', `mark mark-${ds.target ? 'rectRot' : ds.pointStyle || 'circle'}`);
+          mark.style.background = color;
+          swatch.append(mark);
+        }
+      }
+      item.append(swatch, el('span', 'legend-text', ds.label));
+      const toggle = () => {
+        const visible = !chart.isDatasetVisible(i);
+        chart.setDatasetVisibility(i, visible);
+        item.classList.toggle('legend-off', !visible);
+        item.setAttribute('aria-pressed', String(visible));
+        chart.update();
+      };
+      item.addEventListener('click', toggle);
+      item.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          toggle();
+        }
+      });
+      list.append(item);
+    });
+    return list;
+  }
   const dashOf = (style) => DASHES[style] || DASHES.solid;
 
   /**
@@ -362,102 +569,242 @@
     return out;
   }
 
-  function drawChart(widget, series, config, theme) {
-    const box = el('div', 'chart-box');
-    const canvas = el('canvas');
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', widget.title);
-    box.append(canvas);
-    if (!window.Chart) {
-      box.replaceChildren(el('p', 'empty', 'The chart library could not be loaded.'));
-      return box;
-    }
-    const colors = palette(theme);
-    const lines = theme.aggregateLines || {};
-    const { periods, labels } = periodsOf(series);
-    const isBar = widget.type === 'BAR';
+  /** The target datasets of a series over the periods: dashed, every point marked, labelled. */
+  function targetDatasets(s, style, periods) {
+    return (s.targets || []).map((t) => {
+      const data = valuesAt(t.points, periods);
+      const formatted = formattedAt(t.points, periods);
+      const lastIndex = data.reduce((last, v, i) => (v === null ? last : i), -1);
+      const last = lastIndex >= 0 ? formatted[lastIndex] : null;
+      const name = t.name || 'Target';
+      return {
+        type: 'line',
+        label: `${name} (target)`,
+        target: true,
+        directLabel: last?.formatted ? `${name}: ${last.formatted}` : name,
+        data,
+        formatted,
+        unit: s.unit,
+        borderColor: style.color,
+        backgroundColor: style.color,
+        borderDash: TARGET_DASH,
+        borderWidth: 2,
+        // Every point of the path is marked (a lone target year shows as a diamond).
+        pointStyle: 'rectRot',
+        pointRadius: 4.5,
+        pointHoverRadius: 6,
+        pointBackgroundColor: style.color,
+        spanGaps: true,
+        fill: false,
+        order: 0,
+      };
+    });
+  }
+
+  /** LINE and BAR over the periods: one dataset per series (and per target), periods on the axis. */
+  function periodDatasets(series, config, colors, lines, isBar, periods) {
     const datasets = [];
     series.forEach((s, i) => {
-      const color = colors[i % colors.length];
+      const style = styleOf(colors, i, isBar);
       datasets.push({
         type: isBar ? 'bar' : 'line',
-        label: seriesName(s),
+        label: seriesName(s, series),
         data: valuesAt(s.points, periods),
         formatted: formattedAt(s.points, periods),
         unit: s.unit,
-        borderColor: color,
-        backgroundColor: color,
+        borderColor: style.color,
+        backgroundColor: style.fill,
+        hatched: style.fill !== style.color,
+        borderDash: style.dash,
         borderWidth: isBar ? 0 : 2.5,
         borderRadius: isBar ? 4 : 0,
-        pointStyle: isBar ? 'rect' : 'circle',
+        pointStyle: style.pointStyle,
         pointRadius: isBar ? 0 : 3,
         pointHoverRadius: 5,
         tension: 0.15,
         fill: false,
         order: 1,
       });
-      if (config.showTarget) {
-        for (const t of s.targets || []) {
-          datasets.push({
-            type: 'line',
-            label: `${t.name || 'Target'} (target)`,
-            target: true,
-            data: valuesAt(t.points, periods),
-            formatted: formattedAt(t.points, periods),
-            unit: s.unit,
-            borderColor: color,
-            backgroundColor: color,
-            borderDash: TARGET_DASH,
-            borderWidth: 2,
-            pointStyle: 'line',
-            pointRadius: 0,
-            pointHoverRadius: 4,
-            spanGaps: true,
-            fill: false,
-            order: 0,
-          });
-        }
-      }
+      if (config.showTarget) datasets.push(...targetDatasets(s, style, periods));
     });
     datasets.push(...aggregateDatasets(series, periods, lines));
+    return datasets;
+  }
+
+  /**
+   * A BAR breakdown by site (one period with data, or more sites than colors): the sites on the
+   * category axis, one dataset per indicator and period (up to four periods with data; past that
+   * the total over the filter), targets as marks on each site's bar.
+   */
+  function siteDatasets(series, config, colors, periods, labels) {
+    const sites = [];
+    const seen = new Map();
+    for (const s of series) {
+      const key = s.siteId || s.name;
+      if (!seen.has(key)) {
+        seen.set(key, sites.length);
+        sites.push(s.siteName || s.name);
+      }
+    }
+    const indicators = [...new Set(series.map((s) => s.indicatorId))];
+    const filled = periods.filter((p) => series.some((s) => valuesAt(s.points, [p])[0] !== null));
+    const useTotal = filled.length > 4 || filled.length === 0;
+    const columns = useTotal
+      ? [{ period: null, label: series[0]?.total?.label ? `Total ${series[0].total.label}` : 'Total' }]
+      : filled.map((p) => ({ period: p, label: labels[periods.indexOf(p)] }));
+    const datasets = [];
+    let n = 0;
+    for (const indicatorId of indicators) {
+      const group = series.filter((s) => s.indicatorId === indicatorId);
+      const indicatorName = group[0].name;
+      for (const column of columns) {
+        const style = styleOf(colors, n++, true);
+        const data = new Array(sites.length).fill(null);
+        const formatted = new Array(sites.length).fill(null);
+        for (const s of group) {
+          const at = seen.get(s.siteId || s.name);
+          const point = column.period === null ? s.total : formattedAt(s.points, [column.period])[0];
+          data[at] = point?.value ?? null;
+          formatted[at] = point;
+        }
+        const label =
+          indicators.length === 1
+            ? columns.length === 1
+              ? indicatorName
+              : column.label
+            : `${indicatorName} · ${column.label}`;
+        datasets.push({
+          type: 'bar',
+          label,
+          data,
+          formatted,
+          unit: group[0].unit,
+          borderColor: style.color,
+          backgroundColor: style.fill,
+          hatched: style.fill !== style.color,
+          borderWidth: 0,
+          borderRadius: 3,
+          order: 1,
+        });
+        if (config.showTarget && column.period !== null) {
+          const marks = new Array(sites.length).fill(null);
+          const markText = new Array(sites.length).fill(null);
+          let name = null;
+          for (const s of group) {
+            for (const t of s.targets || []) {
+              const point = formattedAt(t.points, [column.period])[0];
+              if (!point || point.value === null) continue;
+              const at = seen.get(s.siteId || s.name);
+              if (marks[at] !== null) continue;
+              marks[at] = point.value;
+              markText[at] = point;
+              name = name ?? t.name;
+            }
+          }
+          if (marks.some((v) => v !== null)) {
+            datasets.push({
+              type: 'line',
+              label: `${name || 'Target'} (target${columns.length > 1 ? `, ${column.label}` : ''})`,
+              target: true,
+              data: marks,
+              formatted: markText,
+              unit: group[0].unit,
+              borderColor: '#1c2530',
+              backgroundColor: '#1c2530',
+              borderDash: TARGET_DASH,
+              showLine: false,
+              pointStyle: 'line',
+              pointRadius: 9,
+              pointHoverRadius: 10,
+              pointBorderWidth: 3,
+              order: 0,
+            });
+          }
+        }
+      }
+    }
+    return { labels: sites, datasets };
+  }
+
+  function drawChart(widget, series, config, theme) {
+    const wrap = el('div', 'chart');
+    const box = el('div', 'chart-box');
+    const canvas = el('canvas');
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', widget.title);
+    box.append(canvas);
+    wrap.append(box);
+    if (!window.Chart) {
+      box.replaceChildren(el('p', 'empty', 'The chart library could not be loaded.'));
+      return wrap;
+    }
+    const colors = palette(theme);
+    const lines = theme.aggregateLines || {};
+    const { periods, labels } = periodsOf(series);
+    const isBar = widget.type === 'BAR';
+    const filled = periods.filter((p) => series.some((s) => valuesAt(s.points, [p])[0] !== null));
+    const bySite =
+      isBar && series.some((s) => s.siteId) && (filled.length <= 1 || series.length > MAX_SERIES);
+    const spec = bySite
+      ? siteDatasets(series, config, colors, periods, labels)
+      : { labels, datasets: periodDatasets(series, config, colors, lines, isBar, periods) };
+    // Many sites: horizontal bars, one row per site, the box as tall as they need.
+    const horizontal = bySite && spec.labels.length > 6;
+    if (horizontal) {
+      const bars = spec.datasets.filter((d) => d.type === 'bar').length;
+      box.classList.add('chart-box-rows');
+      box.style.height = `${Math.max(240, spec.labels.length * Math.max(26, bars * 13 + 10) + 70)}px`;
+    }
+    wrap.dataset.layout = bySite ? (horizontal ? 'sites-horizontal' : 'sites') : 'periods';
     const units = [...new Set(series.map((s) => s.unit).filter(Boolean))];
+    const narrow = () => window.innerWidth < 600;
+    const valueAxis = {
+      beginAtZero: true,
+      title: { display: units.length === 1, text: units[0] || '' },
+      ticks: { maxTicksLimit: 6 },
+    };
+    const categoryAxis = {
+      grid: { display: false },
+      ticks: {
+        autoSkip: !bySite,
+        callback(value) {
+          const text = String(this.getLabelForValue(value));
+          return bySite ? shorten(text, narrow() ? 14 : 26) : text;
+        },
+      },
+    };
     const chart = new window.Chart(canvas, {
       type: isBar ? 'bar' : 'line',
-      data: { labels, datasets },
+      data: spec,
+      plugins: [targetLabels],
       options: {
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
-        interaction: { mode: 'index', intersect: false },
+        indexAxis: horizontal ? 'y' : 'x',
+        interaction: { mode: 'index', intersect: false, axis: horizontal ? 'y' : 'x' },
+        layout: { padding: { top: 14 } },
         plugins: {
-          legend: {
-            position: 'bottom',
-            labels: { usePointStyle: true, boxHeight: 9, sort: byIndex },
-          },
+          legend: { display: false },
           tooltip: {
             itemSort: byIndex,
             callbacks: {
               label(ctx) {
                 const ds = ctx.dataset;
                 const point = ds.formatted?.[ctx.dataIndex];
-                const text = pointText(point || { value: ctx.parsed.y }, ds.unit, config.decimals);
+                const raw = horizontal ? ctx.parsed.x : ctx.parsed.y;
+                const text = pointText(point || { value: raw }, ds.unit, config.decimals);
                 return `${ds.label}: ${text}`;
               },
             },
           },
         },
-        scales: {
-          x: { grid: { display: false } },
-          y: {
-            beginAtZero: true,
-            title: { display: units.length === 1, text: units[0] || '' },
-            ticks: { maxTicksLimit: 6 },
-          },
-        },
+        scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
       },
     });
     charts.push(chart);
-    return box;
+    wrap.append(htmlLegend(chart));
+    return wrap;
   }
 
   // ---- The gate ---------------------------------------------------------------------------
