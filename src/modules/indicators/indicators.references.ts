@@ -4,11 +4,12 @@ import { ExpressionError, type Node, parseExpression } from '../../expressions/p
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import {
-  indicatorsRepository as repo,
   type ReferencedElement,
   type ReferencedItem,
+  indicatorsRepository as repo,
 } from './indicators.repository.ts';
 import type { ExpressionPart, ListIssue } from './indicators.schemas.ts';
+import { isTemplate, templateProblem } from './indicators.sites.ts';
 
 export interface Unit extends UnitFactor {
   name: string;
@@ -61,7 +62,7 @@ export async function loadReferences(
       const ref = itemRef(part);
       if ('id' in ref) {
         if (isUuid(ref.id)) itemIds.add(ref.id);
-      } else if (isUuid(ref.datasetId)) keyRefs.set(`${ref.datasetId}:${ref.key}`, ref);
+      } else if (isUuid(ref.datasetId) && !isTemplate(part)) keyRefs.set(`${ref.datasetId}:${ref.key}`, ref);
     }
   }
   const [elements, items, units] = await Promise.all([
@@ -152,7 +153,7 @@ export function listIssues(parts: ExpressionPart[], refs: References): ListIssue
           formName: element?.form_name ?? null,
           fieldName: element?.label ?? null,
         });
-    } else if (part.type === 'datasetItem' && !findItem(refs, part)) {
+    } else if (part.type === 'datasetItem' && !isTemplate(part) && !findItem(refs, part)) {
       const ref = itemRef(part);
       issues.push({
         ...NO_FIELDS,
@@ -223,6 +224,11 @@ export function checkExpression(
       const element = refs.activities.get(part.value);
       if (!element || element.deleted)
         issue(i, `"${part.value}" is not an ACTIVITY element (formId:key) of this organization`);
+    } else if (part.type === 'datasetItem' && isTemplate(part)) {
+      const problem = templateProblem(part.value);
+      if (problem) issue(i, problem);
+      else if (!('datasetId' in itemRef(part)))
+        issue(i, 'a key with placeholders needs metadata.datasetId (the dataset to look the key up in)');
     } else if (part.type === 'datasetItem') {
       if (!findItem(refs, part)) issue(i, `"${part.value}" is not a coefficient you can use`);
     } else if (part.type === 'indicator') {

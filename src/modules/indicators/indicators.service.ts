@@ -19,6 +19,7 @@ import type {
   UpdateIndicatorBody,
   WidgetUsage,
 } from './indicators.schemas.ts';
+import { isTemplate, templateProblem } from './indicators.sites.ts';
 import { widgetUsage } from './indicators.usage.ts';
 
 type Row = Awaited<ReturnType<typeof repo.list>>[number];
@@ -159,6 +160,27 @@ async function check(tx: Tx, caller: Caller, fields: IndicatorFields, selfId: st
       'displayUnitId',
       `cannot show ${unit.symbol} (${unit.dimension}) as ${display.symbol} (${display.dimension})`,
     );
+  // A key with placeholders is looked up per site: its dataset must be one the caller can use.
+  const templated = fields.expressionParts
+    .map((part, i) => ({
+      part,
+      i,
+      datasetId: (part.metadata as { datasetId?: unknown } | undefined)?.datasetId,
+    }))
+    .filter(
+      ({ part, datasetId }) =>
+        isTemplate(part) && typeof datasetId === 'string' && !templateProblem(part.value),
+    );
+  if (templated.length > 0) {
+    const ids = [...new Set(templated.map((t) => t.datasetId as string))].filter(isUuid);
+    const datasets = await repo.datasets(tx, ids);
+    for (const { i, datasetId } of templated)
+      if (!datasets.has(datasetId as string))
+        issues.push({
+          path: `expressionParts.${i}`,
+          message: `expressionParts.${i}: metadata.datasetId ${datasetId} is not a dataset you can use`,
+        });
+  }
   if (fields.preferredDatasetItemDatasetId) {
     const datasets = await repo.datasets(tx, [fields.preferredDatasetItemDatasetId]);
     if (datasets.size === 0) field('preferredDatasetItemDatasetId', 'is not a dataset you can use');
