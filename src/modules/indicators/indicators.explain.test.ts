@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import { activateForm, assignSites, createForm, createSite, createTenant } from '../../../test/helpers/factories.ts';
+import {
+  activateForm,
+  assignSites,
+  createForm,
+  createSite,
+  createTenant,
+} from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 
@@ -23,11 +29,19 @@ describe('explain of an indicator used many times over (issue 25, item 1)', () =
     await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
     const submitted = await api(t, 'POST', '/form-submissions', {
       token: tenant.owner.token,
-      body: { formId: form.id, siteId: site, year: 2025, values: [{ elementKey: 'amount', periodUnit: 1, value: 2 }] },
+      body: {
+        formId: form.id,
+        siteId: site,
+        year: 2025,
+        values: [{ elementKey: 'amount', periodUnit: 1, value: 2 }],
+      },
     });
     expect(submitted.status).toBe(200);
     const create = async (name: string, expressionParts: unknown[]) => {
-      const res = await api(t, 'POST', '/indicators', { token: tenant.manager.token, body: { name, expressionParts } });
+      const res = await api(t, 'POST', '/indicators', {
+        token: tenant.manager.token,
+        body: { name, expressionParts },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.id as string;
     };
@@ -48,7 +62,9 @@ describe('explain of an indicator used many times over (issue 25, item 1)', () =
     // Each nested indicator is explained once, in `indicators`; the references name it by id.
     expect(Object.keys(result.explain.indicators).sort()).toEqual([f0, f1, f2].sort());
     expect(result.explain.nested).toHaveLength(200);
-    expect(new Set(result.explain.nested.map((n: { indicatorId: string }) => n.indicatorId))).toEqual(new Set([f2]));
+    expect(new Set(result.explain.nested.map((n: { indicatorId: string }) => n.indicatorId))).toEqual(
+      new Set([f2]),
+    );
     expect(result.explain.indicators[f1].nested).toHaveLength(200);
     expect(result.explain.indicators[f0]).toMatchObject({ name: 'F0', value: 2, operands: [{ value: 2 }] });
     // Linear in the indicators, not in the references: a few hundred entries, well under 1 MB.

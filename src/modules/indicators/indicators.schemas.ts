@@ -63,7 +63,10 @@ export type UpdateIndicatorBody = Static<typeof UpdateIndicatorBody>;
 
 const S = Nullable(Type.String());
 export const ListIssue = Type.Object({
-  type: Type.String({ description: '`deletedFormElement`, `unitMismatch` or `missingDatasetItem`' }),
+  type: Type.String({
+    description:
+      '`deletedFormElement`, `unitMismatch`, `missingDatasetItem` or `dimensionMismatch` (saved before units were checked: the expression’s dimension is not the unit’s, or it adds different dimensions; the value is computed as before)',
+  }),
   message: Type.String(),
   partIndex: Nullable(Type.Integer()),
   formElementId: S,

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
+import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
@@ -8,10 +9,12 @@ import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { convertValue } from '../units/units.convert.ts';
+import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/units.dimensions.ts';
 import {
   findElement,
   findItem,
   itemRef,
+  leafUnits,
   listIssues,
   loadReferences,
   type References,
@@ -563,6 +566,35 @@ export class Evaluator {
     };
   }
 
+  /**
+   * The value in the indicator's unit: an expression of the same dimension in another scale
+   * (kgCO2e for a tCO2e indicator) is converted. A pure number, an unknown unit or another
+   * dimension (an indicator saved before units were checked) is taken as it is.
+   */
+  private inUnit(row: Row, evaluation: Evaluation, term: Term | null): Evaluation {
+    const unit = row.unit_id ? this.refs.units.get(row.unit_id) : undefined;
+    if (evaluation.value === null || !unit || !term || term.dimension.size === 0) return evaluation;
+    const wanted = termOfUnit(unit);
+    const ratio = term.factor / wanted.factor;
+    if (!sameDimension(term.dimension, wanted.dimension) || Math.abs(ratio - 1) < 1e-12) return evaluation;
+    const after = roundStored((evaluation.value * term.factor) / wanted.factor);
+    return {
+      ...evaluation,
+      value: after,
+      conversions: [
+        ...evaluation.conversions,
+        {
+          partIndex: -1,
+          from: `the expression's unit (${term.factor} × the base unit of ${describeDimension(term.dimension)})`,
+          to: unit.symbol,
+          factor: ratio,
+          before: evaluation.value,
+          after,
+        },
+      ],
+    };
+  }
+
   private direct(row: Row, path: string[]): Result {
     const parts = row.expression_parts as ExpressionPart[];
     let tree: Node;
@@ -579,88 +611,104 @@ export class Evaluator {
     const coefficients: unknown[] = [];
     const nested: unknown[] = [];
     const passed: ResultIssue[] = [];
-    const evaluation = evaluate(tree, (leaf): Resolved => {
+    const itemOf = (part: ExpressionPart) =>
+      isTemplate(part)
+        ? this.group && this.perSite
+          ? this.perSite.items.get(`${itemDataset(part)}:${this.group.keys.get(templateRef(part))}`)
+          : undefined
+        : findItem(this.refs, part);
+    const dims = dimensionsOf(tree, (leaf) => {
       const part = parts[leaf.index]!;
-      if (leaf.type === 'datasetItem') {
-        const item = isTemplate(part)
-          ? this.group && this.perSite
-            ? this.perSite.items.get(`${itemDataset(part)}:${this.group.keys.get(templateRef(part))}`)
-            : undefined
-          : findItem(this.refs, part);
-        const inputUnit = item?.input_unit_id ? (this.refs.units.get(item.input_unit_id) ?? null) : null;
-        if (this.explaining)
-          coefficients.push({
-            partIndex: leaf.index,
-            datasetItemId: item?.id ?? null,
-            datasetId: item?.dataset_id ?? null,
-            datasetName: item?.dataset_name ?? null,
-            key: item?.key ?? part.value,
-            year: item?.year ?? null,
-            value: item?.value ?? null,
-            unit: item?.unit ?? null,
-            inputUnit: inputUnit?.symbol ?? null,
-          });
-        return { kind: 'coefficient', value: item?.value ?? null, inputUnit };
-      }
-      if (leaf.type === 'indicator') {
-        const inner = this.byId.get(leaf.value);
-        if (!inner || path.includes(inner.id)) {
+      return leafUnits(
+        this.refs,
+        part,
+        part.type === 'datasetItem' ? itemOf(part) : undefined,
+        part.type === 'indicator' ? this.byId.get(part.value) : undefined,
+      );
+    });
+    const evaluated = evaluate(
+      tree,
+      (leaf): Resolved => {
+        const part = parts[leaf.index]!;
+        if (leaf.type === 'datasetItem') {
+          const item = itemOf(part);
+          const inputUnit = item?.input_unit_id ? (this.refs.units.get(item.input_unit_id) ?? null) : null;
+          if (this.explaining)
+            coefficients.push({
+              partIndex: leaf.index,
+              datasetItemId: item?.id ?? null,
+              datasetId: item?.dataset_id ?? null,
+              datasetName: item?.dataset_name ?? null,
+              key: item?.key ?? part.value,
+              year: item?.year ?? null,
+              value: item?.value ?? null,
+              unit: item?.unit ?? null,
+              inputUnit: inputUnit?.symbol ?? null,
+            });
+          return { kind: 'coefficient', value: item?.value ?? null, inputUnit };
+        }
+        if (leaf.type === 'indicator') {
+          const inner = this.byId.get(leaf.value);
+          if (!inner || path.includes(inner.id)) {
+            return {
+              kind: 'nested',
+              value: null,
+              hasData: true,
+              failure: {
+                type: 'invalidExpression',
+                message: `indicator ${leaf.value} cannot be evaluated here`,
+              },
+            };
+          }
+          const result = this.evaluateRow(inner, [...path, row.id]);
+          const hasData = result.evaluation.issues[0]?.type !== 'noData';
+          // Sites a nested indicator left out are left out of this one too: say so here.
+          if (result.evaluation.value !== null)
+            for (const issue of result.evaluation.issues)
+              if (!passed.some((p) => p === issue)) passed.push(issue);
+          if (this.explaining)
+            nested.push({
+              partIndex: leaf.index,
+              indicatorId: inner.id,
+              name: inner.name,
+              value: result.evaluation.value,
+              unit: inner.unit_id ? (this.refs.units.get(inner.unit_id)?.symbol ?? null) : null,
+            });
           return {
             kind: 'nested',
-            value: null,
-            hasData: true,
-            failure: {
-              type: 'invalidExpression',
-              message: `indicator ${leaf.value} cannot be evaluated here`,
-            },
+            value: result.evaluation.value,
+            hasData,
+            failure: result.evaluation.issues[0],
           };
         }
-        const result = this.evaluateRow(inner, [...path, row.id]);
-        const hasData = result.evaluation.issues[0]?.type !== 'noData';
-        // Sites a nested indicator left out are left out of this one too: say so here.
-        if (result.evaluation.value !== null)
-          for (const issue of result.evaluation.issues)
-            if (!passed.some((p) => p === issue)) passed.push(issue);
+        const element = findElement(this.refs, part);
+        const aggregate = element ? this.aggregates.get(element.id) : undefined;
+        const aggregation = element?.type === 'ACTIVITY' ? 'SUM' : (element?.aggregation ?? 'SUM');
+        const value =
+          (aggregation === 'LAST'
+            ? aggregate?.last_sum
+            : aggregation === 'AVERAGE'
+              ? aggregate?.average_sum
+              : aggregate?.sum) ?? 0;
+        const unit = element?.unit_id ? (this.refs.units.get(element.unit_id) ?? null) : null;
         if (this.explaining)
-          nested.push({
+          operands.push({
             partIndex: leaf.index,
-            indicatorId: inner.id,
-            name: inner.name,
-            value: result.evaluation.value,
-            unit: inner.unit_id ? (this.refs.units.get(inner.unit_id)?.symbol ?? null) : null,
+            type: leaf.type,
+            ref: leaf.value,
+            label: element?.label ?? null,
+            formName: element?.form_name ?? null,
+            aggregation,
+            value,
+            unit: unit?.symbol ?? null,
+            valueCount: aggregate?.value_count ?? 0,
+            siteCount: aggregate?.site_count ?? 0,
           });
-        return {
-          kind: 'nested',
-          value: result.evaluation.value,
-          hasData,
-          failure: result.evaluation.issues[0],
-        };
-      }
-      const element = findElement(this.refs, part);
-      const aggregate = element ? this.aggregates.get(element.id) : undefined;
-      const aggregation = element?.type === 'ACTIVITY' ? 'SUM' : (element?.aggregation ?? 'SUM');
-      const value =
-        (aggregation === 'LAST'
-          ? aggregate?.last_sum
-          : aggregation === 'AVERAGE'
-            ? aggregate?.average_sum
-            : aggregate?.sum) ?? 0;
-      const unit = element?.unit_id ? (this.refs.units.get(element.unit_id) ?? null) : null;
-      if (this.explaining)
-        operands.push({
-          partIndex: leaf.index,
-          type: leaf.type,
-          ref: leaf.value,
-          label: element?.label ?? null,
-          formName: element?.form_name ?? null,
-          aggregation,
-          value,
-          unit: unit?.symbol ?? null,
-          valueCount: aggregate?.value_count ?? 0,
-          siteCount: aggregate?.site_count ?? 0,
-        });
-      return { kind: 'data', value, hasData: (aggregate?.value_count ?? 0) > 0, unit };
-    });
+        return { kind: 'data', value, hasData: (aggregate?.value_count ?? 0) > 0, unit };
+      },
+      dims.terms,
+    );
+    const evaluation = this.inUnit(row, evaluated, dims.terms.get(tree) ?? null);
     return {
       evaluation:
         evaluation.value === null ? evaluation : { ...evaluation, issues: [...evaluation.issues, ...passed] },
