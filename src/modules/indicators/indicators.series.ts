@@ -14,6 +14,7 @@ import {
   siteGroupAggregates,
   siteTrees,
   usesKeyedItems,
+  wholeScopeOperands,
 } from './indicators.values.ts';
 import { type Aggregate, type Bucket, type Scope, valuesRepository as values } from './values.repository.ts';
 
@@ -124,11 +125,19 @@ export async function indicatorSeries(
   const bucket = req.grouping === 'TOTAL' ? null : req.grouping;
   const groups = req.bySite ? [...sites.trees.keys()] : [null];
   const pairs = [...sites.trees].flatMap(([root, ids]) => ids.map((id) => [root, id] as const));
-  const rows = await aggregateOperands(tx, organizationId, prepared, scope, {
-    bucket,
-    groups: req.bySite ? { groupIds: pairs.map(([root]) => root), siteIds: pairs.map(([, id]) => id) } : null,
-    months,
-  });
+  const rows = await aggregateOperands(
+    tx,
+    organizationId,
+    wholeScopeOperands(prepared, req.indicatorIds),
+    scope,
+    {
+      bucket,
+      groups: req.bySite
+        ? { groupIds: pairs.map(([root]) => root), siteIds: pairs.map(([, id]) => id) }
+        : null,
+      months,
+    },
+  );
   const perSite = await siteGroupAggregates(
     tx,
     organizationId,

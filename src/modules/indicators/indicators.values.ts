@@ -224,6 +224,44 @@ export async function aggregateOperands(
   return [...numberAggregates, ...activityAggregates];
 }
 
+/** The prepared operands restricted to the elements of `rows`. */
+function restrictTo(prepared: Prepared, rows: Row[]): Prepared {
+  const elementIds = new Set<string>();
+  for (const row of rows)
+    for (const part of row.expression_parts as ExpressionPart[]) {
+      const element =
+        part.type === 'formElement' || part.type === 'activity'
+          ? findElement(prepared.refs, part)
+          : undefined;
+      if (element) elementIds.add(element.id);
+    }
+  const only = (ids: string[]) => ids.filter((id) => elementIds.has(id));
+  return {
+    ...prepared,
+    numberIds: only(prepared.numberIds),
+    lastIds: only(prepared.lastIds),
+    sumIds: only(prepared.sumIds),
+    activityIds: only(prepared.activityIds),
+  };
+}
+
+/**
+ * The operands aggregated over the whole scope: those of the requested indicators and of what
+ * they use, except below a site-dependent indicator (evaluated from per-group aggregates only).
+ */
+export function wholeScopeOperands(prepared: Prepared, indicatorIds: string[]): Prepared {
+  if (!prepared.needed.some(isSiteDependent)) return prepared;
+  const out = new Map<string, Row>();
+  const stack = [...indicatorIds];
+  while (stack.length > 0) {
+    const row = prepared.byId.get(stack.pop()!);
+    if (!row || out.has(row.id) || isSiteDependent(row)) continue;
+    out.set(row.id, row);
+    for (const p of row.expression_parts as ExpressionPart[]) if (p.type === 'indicator') stack.push(p.value);
+  }
+  return restrictTo(prepared, [...out.values()]);
+}
+
 /**
  * For the site-dependent indicators among the prepared ones (null when there are none): the
  * sites of each outer set grouped by the keys they resolve to, and the operands of those
@@ -248,23 +286,7 @@ export async function siteGroupAggregates(
   );
   const templates = templatesOf(dependent.map((r) => r.expression_parts as ExpressionPart[]));
   const siteGroups = await groupSites(tx, organizationId, templates, outers, refYear);
-  const elementIds = new Set<string>();
-  for (const row of used)
-    for (const part of row.expression_parts as ExpressionPart[]) {
-      const element =
-        part.type === 'formElement' || part.type === 'activity'
-          ? findElement(prepared.refs, part)
-          : undefined;
-      if (element) elementIds.add(element.id);
-    }
-  const only = (ids: string[]) => ids.filter((id) => elementIds.has(id));
-  const subset: Prepared = {
-    ...prepared,
-    numberIds: only(prepared.numberIds),
-    lastIds: only(prepared.lastIds),
-    sumIds: only(prepared.sumIds),
-    activityIds: only(prepared.activityIds),
-  };
+  const subset = restrictTo(prepared, used);
   const rows = await aggregateOperands(
     tx,
     organizationId,
@@ -339,7 +361,7 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
   const aggregates = await aggregateOperands(
     tx,
     caller.organizationId,
-    prepared,
+    wholeScopeOperands(prepared, body.indicatorIds),
     scope,
     undefined,
     body.explain === true,
