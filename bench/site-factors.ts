@@ -14,17 +14,28 @@ import { call, engines, freshDatabase, median } from './lib.ts';
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
 const MONTHS = 12;
-const RUNS = 5;
+const RUNS = Number(process.env['RUNS'] ?? 9);
 
-async function timed(fn: () => Promise<unknown>): Promise<number[]> {
-  await fn(); // warm-up
-  const times: number[] = [];
+/** Both variants timed in turn (a, b, a, b, …) after a warm-up each, so that load drift hits both. */
+async function timedPair(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[number[], number[]]> {
+  await a();
+  await b();
+  const ta: number[] = [];
+  const tb: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
+    for (const [fn, out] of [
+      [a, ta],
+      [b, tb],
+    ] as const) {
+      const start = performance.now();
+      await fn();
+      out.push(performance.now() - start);
+    }
   }
-  return times;
+  return [ta, tb];
 }
 
 const rows: string[] = [];
@@ -150,11 +161,9 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
         new Date(),
       ),
     );
-  // Alternating, so that a change of machine load hits both alike.
-  const oneCurrent = await timed(current(single));
-  const siteCurrent = await timed(current(perSite));
-  const oneSeries = await timed(series(single));
-  const siteSeries = await timed(series(perSite));
+  // In turn, so that a change of machine load hits both alike.
+  const [oneCurrent, siteCurrent] = await timedPair(current(single), current(perSite));
+  const [oneSeries, siteSeries] = await timedPair(series(single), series(perSite));
 
   const values_ = SITES * ELEMENTS * MONTHS;
   const fmt = (t: number[]) =>
@@ -175,7 +184,9 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   await drop();
 }
 
-console.log(`\nSite-dependent factors (median of ${RUNS} after a warm-up), app.inject\n`);
+console.log(
+  `\nSite-dependent factors (median of ${RUNS}, the two variants in turn, after a warm-up), app.inject\n`,
+);
 console.log('| engine | operation | stored values | median ms | min ms | max ms | × one factor |');
 console.log('|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);
