@@ -13,6 +13,10 @@ const scenario = /<!-- scenario:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario
 const imports = /<!-- scenario-imports:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario-imports:end -->/.exec(
   readme,
 )?.[1];
+// The two-country Scope 2 walk-through continues them too (same `call` and `GROUP`).
+const ghg = /<!-- scenario-ghg:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario-ghg:end -->/.exec(
+  readme,
+)?.[1];
 const tools = ['curl', 'jq', 'bash'].filter((tool) => spawnSync('which', [tool]).status !== 0);
 
 let server: ChildProcess | undefined;
@@ -61,11 +65,15 @@ describe('the README’s worked example', () => {
   it.skipIf(tools.length > 0)(
     `runs as written (needs ${['curl', 'jq', 'bash'].join(', ')})`,
     () => {
-      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', `${scenario!}\n${imports ?? ''}`], {
-        env: { ...process.env, API: api, KEY: key },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const run = spawnSync(
+        'bash',
+        ['-euo', 'pipefail', '-c', `${scenario!}\n${imports ?? ''}\n${ghg ?? ''}`],
+        {
+          env: { ...process.env, API: api, KEY: key },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       const lines = run.stdout.trim().split('\n');
@@ -90,6 +98,14 @@ describe('the README’s worked example', () => {
         expect(lines).toContainEqual(expect.stringMatching(/^\{"replayed":true,/));
         expect(lines).toContainEqual(expect.stringMatching(/^\{"code":"CONFLICT",/));
       }
+      // The two-country Scope 2: each plant × its country's factor, added up; the intensity.
+      expect(ghg).toBeDefined();
+      expect(lines).toContain('{"value":242,"unit":"tCO2e","issues":[]}');
+      expect(lines).toContain('{"value":2.2,"unit":"tCO2e/count","issues":[]}');
+      expect(lines).toContain(
+        '[{"key":"grid_DE","value":380,"siteCount":1},{"key":"grid_FR","value":0.052,"siteCount":2}]',
+      );
+      expect(lines).toContain('"expressionParts.1"');
     },
     90_000,
   );

@@ -1,4 +1,6 @@
+import { roundStored } from '../lib/numbers.ts';
 import { convertValue, type UnitFactor } from '../modules/units/units.convert.ts';
+import { sameDimension, type Term } from '../modules/units/units.dimensions.ts';
 import type { Node } from './parse.ts';
 
 type Leaf = Extract<Node, { kind: 'operand' }>;
@@ -47,7 +49,11 @@ class Stop extends Error {
  * no data at all, or a division by zero, the value is null with an issue; never NaN.
  * A data operand multiplied by a coefficient is first converted into the coefficient's input unit.
  */
-export function evaluate(tree: Node, resolve: (leaf: Leaf) => Resolved): Evaluation {
+export function evaluate(
+  tree: Node,
+  resolve: (leaf: Leaf) => Resolved,
+  terms?: Map<Node, Term | null>,
+): Evaluation {
   const conversions: Conversion[] = [];
   const cache = new Map<Leaf, Resolved>();
   const get = (leaf: Leaf) => {
@@ -138,7 +144,24 @@ export function evaluate(tree: Node, resolve: (leaf: Leaf) => Resolved): Evaluat
           if (pair) return converted(pair.data, pair.coefficient) * leafValue(pair.coefficient);
         }
         const left = value(node.left);
-        const right = value(node.right);
+        let right = value(node.right);
+        if (node.op === '+' || node.op === '-') {
+          // Same dimension, other scale (kWh + MWh): the right side in the left side's unit.
+          const l = terms?.get(node.left);
+          const r = terms?.get(node.right);
+          if (l && r && l.factor !== r.factor && sameDimension(l.dimension, r.dimension)) {
+            const before = right;
+            right = roundStored((right * r.factor) / l.factor);
+            conversions.push({
+              partIndex: node.right.index,
+              from: 'right operand',
+              to: 'left operand',
+              factor: r.factor / l.factor,
+              before,
+              after: right,
+            });
+          }
+        }
         if (node.op === '+') return left + right;
         if (node.op === '-') return left - right;
         if (node.op === '*') return left * right;

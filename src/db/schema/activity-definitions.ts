@@ -24,6 +24,8 @@ export interface ActivityDefinitionsTable {
   calc_code: string;
   inputs: Json<ActivityInputDefinition[]>;
   metadata_schema: Json<Record<string, unknown> | null>;
+  /** The unit calcCode returns (null: none). */
+  unit_id: string | null;
   is_common: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;

@@ -1,5 +1,5 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
@@ -19,6 +19,9 @@ export const Activity = Type.Object({
   formElementSubmissionId: Uuid,
   input: InputObject,
   value: Type.Number(),
+  unit: Type.Union([Type.String(), Type.Null()], {
+    description: 'The unit of `value`: the symbol of the activity definition’s unitId (null: none)',
+  }),
   siteId: Uuid,
   siteName: Type.String(),
   year: Type.Integer(),

@@ -8,9 +8,9 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
-import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import {
   type CalcLimits,
   CalcSession,
@@ -118,12 +118,14 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
     if (hidden) throw forbidden(`You cannot read the data of site ${hidden}`);
   }
 
+  const unit = await listingRepository.unitOf(tx, org, found.element.id);
   return {
     activities: found.rows.map((r) => ({
       activityId: r.id,
       formElementSubmissionId: r.form_element_submission_id,
       input: r.input,
       value: r.value,
+      unit,
       siteId: r.site_id,
       siteName: r.site_name,
       year: r.year,

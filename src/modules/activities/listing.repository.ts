@@ -198,4 +198,14 @@ export const listingRepository = {
         })),
     };
   },
+
+  /** The symbol of the unit an ACTIVITY element's values are in (its definition's; null: none). */
+  async unitOf(tx: Tx, organizationId: string, elementId: string): Promise<string | null> {
+    const result = await sql<{ symbol: string }>`
+      select u.symbol from form_elements e
+        join activity_definitions d on d.id = e.activity_definition_id
+        join units u on u.id = d.unit_id
+       where e.organization_id = ${organizationId} and e.id = ${elementId}`.execute(tx);
+    return result.rows[0]?.symbol ?? null;
+  },
 };

@@ -13,6 +13,8 @@ export interface DefinitionFields {
   inputs: ActivityInputDefinition[];
   metadataSchema: Record<string, unknown> | null;
   isCommon: boolean;
+  /** The unit calcCode returns (null: none). */
+  unitId: string | null;
 }
 
 /** The organization's own definitions and every common one (row-level security says the same). */
@@ -27,6 +29,7 @@ const columns = (fields: DefinitionFields) => ({
   inputs: json(fields.inputs),
   metadata_schema: fields.metadataSchema === null ? null : json(fields.metadataSchema),
   is_common: fields.isCommon,
+  unit_id: fields.unitId,
 });
 
 /** Activity definition rows; every method takes the caller's organization id. */

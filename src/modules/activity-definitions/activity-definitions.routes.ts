@@ -79,7 +79,7 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) 
         tags: TAGS,
         summary: 'Replace an activity definition’s editable fields (managers)',
         description:
-          'Replaces name, description, uiCode, calcCode, inputs (the whole list) and metadataSchema; the key never changes. Later calculations use the new calcCode. Changing isCommon needs a platform admin; common definitions of other organizations are read-only (403).',
+          'Replaces name, description, uiCode, calcCode, inputs (the whole list), metadataSchema and unitId (left out: none); the key never changes. Later calculations use the new calcCode. Changing isCommon needs a platform admin; common definitions of other organizations are read-only (403).',
         params: IdParams,
         body: UpdateDefinitionBody,
         response: { 200: ActivityDefinition, ...errors(400, 401, 403, 404) },

@@ -74,6 +74,12 @@ const editableFields = {
   isCommon: Type.Optional(
     Type.Boolean({ description: 'Share with every organization (platform admins only); default false' }),
   ),
+  unitId: Type.Optional(
+    Type.Union([Uuid, Type.Null()], {
+      description:
+        'The unit calcCode returns (a catalog unit or one of the organization’s); indicators convert activity sums from it like element values. Default: none',
+    }),
+  ),
 };
 
 const DEFINITION_EXAMPLE = {
@@ -142,6 +148,8 @@ export const ActivityDefinition = Type.Object({
   organizationId: Uuid,
   metadataSchema: Nullable(Type.Record(Type.String(), Type.Unknown())),
   isCommon: Type.Boolean({ description: 'Shared with every organization' }),
+  unitId: Type.Union([Uuid, Type.Null()], { description: 'The unit calcCode returns (null: none)' }),
+  unitSymbol: Type.Union([Type.String(), Type.Null()], { description: 'Its symbol, e.g. kgCO2e' }),
   createdAt: DateTime,
   updatedAt: DateTime,
 });

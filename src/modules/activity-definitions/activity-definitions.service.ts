@@ -4,6 +4,7 @@ import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } 
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
+import { loadUnits } from '../units/units.repository.ts';
 import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';
 import {
   type DefinitionFields,
@@ -18,7 +19,30 @@ import type {
 
 const COMMON_IS_ADMIN_ONLY = 'Only platform admins can share an activity definition with every organization';
 
-function present(row: DefinitionRow): ActivityDefinition {
+/** Definitions as answered, with the symbol of their unit (one query for all). */
+async function presentAll(
+  tx: Tx,
+  organizationId: string,
+  rows: DefinitionRow[],
+): Promise<ActivityDefinition[]> {
+  const units = await loadUnits(
+    tx,
+    organizationId,
+    rows.flatMap((r) => (r.unit_id ? [r.unit_id] : [])),
+  );
+  return rows.map((r) => present(r, r.unit_id ? (units.get(r.unit_id)?.symbol ?? null) : null));
+}
+
+const presentOne = async (tx: Tx, organizationId: string, row: DefinitionRow) =>
+  (await presentAll(tx, organizationId, [row]))[0]!;
+
+/** A unitId must be a unit the organization sees (the catalog or its own). */
+async function checkUnit(tx: Tx, organizationId: string, unitId: string | null): Promise<void> {
+  if (unitId && !(await loadUnits(tx, organizationId, [unitId])).has(unitId))
+    throw invalidField('unitId', 'unitId is not a unit of this organization or the catalog');
+}
+
+function present(row: DefinitionRow, unitSymbol: string | null): ActivityDefinition {
   return {
     id: row.id,
     key: row.key,
@@ -30,6 +54,8 @@ function present(row: DefinitionRow): ActivityDefinition {
     organizationId: row.organization_id,
     metadataSchema: row.metadata_schema,
     isCommon: row.is_common,
+    unitId: row.unit_id,
+    unitSymbol,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -61,6 +87,7 @@ export async function checkDefinitionContent(body: UpdateDefinitionBody): Promis
     inputs: normalizeInputs(body.inputs),
     metadataSchema: body.metadataSchema ?? null,
     isCommon: body.isCommon ?? false,
+    unitId: body.unitId ?? null,
   };
   const issues: Issue[] = inputDefinitionIssues(fields.inputs);
   if (fields.metadataSchema) {
@@ -79,13 +106,13 @@ export function authorizeCommon(caller: Caller, isCommon: boolean | undefined): 
 }
 
 export async function listDefinitions(tx: Tx, caller: Caller): Promise<ActivityDefinition[]> {
-  return (await repo.listVisible(tx, caller.organizationId)).map(present);
+  return presentAll(tx, caller.organizationId, await repo.listVisible(tx, caller.organizationId));
 }
 
 export async function getDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
   const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id) : undefined;
   if (!row) throw notFound('Activity definition');
-  return present(row);
+  return presentOne(tx, caller.organizationId, row);
 }
 
 async function freeKey(tx: Tx, organizationId: string, base: string): Promise<string> {
@@ -116,8 +143,9 @@ export async function createDefinition(
   } else {
     key = await freeKey(tx, caller.organizationId, slugify(body.name));
   }
+  await checkUnit(tx, caller.organizationId, fields.unitId);
   try {
-    return present(await repo.insert(tx, caller.organizationId, key, fields));
+    return presentOne(tx, caller.organizationId, await repo.insert(tx, caller.organizationId, key, fields));
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw keyInUse(key);
     throw error;
@@ -146,13 +174,18 @@ export async function updateDefinition(
   const row = await ownDefinition(tx, caller, id, true);
   const isCommon = body.isCommon ?? row.is_common;
   authorize(isCommon === row.is_common || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
-  return present(await repo.update(tx, caller.organizationId, row.id, { ...fields, isCommon }));
+  await checkUnit(tx, caller.organizationId, fields.unitId);
+  return presentOne(
+    tx,
+    caller.organizationId,
+    await repo.update(tx, caller.organizationId, row.id, { ...fields, isCommon }),
+  );
 }
 
 export async function deleteDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
   const row = await ownDefinition(tx, caller, id);
   try {
-    return present(await repo.remove(tx, caller.organizationId, row.id));
+    return presentOne(tx, caller.organizationId, await repo.remove(tx, caller.organizationId, row.id));
   } catch (error) {
     if ((error as { code?: string }).code === '23503') {
       throw badRequest('The activity definition is in use', [
@@ -177,5 +210,5 @@ export async function getDefinitionForCalculation(
 ): Promise<ActivityDefinition | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await repo.findVisible(tx, organizationId, id);
-  return row ? present(row) : undefined;
+  return row ? presentOne(tx, organizationId, row) : undefined;
 }

@@ -77,6 +77,8 @@ describe('POST /activity-definitions', () => {
         'name',
         'organizationId',
         'uiCode',
+        'unitId',
+        'unitSymbol',
         'updatedAt',
       ].sort(),
     );
@@ -86,6 +88,8 @@ describe('POST /activity-definitions', () => {
       description: 'Stationary combustion of fuels',
       organizationId: tenant.organizationId,
       isCommon: false,
+      unitId: null,
+      unitSymbol: null,
       metadataSchema: validBody().metadataSchema,
       calcCode: validBody().calcCode,
     });

@@ -1,14 +1,17 @@
 import type { Tx } from '../../db/client.ts';
 import type { Issue } from '../../domain/errors.ts';
+import { dimensionsOf, type LeafUnits } from '../../expressions/dimensions.ts';
 import { ExpressionError, type Node, parseExpression } from '../../expressions/parse.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
+import { describeDimension, divide, sameDimension, termOfUnit } from '../units/units.dimensions.ts';
 import {
-  indicatorsRepository as repo,
   type ReferencedElement,
   type ReferencedItem,
+  indicatorsRepository as repo,
 } from './indicators.repository.ts';
 import type { ExpressionPart, ListIssue } from './indicators.schemas.ts';
+import { isTemplate, templateProblem } from './indicators.sites.ts';
 
 export interface Unit extends UnitFactor {
   name: string;
@@ -61,7 +64,7 @@ export async function loadReferences(
       const ref = itemRef(part);
       if ('id' in ref) {
         if (isUuid(ref.id)) itemIds.add(ref.id);
-      } else if (isUuid(ref.datasetId)) keyRefs.set(`${ref.datasetId}:${ref.key}`, ref);
+      } else if (isUuid(ref.datasetId) && !isTemplate(part)) keyRefs.set(`${ref.datasetId}:${ref.key}`, ref);
     }
   }
   const [elements, items, units] = await Promise.all([
@@ -152,7 +155,7 @@ export function listIssues(parts: ExpressionPart[], refs: References): ListIssue
           formName: element?.form_name ?? null,
           fieldName: element?.label ?? null,
         });
-    } else if (part.type === 'datasetItem' && !findItem(refs, part)) {
+    } else if (part.type === 'datasetItem' && !isTemplate(part) && !findItem(refs, part)) {
       const ref = itemRef(part);
       issues.push({
         ...NO_FIELDS,
@@ -186,6 +189,92 @@ export function listIssues(parts: ExpressionPart[], refs: References): ListIssue
       });
   }
   return issues;
+}
+
+const bySymbol = new WeakMap<References, Map<string, Unit>>();
+
+/** A unit the organization sees, by symbol (a coefficient names its unit by symbol). */
+export function unitOfSymbol(refs: References, symbol: string | null): Unit | undefined {
+  if (!symbol) return undefined;
+  let map = bySymbol.get(refs);
+  if (!map) {
+    map = new Map([...refs.units.values()].map((u) => [u.symbol, u]));
+    bySymbol.set(refs, map);
+  }
+  return map.get(symbol);
+}
+
+/** What one part contributes to the expression's unit (see expressions/dimensions.ts). */
+export function leafUnits(
+  refs: References,
+  part: ExpressionPart,
+  item: ReferencedItem | undefined,
+  indicator: { name: string; unit_id: string | null } | undefined,
+): LeafUnits {
+  if (part.type === 'datasetItem') {
+    const unit = unitOfSymbol(refs, item?.unit ?? null);
+    const input = item?.input_unit_id ? refs.units.get(item.input_unit_id) : undefined;
+    if (!unit)
+      return { kind: 'coefficient', term: null, inputUnit: input ?? null, words: item?.name ?? part.value };
+    return {
+      kind: 'coefficient',
+      term: input ? divide(termOfUnit(unit), termOfUnit(input)) : termOfUnit(unit),
+      inputUnit: input ?? null,
+      words: input ? `${unit.symbol} per ${input.symbol}` : `${unit.symbol} (no input unit)`,
+    };
+  }
+  if (part.type === 'indicator') {
+    const unit = indicator?.unit_id ? refs.units.get(indicator.unit_id) : undefined;
+    return {
+      kind: 'nested',
+      term: unit ? termOfUnit(unit) : null,
+      words: unit ? `"${indicator!.name}" (${unit.symbol})` : `"${indicator?.name ?? part.value}"`,
+    };
+  }
+  const element = findElement(refs, part);
+  const unitId = element?.unit_id ?? null;
+  const unit = unitId ? refs.units.get(unitId) : undefined;
+  return {
+    kind: 'data',
+    term: unit ? termOfUnit(unit) : null,
+    unit: unit ?? null,
+    words: unit ? unit.symbol : `"${element?.label ?? part.value}" (no unit)`,
+  };
+}
+
+/**
+ * The dimensional analysis of an expression against the indicator's unit: `+`/`-` of different
+ * dimensions, and a result whose dimension is not the unit's. Each problem names a part.
+ */
+export function dimensionProblems(
+  parts: ExpressionPart[],
+  refs: References,
+  unitId: string | null,
+  indicators: Map<string, { name: string; unit_id: string | null }>,
+): { partIndex: number; message: string }[] {
+  let tree: Node;
+  try {
+    tree = parseExpression(parts);
+  } catch {
+    return [];
+  }
+  const dims = dimensionsOf(tree, (leaf) => {
+    const part = parts[leaf.index]!;
+    const item = part.type === 'datasetItem' && !isTemplate(part) ? findItem(refs, part) : undefined;
+    return leafUnits(refs, part, item, part.type === 'indicator' ? indicators.get(part.value) : undefined);
+  });
+  const problems = [...dims.problems];
+  const unit = unitId ? refs.units.get(unitId) : undefined;
+  const term = dims.terms.get(tree);
+  if (unit && term && problems.length === 0) {
+    const wanted = termOfUnit(unit);
+    if (!sameDimension(term.dimension, wanted.dimension))
+      problems.push({
+        partIndex: tree.index,
+        message: `${dims.words.get(tree)} is ${describeDimension(term.dimension)}, the indicator is ${describeDimension(wanted.dimension)} (${unit.symbol})`,
+      });
+  }
+  return problems;
 }
 
 /** The indicator ids an expression uses directly. */
@@ -223,6 +312,11 @@ export function checkExpression(
       const element = refs.activities.get(part.value);
       if (!element || element.deleted)
         issue(i, `"${part.value}" is not an ACTIVITY element (formId:key) of this organization`);
+    } else if (part.type === 'datasetItem' && isTemplate(part)) {
+      const problem = templateProblem(part.value);
+      if (problem) issue(i, problem);
+      else if (!('datasetId' in itemRef(part)))
+        issue(i, 'a key with placeholders needs metadata.datasetId (the dataset to look the key up in)');
     } else if (part.type === 'datasetItem') {
       if (!findItem(refs, part)) issue(i, `"${part.value}" is not a coefficient you can use`);
     } else if (part.type === 'indicator') {

@@ -38,6 +38,7 @@ export interface ReferencedElement {
   key: string;
   label: string;
   type: ElementType;
+  /** A NUMBER element's unit; an ACTIVITY element's: its definition's. */
   unit_id: string | null;
   aggregation: Aggregation;
   deleted: boolean;
@@ -129,10 +130,12 @@ export const indicatorsRepository = {
   ): Promise<ReferencedElement[]> {
     if (ids.length === 0 && activityRefs.length === 0) return [];
     const result = await sql<ReferencedElement>`
-      select e.id, e.form_id, e.key, e.label, e.type, e.unit_id, e.aggregation,
+      select e.id, e.form_id, e.key, e.label, e.type, coalesce(e.unit_id, d.unit_id) as unit_id, e.aggregation,
              (e.deleted_at is not null or f.deleted_at is not null) as deleted, f.name as form_name, f.period_type
         from form_elements e
         join forms f on f.organization_id = e.organization_id and f.id = e.form_id
+        -- An ACTIVITY element is in the unit its definition's calcCode returns.
+        left join activity_definitions d on d.id = e.activity_definition_id
        where e.organization_id = ${organizationId}
          and (e.id = any(${ids}::uuid[])
               or (e.type = 'ACTIVITY' and e.form_id::text || ':' || e.key = any(${activityRefs}::text[])))

@@ -20,7 +20,7 @@ import { currentValues } from './indicators.values.ts';
 const TAGS = ['Indicators'];
 
 const EXPRESSION_HELP =
-  '`expressionParts` is a token list parsed with precedence, unary minus and parentheses. A malformed list, an unknown reference, units that cannot be converted or a cycle between indicators is a 400 whose issue names the part (`expressionParts.N`). See docs/indicators.md.';
+  '`expressionParts` is a token list parsed with precedence, unary minus and parentheses. A malformed list, an unknown reference or placeholder, units that cannot be converted, `+`/`-` of different dimensions, an expression whose dimension is not the one of `unitId` (e.g. kWh × a factor without input unit in an emissions indicator) or a cycle between indicators is a 400 whose issue names the part (`expressionParts.N`). See docs/indicators.md.';
 
 export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -12,7 +12,7 @@ export const ExpressionPart = Type.Object(
   {
     type: Type.String({
       description:
-        '`number`, `operator` (+ - * /), `parenthesis` (( or )), `formElement` (element id), `activity` (`formId:key`), `datasetItem` (item id, or key with `metadata.datasetId`), `indicator` (indicator id)',
+        '`number`, `operator` (+ - * /), `parenthesis` (( or )), `formElement` (element id), `activity` (`formId:key`), `datasetItem` (item id, or key with `metadata.datasetId`; a key may hold `{site.code}` or `{site.metadata.<field>}`, looked up per site, e.g. `grid_{site.metadata.country}`), `indicator` (indicator id)',
     }),
     value: Type.String({ maxLength: 500 }),
     metadata: Type.Optional(Type.Unknown({ description: 'For a datasetItem given by key: `{datasetId}`' })),
@@ -63,7 +63,10 @@ export type UpdateIndicatorBody = Static<typeof UpdateIndicatorBody>;
 
 const S = Nullable(Type.String());
 export const ListIssue = Type.Object({
-  type: Type.String({ description: '`deletedFormElement`, `unitMismatch` or `missingDatasetItem`' }),
+  type: Type.String({
+    description:
+      '`deletedFormElement`, `unitMismatch`, `missingDatasetItem` or `dimensionMismatch` (saved before units were checked: the expression’s dimension is not the unit’s, or it adds different dimensions; the value is computed as before)',
+  }),
   message: Type.String(),
   partIndex: Nullable(Type.Integer()),
   formElementId: S,
@@ -184,7 +187,8 @@ export type CurrentValuesBody = Static<typeof CurrentValuesBody>;
 export const ValueIssue = Type.Object(
   {
     type: Type.String({
-      description: '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`',
+      description:
+        '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`, `overflow`, `invalidExpression`. A `missingDatasetItem` of a site-dependent coefficient also has `siteId`, `siteName` and `key` (the key the site looked for): that site’s data is left out of the value',
     }),
     message: Type.String(),
     partIndex: Type.Optional(Type.Integer()),
@@ -199,7 +203,12 @@ export const CurrentValue = Type.Object({
   displayUnit: S,
   formatted: Type.Union([Type.String(), Type.Null()], { description: 'e.g. `0.3 tCO2e`' }),
   issues: Type.Array(ValueIssue),
-  explain: Type.Optional(Type.Unknown({ description: 'Only with `explain: true`' })),
+  explain: Type.Optional(
+    Type.Unknown({
+      description:
+        'Only with `explain: true`: `scope`, `operands`, `coefficients`, `conversions`, `siteCoefficients` (site-dependent keys: the item each resolved to and how many sites used it), `nested` (references by indicator id) and `indicators` (each nested indicator explained once, by id). Past 20,000 entries: `{truncated: true, issues: [{type: "explainTooLarge"}]}`',
+    }),
+  ),
 });
 
 export const CurrentValues = Type.Object({ results: Type.Record(Type.String(), CurrentValue) });

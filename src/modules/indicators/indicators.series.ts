@@ -2,15 +2,19 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import type { References } from './indicators.references.ts';
+import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
 import {
   aggregateOperands,
   type CurrentValue,
   Evaluator,
+  perSiteOf,
   prepare,
   present,
   referencesAt,
+  siteGroupAggregates,
   siteTrees,
   usesKeyedItems,
+  wholeScopeOperands,
 } from './indicators.values.ts';
 import { type Aggregate, type Bucket, type Scope, valuesRepository as values } from './values.repository.ts';
 
@@ -121,11 +125,28 @@ export async function indicatorSeries(
   const bucket = req.grouping === 'TOTAL' ? null : req.grouping;
   const groups = req.bySite ? [...sites.trees.keys()] : [null];
   const pairs = [...sites.trees].flatMap(([root, ids]) => ids.map((id) => [root, id] as const));
-  const rows = await aggregateOperands(tx, organizationId, prepared, scope, {
-    bucket,
-    groups: req.bySite ? { groupIds: pairs.map(([root]) => root), siteIds: pairs.map(([, id]) => id) } : null,
-    months,
-  });
+  const rows = await aggregateOperands(
+    tx,
+    organizationId,
+    wholeScopeOperands(prepared, req.indicatorIds),
+    scope,
+    {
+      bucket,
+      groups: req.bySite
+        ? { groupIds: pairs.map(([root]) => root), siteIds: pairs.map(([, id]) => id) }
+        : null,
+      months,
+    },
+  );
+  const perSite = await siteGroupAggregates(
+    tx,
+    organizationId,
+    prepared,
+    scope,
+    req.bySite ? new Map([...sites.trees]) : new Map([[null, sites.all]]),
+    req.toYear,
+    { bucket, months },
+  );
   const aggregates = new Map<string, Map<string, Aggregate>>();
   for (const row of rows) {
     const key = `${row.grp}|${row.period}`;
@@ -145,15 +166,35 @@ export async function indicatorSeries(
         refsByYear.set(year, await referencesAt(tx, organizationId, prepared.needed, year));
     }
   }
-  const evaluate = (refs: References, key: string) =>
-    new Evaluator(prepared.byId, refs, aggregates.get(key) ?? new Map(), false);
+  // The site-dependent coefficients of each period's year.
+  const itemsByYear = new Map<number, SiteGroups['items']>();
+  if (perSite) {
+    itemsByYear.set(req.toYear, perSite.siteGroups.items);
+    const keys = new Map<string, { datasetId: string; key: string }>();
+    for (const group of perSite.siteGroups.groups)
+      for (const [ref, key] of group.keys)
+        if (key !== null) {
+          const datasetId = ref.slice(0, ref.indexOf(':'));
+          keys.set(`${datasetId}:${key}`, { datasetId, key });
+        }
+    for (const year of new Set(periods.map(yearOf)))
+      if (!itemsByYear.has(year)) itemsByYear.set(year, await itemsOfKeys(tx, [...keys.values()], year));
+  }
+  const evaluate = (refs: References, grp: string | null, period: number | null) =>
+    new Evaluator(
+      prepared.byId,
+      refs,
+      aggregates.get(`${grp}|${period}`) ?? new Map(),
+      false,
+      perSiteOf(perSite, grp, period, itemsByYear.get(period === null ? req.toYear : yearOf(period))),
+    );
 
   const results: SeriesResult[] = [];
   for (const grp of groups) {
-    const total = evaluate(prepared.refs, `${grp}|null`);
+    const total = evaluate(prepared.refs, grp, null);
     const perPeriod = periods.map((p) => ({
       period: label(bucket!, p),
-      evaluator: evaluate(refsByYear.get(yearOf(p)) ?? prepared.refs, `${grp}|${p}`),
+      evaluator: evaluate(refsByYear.get(yearOf(p)) ?? prepared.refs, grp, p),
       refs: refsByYear.get(yearOf(p)) ?? prepared.refs,
     }));
     for (const id of new Set(req.indicatorIds)) {

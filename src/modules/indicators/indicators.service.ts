@@ -5,6 +5,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import {
   checkExpression,
+  dimensionProblems,
   findItem,
   listIssues,
   loadReferences,
@@ -19,9 +20,24 @@ import type {
   UpdateIndicatorBody,
   WidgetUsage,
 } from './indicators.schemas.ts';
+import { isTemplate, templateProblem } from './indicators.sites.ts';
 import { widgetUsage } from './indicators.usage.ts';
 
 type Row = Awaited<ReturnType<typeof repo.list>>[number];
+
+const NO_ISSUE_FIELDS = {
+  formElementId: null,
+  formName: null,
+  fieldName: null,
+  indicatorId: null,
+  indicatorName: null,
+  status: null,
+  datasetId: null,
+  datasetName: null,
+  datasetItemName: null,
+  indicatorUnitSymbol: null,
+  inputUnitSymbol: null,
+};
 
 const partsOf = (row: Row) => row.expression_parts as ExpressionPart[];
 const labelOf = (row: Row) => row.label ?? row.name;
@@ -85,7 +101,16 @@ function presentOne(
       inputUnitSymbol: item.input_unit_id ? (refs.units.get(item.input_unit_id)?.symbol ?? null) : null,
     })),
     widgetUsage: widgetUsageOf(row, usage, usedBy, byId),
-    issues: listIssues(parts, refs),
+    issues: [
+      ...listIssues(parts, refs),
+      // Saved before units were checked: it still computes, but its unit does not add up.
+      ...dimensionProblems(parts, refs, row.unit_id, byId).map((p) => ({
+        ...NO_ISSUE_FIELDS,
+        type: 'dimensionMismatch',
+        message: p.message,
+        partIndex: p.partIndex,
+      })),
+    ],
     _count: { datasets: new Set([...items.values()].map((i) => i.dataset_id)).size },
     indicatorUsage: (usedBy.get(row.id) ?? []).map((r) => ({
       indicatorId: r.id,
@@ -147,6 +172,17 @@ async function check(tx: Tx, caller: Caller, fields: IndicatorFields, selfId: st
   if (selfId) graph.set(selfId, usedIndicators(fields.expressionParts));
   const refs = await loadReferences(tx, caller.organizationId, [fields.expressionParts]);
   const issues: Issue[] = checkExpression(fields.expressionParts, refs, selfId, graph);
+  if (issues.length === 0)
+    for (const problem of dimensionProblems(
+      fields.expressionParts,
+      refs,
+      fields.unitId,
+      new Map(all.map((r) => [r.id, r])),
+    ))
+      issues.push({
+        path: `expressionParts.${problem.partIndex}`,
+        message: `expressionParts.${problem.partIndex}: ${problem.message}`,
+      });
   const field = (path: string, message: string) => issues.push({ path, message: `${path} ${message}` });
   const unit = fields.unitId ? refs.units.get(fields.unitId) : undefined;
   const display = fields.displayUnitId ? refs.units.get(fields.displayUnitId) : undefined;
@@ -159,6 +195,27 @@ async function check(tx: Tx, caller: Caller, fields: IndicatorFields, selfId: st
       'displayUnitId',
       `cannot show ${unit.symbol} (${unit.dimension}) as ${display.symbol} (${display.dimension})`,
     );
+  // A key with placeholders is looked up per site: its dataset must be one the caller can use.
+  const templated = fields.expressionParts
+    .map((part, i) => ({
+      part,
+      i,
+      datasetId: (part.metadata as { datasetId?: unknown } | undefined)?.datasetId,
+    }))
+    .filter(
+      ({ part, datasetId }) =>
+        isTemplate(part) && typeof datasetId === 'string' && !templateProblem(part.value),
+    );
+  if (templated.length > 0) {
+    const ids = [...new Set(templated.map((t) => t.datasetId as string))].filter(isUuid);
+    const datasets = await repo.datasets(tx, ids);
+    for (const { i, datasetId } of templated)
+      if (!datasets.has(datasetId as string))
+        issues.push({
+          path: `expressionParts.${i}`,
+          message: `expressionParts.${i}: metadata.datasetId ${datasetId} is not a dataset you can use`,
+        });
+  }
   if (fields.preferredDatasetItemDatasetId) {
     const datasets = await repo.datasets(tx, [fields.preferredDatasetItemDatasetId]);
     if (datasets.size === 0) field('preferredDatasetItemDatasetId', 'is not a dataset you can use');

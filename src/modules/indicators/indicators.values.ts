@@ -1,22 +1,34 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
+import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
+import { roundStored } from '../../lib/numbers.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { convertValue } from '../units/units.convert.ts';
+import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/units.dimensions.ts';
 import {
   findElement,
   findItem,
   itemRef,
+  leafUnits,
   listIssues,
   loadReferences,
   type References,
 } from './indicators.references.ts';
 import { indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
+import {
+  groupSites,
+  isTemplate,
+  type SiteGroup,
+  type SiteGroups,
+  templateRef,
+  templatesOf,
+} from './indicators.sites.ts';
 import {
   type Aggregate,
   type Breakdown,
@@ -212,6 +224,99 @@ export async function aggregateOperands(
   return [...numberAggregates, ...activityAggregates];
 }
 
+/** The prepared operands restricted to the elements of `rows`. */
+function restrictTo(prepared: Prepared, rows: Row[]): Prepared {
+  const elementIds = new Set<string>();
+  for (const row of rows)
+    for (const part of row.expression_parts as ExpressionPart[]) {
+      const element =
+        part.type === 'formElement' || part.type === 'activity'
+          ? findElement(prepared.refs, part)
+          : undefined;
+      if (element) elementIds.add(element.id);
+    }
+  const only = (ids: string[]) => ids.filter((id) => elementIds.has(id));
+  return {
+    ...prepared,
+    numberIds: only(prepared.numberIds),
+    lastIds: only(prepared.lastIds),
+    sumIds: only(prepared.sumIds),
+    activityIds: only(prepared.activityIds),
+  };
+}
+
+/**
+ * The operands aggregated over the whole scope: those of the requested indicators and of what
+ * they use, except below a site-dependent indicator (evaluated from per-group aggregates only).
+ */
+export function wholeScopeOperands(prepared: Prepared, indicatorIds: string[]): Prepared {
+  if (!prepared.needed.some(isSiteDependent)) return prepared;
+  const out = new Map<string, Row>();
+  const stack = [...indicatorIds];
+  while (stack.length > 0) {
+    const row = prepared.byId.get(stack.pop()!);
+    if (!row || out.has(row.id) || isSiteDependent(row)) continue;
+    out.set(row.id, row);
+    for (const p of row.expression_parts as ExpressionPart[]) if (p.type === 'indicator') stack.push(p.value);
+  }
+  return restrictTo(prepared, [...out.values()]);
+}
+
+/**
+ * For the site-dependent indicators among the prepared ones (null when there are none): the
+ * sites of each outer set grouped by the keys they resolve to, and the operands of those
+ * indicators (and of all they use) aggregated per group, in one grouped query per kind of
+ * element. The groups' aggregates are keyed by group id (and by period with a breakdown).
+ */
+export async function siteGroupAggregates(
+  tx: Tx,
+  organizationId: string,
+  prepared: Prepared,
+  scope: Scope,
+  outers: Map<string | null, string[] | null>,
+  refYear: number,
+  breakdown?: Omit<Breakdown, 'quarterlyIds' | 'yearlyIds' | 'groups'>,
+  explaining = false,
+): Promise<{ siteGroups: SiteGroups; rows: BucketAggregate[] } | null> {
+  const dependent = prepared.needed.filter(isSiteDependent);
+  if (dependent.length === 0) return null;
+  const used = closure(
+    prepared.byId,
+    dependent.map((r) => r.id),
+  );
+  const templates = templatesOf(dependent.map((r) => r.expression_parts as ExpressionPart[]));
+  const siteGroups = await groupSites(tx, organizationId, templates, outers, refYear);
+  const subset = restrictTo(prepared, used);
+  const rows = await aggregateOperands(
+    tx,
+    organizationId,
+    subset,
+    scope,
+    { bucket: breakdown?.bucket ?? null, months: breakdown?.months ?? null, groups: siteGroups.pairs },
+    explaining,
+  );
+  return { siteGroups, rows };
+}
+
+/** A PerSite of the groups of one outer set, with their aggregates of one period (or the total). */
+export function perSiteOf(
+  found: { siteGroups: SiteGroups; rows: BucketAggregate[] } | null,
+  outer: string | null,
+  period: number | null,
+  items?: SiteGroups['items'],
+): PerSite | null {
+  if (!found) return null;
+  const groups = found.siteGroups.groups.filter((g) => g.outer === outer);
+  const ids = new Set(groups.map((g) => g.id));
+  const aggregates = new Map<string, Map<string, Aggregate>>();
+  for (const row of found.rows) {
+    if (!row.grp || !ids.has(row.grp) || row.period !== period) continue;
+    if (!aggregates.has(row.grp)) aggregates.set(row.grp, new Map());
+    aggregates.get(row.grp)!.set(row.element_id, row);
+  }
+  return { groups, items: items ?? found.siteGroups.items, aggregates };
+}
+
 /** An indicator's evaluation as answered: units, display value, formatting and issues. */
 export function present(
   row: Row,
@@ -256,8 +361,18 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
   const aggregates = await aggregateOperands(
     tx,
     caller.organizationId,
+    wholeScopeOperands(prepared, body.indicatorIds),
+    scope,
+    undefined,
+    body.explain === true,
+  );
+  const perSite = await siteGroupAggregates(
+    tx,
+    caller.organizationId,
     prepared,
     scope,
+    new Map([[null, scope.siteIds]]),
+    toYear,
     undefined,
     body.explain === true,
   );
@@ -267,7 +382,9 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
     refs,
     new Map(aggregates.map((a) => [a.element_id, a])),
     body.explain === true,
+    perSiteOf(perSite, null, null),
   );
+  const siteCount = scope.siteIds?.length ?? (await values.siteCount(tx, caller.organizationId));
   const results: Record<string, CurrentValue> = {};
   for (const id of new Set(body.indicatorIds)) {
     const row = byId.get(id)!;
@@ -280,7 +397,7 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
         ? {
             scope: {
               siteIds: body.siteIds ?? null,
-              siteCount: scope.siteIds?.length ?? null,
+              siteCount,
               allSites: scope.siteIds === null,
               fromYear,
               toYear,
@@ -295,108 +412,348 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
   return { results };
 }
 
-/** Evaluates indicators over loaded aggregates; nested indicators are evaluated once each. */
+/** The most entries an explanation lists (operands, coefficients, conversions, nested, …). */
+export const EXPLAIN_LIMIT = 20_000;
+
+/** One indicator's explanation: what it took, once, whatever the number of references to it. */
+export interface Explanation {
+  operands: unknown[];
+  coefficients: unknown[];
+  conversions: unknown[];
+  /** References to nested indicators (their explanation is in `indicators`, by id). */
+  nested: unknown[];
+  /** Site-dependent coefficients: the item each key resolved to and how many sites used it. */
+  siteCoefficients?: unknown[];
+}
+
+type Result = { evaluation: Evaluation; explanation: Explanation };
+
+/** Per-site evaluation: the groups of sites and each group's aggregates. */
+export interface PerSite {
+  groups: SiteGroup[];
+  items: SiteGroups['items'];
+  aggregates: Map<string, Map<string, Aggregate>>;
+}
+
+const emptyExplanation = (): Explanation => ({ operands: [], coefficients: [], conversions: [], nested: [] });
+
+/**
+ * Evaluates indicators over loaded aggregates; nested indicators are evaluated (and explained)
+ * once each. An indicator with a site-dependent coefficient is evaluated per group of sites
+ * (`perSite`) and the groups' values added up; within a group, everything it uses (nested
+ * indicators too) is evaluated over the group's own aggregates.
+ */
 export class Evaluator {
-  private readonly done = new Map<string, { evaluation: Evaluation; explain: Record<string, unknown> }>();
+  private readonly done = new Map<string, Result>();
 
   constructor(
     private readonly byId: Map<string, Row>,
     private readonly refs: References,
     private readonly aggregates: Map<string, Aggregate>,
     private readonly explaining: boolean,
+    private readonly perSite: PerSite | null = null,
+    private readonly group: SiteGroup | null = null,
   ) {}
 
+  /** The value of an indicator and, when explaining, its explanation with its nested ones. */
   run(row: Row, path: string[]): { evaluation: Evaluation; explain: Record<string, unknown> } {
+    const result = this.evaluateRow(row, path);
+    if (!this.explaining) return { evaluation: result.evaluation, explain: {} };
+    return { evaluation: result.evaluation, explain: this.explainOf(row.id, result.explanation) };
+  }
+
+  /** The explanation of `id` with every indicator it uses, directly or not, listed once by id. */
+  private explainOf(id: string, own: Explanation): Record<string, unknown> {
+    const indicators: Record<string, unknown> = {};
+    let size = entries(own);
+    const stack = [...nestedIds(own)];
+    const seen = new Set<string>([id]);
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const done = this.done.get(next);
+      const inner = this.byId.get(next);
+      if (!done || !inner) continue;
+      size += entries(done.explanation) + 1;
+      if (size > EXPLAIN_LIMIT)
+        return {
+          truncated: true,
+          issues: [
+            {
+              type: 'explainTooLarge',
+              message: `The explanation would list more than ${EXPLAIN_LIMIT} entries; explain fewer or smaller indicators`,
+            },
+          ],
+        };
+      indicators[next] = {
+        name: inner.name,
+        value: done.evaluation.value,
+        unit: inner.unit_id ? (this.refs.units.get(inner.unit_id)?.symbol ?? null) : null,
+        ...done.explanation,
+      };
+      stack.push(...nestedIds(done.explanation));
+    }
+    return { ...own, indicators };
+  }
+
+  private evaluateRow(row: Row, path: string[]): Result {
     const cached = this.done.get(row.id);
     if (cached) return cached;
+    const result =
+      this.perSite && !this.group && isSiteDependent(row) ? this.perSites(row, path) : this.direct(row, path);
+    this.done.set(row.id, result);
+    return result;
+  }
+
+  /** A site-dependent indicator: the sum over the groups of sites of each group's value. */
+  private perSites(row: Row, path: string[]): Result {
+    const perSite = this.perSite!;
+    const parts = row.expression_parts as ExpressionPart[];
+    const issues: ResultIssue[] = [];
+    const explanation = emptyExplanation();
+    const used = new Map<string, Record<string, unknown>>();
+    let sum = 0;
+    let counted = false;
+    let failure: ResultIssue | null = null;
+    for (const group of perSite.groups) {
+      const aggregates = perSite.aggregates.get(group.id);
+      if (!aggregates) continue; // no data at all in this group
+      const inner = new Evaluator(this.byId, this.refs, aggregates, this.explaining, perSite, group);
+      const { evaluation, explanation: groupExplanation } = inner.evaluateRow(row, path);
+      const first = evaluation.issues[0];
+      if (evaluation.value !== null) {
+        sum += evaluation.value;
+        counted = true;
+        if (this.explaining) {
+          explanation.operands.push(...groupExplanation.operands);
+          explanation.conversions.push(...groupExplanation.conversions);
+          explanation.nested.push(...groupExplanation.nested);
+        }
+        // The sites of the group with data (explained aggregates count their sites).
+        const withData = Math.max(0, ...[...aggregates.values()].map((a) => a.site_count));
+        parts.forEach((part, partIndex) => {
+          if (!this.explaining || !isTemplate(part)) return;
+          const ref = templateRef(part);
+          const key = group.keys.get(ref)!;
+          const item = perSite.items.get(`${itemDataset(part)}:${key}`);
+          const entry = used.get(`${partIndex}|${key}`);
+          if (entry) entry.siteCount = (entry.siteCount as number) + withData;
+          else
+            used.set(`${partIndex}|${key}`, {
+              partIndex,
+              template: part.value,
+              key,
+              datasetItemId: item?.id ?? null,
+              datasetId: item?.dataset_id ?? null,
+              year: item?.year ?? null,
+              value: item?.value ?? null,
+              unit: item?.unit ?? null,
+              siteCount: withData,
+            });
+        });
+      } else if (first?.type === 'missingDatasetItem') {
+        const part = parts[first.partIndex ?? -1];
+        const key = part ? group.keys.get(templateRef(part)) : undefined;
+        for (const site of group.sites)
+          issues.push({
+            type: 'missingDatasetItem',
+            message:
+              key === null || key === undefined
+                ? `Site "${site.name}" has no value for a placeholder of ${part?.value ?? 'a coefficient'}: its data is left out`
+                : `No coefficient "${key}" for site "${site.name}": its data is left out`,
+            partIndex: first.partIndex,
+            siteId: site.id,
+            siteName: site.name,
+            key: key ?? part?.value ?? null,
+          });
+      } else if (first && first.type !== 'noData')
+        failure ??= { ...first, siteIds: group.sites.map((s) => s.id) };
+    }
+    explanation.siteCoefficients = [...used.values()];
+    if (failure)
+      return { evaluation: { value: null, issues: [failure, ...issues], conversions: [] }, explanation };
+    if (!counted && issues.length === 0)
+      return {
+        evaluation: {
+          value: null,
+          issues: [{ type: 'noData', message: 'No data in scope for any operand' }],
+          conversions: [],
+        },
+        explanation,
+      };
+    return {
+      evaluation: { value: counted ? roundSum(sum) : null, issues, conversions: [] },
+      explanation,
+    };
+  }
+
+  /**
+   * The value in the indicator's unit: an expression of the same dimension in another scale
+   * (kgCO2e for a tCO2e indicator) is converted. A pure number, an unknown unit or another
+   * dimension (an indicator saved before units were checked) is taken as it is.
+   */
+  private inUnit(row: Row, evaluation: Evaluation, term: Term | null): Evaluation {
+    const unit = row.unit_id ? this.refs.units.get(row.unit_id) : undefined;
+    if (evaluation.value === null || !unit || !term || term.dimension.size === 0) return evaluation;
+    const wanted = termOfUnit(unit);
+    const ratio = term.factor / wanted.factor;
+    if (!sameDimension(term.dimension, wanted.dimension) || Math.abs(ratio - 1) < 1e-12) return evaluation;
+    const after = roundStored((evaluation.value * term.factor) / wanted.factor);
+    return {
+      ...evaluation,
+      value: after,
+      conversions: [
+        ...evaluation.conversions,
+        {
+          partIndex: -1,
+          from: `the expression's unit (${term.factor} × the base unit of ${describeDimension(term.dimension)})`,
+          to: unit.symbol,
+          factor: ratio,
+          before: evaluation.value,
+          after,
+        },
+      ],
+    };
+  }
+
+  private direct(row: Row, path: string[]): Result {
     const parts = row.expression_parts as ExpressionPart[];
     let tree: Node;
     try {
       tree = parseExpression(parts);
     } catch (e) {
       const issue = { type: 'invalidExpression', message: (e as Error).message };
-      return { evaluation: { value: null, issues: [issue], conversions: [] }, explain: {} };
+      return {
+        evaluation: { value: null, issues: [issue], conversions: [] },
+        explanation: emptyExplanation(),
+      };
     }
     const operands: unknown[] = [];
     const coefficients: unknown[] = [];
     const nested: unknown[] = [];
-    const evaluation = evaluate(tree, (leaf): Resolved => {
+    const passed: ResultIssue[] = [];
+    const itemOf = (part: ExpressionPart) =>
+      isTemplate(part)
+        ? this.group && this.perSite
+          ? this.perSite.items.get(`${itemDataset(part)}:${this.group.keys.get(templateRef(part))}`)
+          : undefined
+        : findItem(this.refs, part);
+    const dims = dimensionsOf(tree, (leaf) => {
       const part = parts[leaf.index]!;
-      if (leaf.type === 'datasetItem') {
-        const item = findItem(this.refs, part);
-        const inputUnit = item?.input_unit_id ? (this.refs.units.get(item.input_unit_id) ?? null) : null;
-        coefficients.push({
-          partIndex: leaf.index,
-          datasetItemId: item?.id ?? null,
-          datasetId: item?.dataset_id ?? null,
-          datasetName: item?.dataset_name ?? null,
-          key: item?.key ?? part.value,
-          year: item?.year ?? null,
-          value: item?.value ?? null,
-          unit: item?.unit ?? null,
-          inputUnit: inputUnit?.symbol ?? null,
-        });
-        return { kind: 'coefficient', value: item?.value ?? null, inputUnit };
-      }
-      if (leaf.type === 'indicator') {
-        const inner = this.byId.get(leaf.value);
-        if (!inner || path.includes(inner.id)) {
+      return leafUnits(
+        this.refs,
+        part,
+        part.type === 'datasetItem' ? itemOf(part) : undefined,
+        part.type === 'indicator' ? this.byId.get(part.value) : undefined,
+      );
+    });
+    const evaluated = evaluate(
+      tree,
+      (leaf): Resolved => {
+        const part = parts[leaf.index]!;
+        if (leaf.type === 'datasetItem') {
+          const item = itemOf(part);
+          const inputUnit = item?.input_unit_id ? (this.refs.units.get(item.input_unit_id) ?? null) : null;
+          if (this.explaining)
+            coefficients.push({
+              partIndex: leaf.index,
+              datasetItemId: item?.id ?? null,
+              datasetId: item?.dataset_id ?? null,
+              datasetName: item?.dataset_name ?? null,
+              key: item?.key ?? part.value,
+              year: item?.year ?? null,
+              value: item?.value ?? null,
+              unit: item?.unit ?? null,
+              inputUnit: inputUnit?.symbol ?? null,
+            });
+          return { kind: 'coefficient', value: item?.value ?? null, inputUnit };
+        }
+        if (leaf.type === 'indicator') {
+          const inner = this.byId.get(leaf.value);
+          if (!inner || path.includes(inner.id)) {
+            return {
+              kind: 'nested',
+              value: null,
+              hasData: true,
+              failure: {
+                type: 'invalidExpression',
+                message: `indicator ${leaf.value} cannot be evaluated here`,
+              },
+            };
+          }
+          const result = this.evaluateRow(inner, [...path, row.id]);
+          const hasData = result.evaluation.issues[0]?.type !== 'noData';
+          // Sites a nested indicator left out are left out of this one too: say so here.
+          if (result.evaluation.value !== null)
+            for (const issue of result.evaluation.issues)
+              if (!passed.some((p) => p === issue)) passed.push(issue);
+          if (this.explaining)
+            nested.push({
+              partIndex: leaf.index,
+              indicatorId: inner.id,
+              name: inner.name,
+              value: result.evaluation.value,
+              unit: inner.unit_id ? (this.refs.units.get(inner.unit_id)?.symbol ?? null) : null,
+            });
           return {
             kind: 'nested',
-            value: null,
-            hasData: true,
-            failure: {
-              type: 'invalidExpression',
-              message: `indicator ${leaf.value} cannot be evaluated here`,
-            },
+            value: result.evaluation.value,
+            hasData,
+            failure: result.evaluation.issues[0],
           };
         }
-        const result = this.run(inner, [...path, row.id]);
-        const hasData = result.evaluation.issues[0]?.type !== 'noData';
-        nested.push({
-          partIndex: leaf.index,
-          indicatorId: inner.id,
-          name: inner.name,
-          value: result.evaluation.value,
-          unit: inner.unit_id ? (this.refs.units.get(inner.unit_id)?.symbol ?? null) : null,
-          ...result.explain,
-        });
-        return {
-          kind: 'nested',
-          value: result.evaluation.value,
-          hasData,
-          failure: result.evaluation.issues[0],
-        };
-      }
-      const element = findElement(this.refs, part);
-      const aggregate = element ? this.aggregates.get(element.id) : undefined;
-      const aggregation = element?.type === 'ACTIVITY' ? 'SUM' : (element?.aggregation ?? 'SUM');
-      const value =
-        (aggregation === 'LAST'
-          ? aggregate?.last_sum
-          : aggregation === 'AVERAGE'
-            ? aggregate?.average_sum
-            : aggregate?.sum) ?? 0;
-      const unit = element?.unit_id ? (this.refs.units.get(element.unit_id) ?? null) : null;
-      operands.push({
-        partIndex: leaf.index,
-        type: leaf.type,
-        ref: leaf.value,
-        label: element?.label ?? null,
-        formName: element?.form_name ?? null,
-        aggregation,
-        value,
-        unit: unit?.symbol ?? null,
-        valueCount: aggregate?.value_count ?? 0,
-        siteCount: aggregate?.site_count ?? 0,
-      });
-      return { kind: 'data', value, hasData: (aggregate?.value_count ?? 0) > 0, unit };
-    });
-    const explain = this.explaining
-      ? { operands, coefficients, conversions: evaluation.conversions, nested }
-      : {};
-    const result = { evaluation, explain };
-    this.done.set(row.id, result);
-    return result;
+        const element = findElement(this.refs, part);
+        const aggregate = element ? this.aggregates.get(element.id) : undefined;
+        const aggregation = element?.type === 'ACTIVITY' ? 'SUM' : (element?.aggregation ?? 'SUM');
+        const value =
+          (aggregation === 'LAST'
+            ? aggregate?.last_sum
+            : aggregation === 'AVERAGE'
+              ? aggregate?.average_sum
+              : aggregate?.sum) ?? 0;
+        const unit = element?.unit_id ? (this.refs.units.get(element.unit_id) ?? null) : null;
+        if (this.explaining)
+          operands.push({
+            partIndex: leaf.index,
+            type: leaf.type,
+            ref: leaf.value,
+            label: element?.label ?? null,
+            formName: element?.form_name ?? null,
+            aggregation,
+            value,
+            unit: unit?.symbol ?? null,
+            valueCount: aggregate?.value_count ?? 0,
+            siteCount: aggregate?.site_count ?? 0,
+          });
+        return { kind: 'data', value, hasData: (aggregate?.value_count ?? 0) > 0, unit };
+      },
+      dims.terms,
+    );
+    const evaluation = this.inUnit(row, evaluated, dims.terms.get(tree) ?? null);
+    return {
+      evaluation:
+        evaluation.value === null ? evaluation : { ...evaluation, issues: [...evaluation.issues, ...passed] },
+      explanation: { operands, coefficients, conversions: evaluation.conversions, nested },
+    };
   }
 }
+
+/** The datasetId of a datasetItem part named by key. */
+const itemDataset = (part: ExpressionPart) =>
+  (part.metadata as { datasetId?: string } | undefined)?.datasetId ?? '';
+
+/** Whether the indicator itself has a site-dependent coefficient. */
+export const isSiteDependent = (row: Row) => (row.expression_parts as ExpressionPart[]).some(isTemplate);
+
+/** A sum of group values, rounded like every computed number so that 0.1 + 0.2 is 0.3. */
+const roundSum = (value: number) => (value === 0 ? 0 : roundStored(value));
+
+const entries = (e: Explanation) =>
+  e.operands.length +
+  e.coefficients.length +
+  e.conversions.length +
+  e.nested.length +
+  (e.siteCoefficients?.length ?? 0);
+
+const nestedIds = (e: Explanation) => (e.nested as { indicatorId: string }[]).map((n) => n.indicatorId);

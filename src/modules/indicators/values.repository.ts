@@ -179,8 +179,13 @@ export const valuesRepository = {
     const inactive = scope.inactiveSubmissionIds ?? [];
     const branch = (ids: string[], mode: 'sum' | 'site' | 'last') => {
       const latest = mode === 'last';
-      return sql`
-        select v.element_id, ${mode === 'sum' ? sql`null::uuid` : sql`v.site_id`} as site_id, ${groupOf(breakdown)} as grp,
+      // With site groups and no period buckets (current values), each site's rows are first
+      // added up alone, and the (element, site) sums then joined to the groups: the join sees one
+      // row per site instead of one per value. With buckets a site has a row per period, and
+      // joining the values directly is cheaper.
+      const grouped = breakdown?.groups != null && !breakdown.bucket;
+      const inner = sql`
+        select v.element_id, ${mode === 'sum' && !grouped ? sql`null::uuid` : sql`v.site_id`} as site_id, ${grouped ? sql`null::uuid` : groupOf(breakdown)} as grp,
                ${bucketOf(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)} as period,
                sum(v.numeric_value) as s, count(*) as n,
                -- The latest period's value: the greatest [period key, value] pair. A plain
@@ -188,7 +193,7 @@ export const valuesRepository = {
                ${latest ? sql`max(${key})` : sql`null::float8`} as lk,
                ${latest ? sql`(max(array[${key}, v.numeric_value]))[2]` : sql`null::float8`} as l
           from form_element_submissions v
-          ${groupJoin(sql`v.site_id`, breakdown)}
+          ${grouped ? sql`` : groupJoin(sql`v.site_id`, breakdown)}
          where v.organization_id = ${organizationId}
            and v.element_id = any(${ids}::uuid[])
            and v.year between ${scope.fromYear} and ${scope.toYear}
@@ -198,6 +203,13 @@ export const valuesRepository = {
            ${siteFilter(sql`v.site_id`, scope)}
            ${monthFilter(sql`v.element_id`, sql`v.year`, sql`v.period_unit`, breakdown)}
            ${inactive.length > 0 ? sql`and v.form_submission_id <> all(${inactive}::uuid[])` : sql``}
+         group by 1, 2, 3, 4`;
+      if (!grouped) return inner;
+      return sql`
+        select x.element_id, ${mode === 'sum' ? sql`null::uuid` : sql`x.site_id`} as site_id, g.grp, x.period,
+               sum(x.s) as s, sum(x.n) as n, max(x.lk) as lk, (max(array[x.lk, x.l]))[2] as l
+          from (${inner}) x
+          ${groupJoin(sql`x.site_id`, breakdown)}
          group by 1, 2, 3, 4`;
     };
     const branches = [

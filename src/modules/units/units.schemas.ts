@@ -5,7 +5,10 @@ export const Unit = Type.Object({
   id: Uuid,
   symbol: Type.String({ description: 'Short symbol, e.g. kWh or kgCO2e' }),
   name: Type.String(),
-  dimension: Type.String({ description: 'What the unit measures; conversion only within one dimension' }),
+  dimension: Type.String({
+    description:
+      'What the unit measures (`energy`, or a quotient such as `emissions/area`); conversion only within one dimension',
+  }),
   factorToBase: Type.Number({
     description: 'value in the base unit of the dimension = value × factorToBase',
   }),
@@ -24,8 +27,9 @@ export const CreateUnitBody = Type.Object(
     dimension: Type.String({
       minLength: 1,
       maxLength: 64,
-      pattern: '^[A-Za-z][A-Za-z0-9_]*$',
-      description: 'An existing dimension (energy, mass, …) or a new one of your own',
+      pattern: '^[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)?$',
+      description:
+        'An existing dimension (energy, mass, …), a new one of your own, or a quotient of two (`emissions/area`, base unit: the base of the first per the base of the second)',
     }),
     factorToBase: Type.Number({
       exclusiveMinimum: 0,

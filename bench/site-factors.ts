@@ -1,0 +1,192 @@
+// Site-dependent coefficients (issue 24 item 1): POST /indicators/current-values for 10
+// indicators `(a + b) × grid_{site.metadata.country}` at the root of SITES plants in 10 regions
+// (the regions carry the country, three countries), against the same 10 indicators with one
+// factor `(a + b) × grid_FR`, and the 12-month series of both, on each engine, through
+// app.inject. SITES × 12 months × 80 NUMBER elements of stored values (SITES=1000: 960,000).
+// `npm run bench -- site-factors` (ENGINES=postgres for one engine).
+import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
+import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
+
+const SITES = Number(process.env['SITES'] ?? 1000);
+const ELEMENTS = 80;
+const MONTHS = 12;
+const RUNS = Number(process.env['RUNS'] ?? 9);
+
+/** Both variants timed in turn (a, b, a, b, …) after a warm-up each, so that load drift hits both. */
+async function timedPair(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[number[], number[]]> {
+  await a();
+  await b();
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    for (const [fn, out] of [
+      [a, ta],
+      [b, tb],
+    ] as const) {
+      const start = performance.now();
+      await fn();
+      out.push(performance.now() - start);
+    }
+  }
+  return [ta, tb];
+}
+
+const rows: string[] = [];
+const only = process.env['ENGINES']?.split(',');
+for (const engine of engines().filter((e) => !only || only.includes(e))) {
+  const { database, config, drop } = await freshDatabase(engine);
+  const app = await buildApp({ database, config });
+  await app.ready();
+  const org = await createOrganizationWithKey(database, {
+    organizationName: 'Bench',
+    email: 'bench@example.com',
+    name: 'Bench',
+    password: null,
+  });
+  const key = org!.apiKey;
+  const orgId = org!.organization.id;
+  const userId = org!.user.id;
+  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
+  const kwh = units.find((u) => u.symbol === 'kWh')!.id;
+  const kg = units.find((u) => u.symbol === 'kgCO2e')!.id;
+  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
+  const form = await call(app, key, 'POST', '/forms', {
+    name: 'Energy',
+    periodType: 'MONTHLY',
+    elements: Array.from({ length: ELEMENTS }, (_, i) => ({
+      key: `e${i}`,
+      label: `Element ${i}`,
+      type: 'NUMBER',
+      unitId: kwh,
+    })),
+  });
+  const elementIds: string[] = form.elements.map((e: { id: string }) => e.id);
+
+  const seedStart = performance.now();
+  await database.system(async (tx) => {
+    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+    // Ten regions under the root with a country each (FR, DE, PL in turn); plants inherit it.
+    await sql`
+      insert into sites (organization_id, name, parent_id, metadata, address)
+      select ${orgId}, 'Region ' || r, ${root.id}::uuid,
+             jsonb_build_object('country', (array['FR', 'DE', 'PL'])[1 + r % 3]), '{}'
+        from generate_series(1, 10) r`.execute(tx);
+    await sql`
+      insert into sites (organization_id, name, parent_id, metadata, address)
+      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
+        from generate_series(1, ${SITES}) p`.execute(tx);
+    await sql`
+      insert into form_sites (organization_id, form_id, site_id, year)
+      select ${orgId}, ${form.id}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
+      tx,
+    );
+    await sql`
+      insert into form_submissions (organization_id, form_site_id, user_id)
+      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
+    await sql`
+      insert into form_element_submissions
+        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
+      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, 'COMPLETED', ${userId}::uuid, fs.site_id, fs.year
+        from form_submissions s
+        join form_sites fs on fs.id = s.form_site_id
+        cross join unnest(${elementIds}::uuid[]) e(id)
+        cross join generate_series(1, ${MONTHS}) m
+        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
+       where s.organization_id = ${orgId}`.execute(tx);
+  });
+  await database.execScript('vacuum analyze');
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Grid factors' });
+  for (const [country, value] of [
+    ['FR', 0.05],
+    ['DE', 0.38],
+    ['PL', 0.7],
+  ] as const)
+    await call(app, key, 'POST', '/dataset-items', {
+      datasetId: dataset.id,
+      name: `Grid ${country}`,
+      year: 2025,
+      data: { key: `grid_${country}`, value, unit: 'kgCO2e' },
+      inputUnitId: kwh,
+    });
+  const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
+  const op = (value: string) => ({ type: 'operator', value });
+  const factor = (k: string) => ({ type: 'datasetItem', value: k, metadata: { datasetId: dataset.id } });
+  const make = async (name: string, k: string) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const created = await call(app, key, 'POST', '/indicators', {
+        name: `${name} ${i}`,
+        unitId: kg,
+        expressionParts: [
+          { type: 'parenthesis', value: '(' },
+          el(i),
+          op('+'),
+          el(i + 10),
+          { type: 'parenthesis', value: ')' },
+          op('*'),
+          factor(k),
+        ],
+      });
+      if (!created.id) throw new Error(JSON.stringify(created));
+      ids.push(created.id);
+    }
+    return ids;
+  };
+  const single = await make('One factor', 'grid_FR');
+  const perSite = await make('Per site', 'grid_{site.metadata.country}');
+  const current = (ids: string[]) => async () => {
+    const answer = await call(app, key, 'POST', '/indicators/current-values', {
+      indicatorIds: ids,
+      siteIds: [root.id],
+      year: 2025,
+    });
+    for (const r of Object.values(answer.results) as { value: number | null; issues: unknown[] }[])
+      if (r.value === null || r.issues.length > 0) throw new Error(JSON.stringify(r));
+  };
+  const series = (ids: string[]) => () =>
+    database.tenant(orgId, (tx) =>
+      indicatorSeries(
+        tx,
+        { organizationId: orgId },
+        { indicatorIds: ids, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        new Date(),
+      ),
+    );
+  // In turn, so that a change of machine load hits both alike.
+  const [oneCurrent, siteCurrent] = await timedPair(current(single), current(perSite));
+  const [oneSeries, siteSeries] = await timedPair(series(single), series(perSite));
+
+  const values_ = SITES * ELEMENTS * MONTHS;
+  const fmt = (t: number[]) =>
+    `${median(t).toFixed(0)} | ${Math.min(...t).toFixed(0)} | ${Math.max(...t).toFixed(0)}`;
+  const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+  rows.push(
+    `| ${engine} | current values, 10 indicators, one factor | ${values_} | ${fmt(oneCurrent)} | 1 |`,
+  );
+  rows.push(
+    `| ${engine} | current values, 10 indicators, factor per site | ${values_} | ${fmt(siteCurrent)} | ${ratio(siteCurrent, oneCurrent)} |`,
+  );
+  rows.push(`| ${engine} | series × 12 months, one factor | ${values_} | ${fmt(oneSeries)} | 1 |`);
+  rows.push(
+    `| ${engine} | series × 12 months, factor per site | ${values_} | ${fmt(siteSeries)} | ${ratio(siteSeries, oneSeries)} |`,
+  );
+  console.error(`${engine}: seeded ${values_} values in ${seedSeconds.toFixed(1)} s`);
+  await app.close();
+  await drop();
+}
+
+console.log(
+  `\nSite-dependent factors (median of ${RUNS}, the two variants in turn, after a warm-up), app.inject\n`,
+);
+console.log('| engine | operation | stored values | median ms | min ms | max ms | × one factor |');
+console.log('|---|---|---|---|---|---|---|');
+for (const row of rows) console.log(row);
