@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/client.ts';
@@ -11,6 +11,13 @@ import { mediaRepository as repo } from './media.repository.ts';
 import { parseMediaKey } from './media.service.ts';
 
 const malformed = (message: string) => new S3Error(400, 'MalformedPOSTRequest', message);
+
+/**
+ * Bytes a POST may send before its file part starts (preamble, policy, signature and the other
+ * fields): a few KiB in practice. Past it the request is refused at once rather than read on,
+ * since busboy's own limits only cut a field short and keep reading it.
+ */
+export const MAX_BYTES_BEFORE_FILE = 256 * 1024;
 
 /**
  * Reads a multipart POST: the form fields (names lowercased; a field sent twice is refused),
@@ -63,7 +70,24 @@ function readPost<T>(
     parser.on('filesLimit', () => fail(malformed('Only one file per request is accepted')));
     parser.on('fieldsLimit', () => fail(malformed('Too many form fields')));
     parser.on('partsLimit', () => fail(malformed('Too many form parts')));
-    pipeline(raw, parser, (error) => {
+    // Counts what arrives before the file part; past the cap, stops reading and refuses.
+    let before = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (handled) return done(null, chunk);
+        before += chunk.length;
+        if (before <= MAX_BYTES_BEFORE_FILE) return done(null, chunk);
+        raw.unpipe(meter);
+        raw.pause();
+        reject(
+          malformed(
+            `The multipart preamble and fields before the file are too long (over ${MAX_BYTES_BEFORE_FILE} bytes)`,
+          ),
+        );
+        done();
+      },
+    });
+    pipeline(raw, meter, parser, (error) => {
       if (error && !handled) {
         reject(malformed(`The multipart body is incomplete or malformed: ${error.message}`));
         return;
