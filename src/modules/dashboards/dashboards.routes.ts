@@ -129,7 +129,7 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   const WIDGET_RULES =
-    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL or BREAKDOWN (one series per site); config.showTarget adds the indicator’s targets; config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`).';
+    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL or BREAKDOWN (one series per site); config.showTarget adds the indicator’s targets; config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`), and a member limited to some sites may add, change or remove its widgets only when its filter names sites, all within theirs (403 otherwise), as for changing the dashboard itself.';
 
   app.post(
     '/dashboards/:id/widgets',
@@ -176,7 +176,8 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'dashboards.widgets.delete',
         tags: TAGS,
         summary: 'Remove a widget (managers and owners)',
-        description: 'Answers the removed widget.',
+        description:
+          'Answers the removed widget. On a public dashboard, a member limited to some sites may remove widgets only when its filter names sites, all within theirs (403 otherwise).',
         params: WidgetParams,
         response: { 200: WidgetAnswer, ...errors(401, 403, 404) },
       },
