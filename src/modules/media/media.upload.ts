@@ -8,7 +8,7 @@ import { alreadyUploaded, LOCAL_BUCKET, type LocalStorage } from '../../storage/
 import { S3Error, s3ErrorXml, verifyPost, xml } from '../../storage/post-policy.ts';
 import type { StoredObject } from '../../storage/storage.ts';
 import { mediaRepository as repo } from './media.repository.ts';
-import { parseMediaKey } from './media.service.ts';
+import { completeUpload, OverQuota, parseMediaKey } from './media.service.ts';
 
 const malformed = (message: string) => new S3Error(400, 'MalformedPOSTRequest', message);
 
@@ -70,13 +70,16 @@ function readPost<T>(
     parser.on('filesLimit', () => fail(malformed('Only one file per request is accepted')));
     parser.on('fieldsLimit', () => fail(malformed('Too many form fields')));
     parser.on('partsLimit', () => fail(malformed('Too many form parts')));
-    // Counts what arrives before the file part; past the cap, stops reading and refuses.
+    // Counts what was parsed without reaching the file part (busboy parses each chunk as it is
+    // written, so `handled` is set by the time the next one comes); past the cap, stops reading.
     let before = 0;
     const meter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         if (handled) return done(null, chunk);
-        before += chunk.length;
-        if (before <= MAX_BYTES_BEFORE_FILE) return done(null, chunk);
+        if (before <= MAX_BYTES_BEFORE_FILE) {
+          before += chunk.length;
+          return done(null, chunk);
+        }
         raw.unpipe(meter);
         raw.pause();
         reject(
@@ -106,6 +109,8 @@ export interface UploadDeps {
   database: Database;
   storage: LocalStorage;
   now: () => Date;
+  /** The organization's storage quota (null: none), checked again as an upload completes. */
+  quotaBytes: number | null;
 }
 
 /** The local store's POST endpoint: verifies the policy, stores the file, marks the record uploaded. */
@@ -161,9 +166,12 @@ async function receive(
     maxSize,
   });
   const marked = await deps.database
-    .tenant(organizationId, (tx) => repo.markUploaded(tx, organizationId, mediaId, stored))
+    .tenant(organizationId, (tx) =>
+      completeUpload(tx, organizationId, mediaId, stored, deps.quotaBytes, deps.now()),
+    )
     .catch(async (error) => {
       await deps.storage.remove(verified.key);
+      if (error instanceof OverQuota) throw new S3Error(400, 'EntityTooLarge', error.message);
       throw error;
     });
   if (!marked) {
