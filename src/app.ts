@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
@@ -12,6 +17,7 @@ import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -103,6 +109,15 @@ export async function buildApp({
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     forceCloseConnections: 'idle',
+    // Slow clients (headers or bodies trickling in) are cut off instead of holding a connection.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.maxRequestsPerSocket,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
     // Behind a load balancer, the client address comes from X-Forwarded-For (SDCS_TRUST_PROXY).
     trustProxy: trustedProxies(config.trustProxy),
     ajv: { customOptions: { strict: false } },
@@ -115,6 +130,7 @@ export async function buildApp({
   registerValidation(app);
   registerErrorHandling(app);
   registerStrictQueries(app, API_PREFIX);
+  registerSecurityHeaders(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -142,8 +158,9 @@ export async function buildApp({
 
   const metrics = registerMetrics(app, database, config.metricsToken);
   await registerOverloadProtection(app, config, metrics);
-  registerAuth(app, credentialResolver(database, config), database);
-  await registerRateLimits(app, {
+  const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};
+  registerAuth(app, credentialResolver(database, config), database, credentialRefusals);
+  credentialRefusals.count = await registerRateLimits(app, {
     authAttemptsPerMinute: config.authAttemptsPerMinute,
     requestsPerMinute: config.rateLimitPerMinute,
     redisUrl: config.redisUrl,

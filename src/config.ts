@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /** Everything the service reads from its environment, parsed and checked once. */
 export interface Config {
@@ -41,6 +41,15 @@ export interface Config {
    * client address, so behind a load balancer they need it.
    */
   trustProxy: boolean | number | string;
+  /**
+   * Slow clients: a request must arrive whole within `requestTimeoutMs` and its headers within
+   * `headersTimeoutMs`; an idle kept-alive connection closes after `keepAliveTimeoutMs`, and one
+   * connection serves at most `maxRequestsPerSocket` requests (408 / close otherwise).
+   */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxRequestsPerSocket: number;
   /** Rate-limit counters live in this Redis when set (shared by several processes), else in memory. */
   redisUrl: string | undefined;
   /** Over these the service answers 503 rather than queue more work (0 turns a check off). */
@@ -238,6 +247,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     trustProxy: trustProxy(env),
+    requestTimeoutMs: int(env, 'SDCS_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    headersTimeoutMs: int(env, 'SDCS_HEADERS_TIMEOUT_MS', 10_000, 500, 600_000),
+    keepAliveTimeoutMs: int(env, 'SDCS_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxRequestsPerSocket: int(env, 'SDCS_MAX_REQUESTS_PER_SOCKET', 1_000, 1, 1_000_000),
     // The embedded database runs on the event loop itself: a large write delays the loop for as
     // long as it takes, and the requests behind it are served right after, so by default the
     // delay check only applies with a PostgreSQL server.
@@ -248,4 +261,14 @@ export function loadConfig(env: Env = process.env): Config {
     mediaTypes: mediaTypes(env),
     s3: s3Config(env),
   };
+}
+
+/**
+ * The start-up warning for `SDCS_TRUST_PROXY=true`: every proxy is trusted, so the client address
+ * is the leftmost `X-Forwarded-For` entry, which the client itself writes. Attempt limits and
+ * rate limits keyed by address can then be dodged by sending a new value each time.
+ */
+export function trustProxyWarning(config: Pick<Config, 'trustProxy'>): string | undefined {
+  if (config.trustProxy !== true) return undefined;
+  return 'SDCS_TRUST_PROXY=true trusts the leftmost X-Forwarded-For entry, which any client can write: per-address limits can be dodged. Set the number of proxies in front of the service (e.g. SDCS_TRUST_PROXY=1) or their addresses (e.g. SDCS_TRUST_PROXY=10.0.0.0/8) instead.';
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pretty from 'pino-pretty';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, trustProxyWarning } from './config.ts';
 import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
@@ -65,6 +65,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     { database: database.engine, startupMs: Math.round(performance.now() - started), ...phases },
     `SDCS listening on ${base} (API ${base}/api/v1, docs ${base}/docs)`,
   );
+  const proxyWarning = trustProxyWarning(config);
+  if (proxyWarning) app.log.warn({ trustProxy: config.trustProxy }, proxyWarning);
   if (welcome) process.stdout.write(welcome(base));
 
   let stopping = false;

@@ -246,7 +246,14 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     'POST /dashboards',
     api(t, 'POST', '/dashboards', {
       token: tenant.owner.token,
-      body: { name: 'Energy', isPublic: true, password: EXAMPLE_DASHBOARD_PASSWORD },
+      // Filtered to the manager's site: a site-limited manager may change a public dashboard's
+      // widgets only then (the examples are sent as the route's lowest role).
+      body: {
+        name: 'Energy',
+        isPublic: true,
+        password: EXAMPLE_DASHBOARD_PASSWORD,
+        globalFilter: { siteIds: [ids.site] },
+      },
     }),
   );
   ids.dashboard = dashboard.id as string;

@@ -160,3 +160,19 @@ describe('sdcs serve', () => {
     expect(res.err).toContain('PORT');
   });
 });
+
+describe('sdcs serve with SDCS_TRUST_PROXY=true (issue 25, item 9)', () => {
+  it('warns at start-up that the client-written X-Forwarded-For is trusted, and names the remedy', async () => {
+    const served = await start({ SDCS_TRUST_PROXY: 'true' });
+    try {
+      // The warning follows the "listening" line: wait for it rather than for a time.
+      for (let i = 0; i < 100 && !served.output().includes('SDCS_TRUST_PROXY=true'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(served.output()).toMatch(/SDCS_TRUST_PROXY=true trusts the leftmost X-Forwarded-For/);
+      expect(served.output()).toContain('SDCS_TRUST_PROXY=1');
+    } finally {
+      expect(await stop(served.child)).toBe(0);
+    }
+  }, 60_000);
+});

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Database, OpenTransaction, Tx } from '../db/client.ts';
 import type { Role } from '../db/schema/index.ts';
 import type { Caller } from '../domain/caller.ts';
@@ -55,7 +55,13 @@ async function endOpened(request: FastifyRequest): Promise<void> {
  *   (401 without one), then the role is checked against `minRole` (403) before the body is read.
  * Checks that depend on a record (site scope, ownership) stay in the services' policy functions.
  */
-export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, database: Database): void {
+export function registerAuth(
+  app: FastifyInstance,
+  resolve: CredentialResolver,
+  database: Database,
+  /** Called before a 401 of a missing or refused credential (the rate limit counts it). */
+  beforeRefusal?: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> },
+): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('tenant', function tenant<
     T,
@@ -94,14 +100,19 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
     } as FastifySchema;
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (request.is404 || config.public) return;
+    // Every refusal of a credential counts against the client address (429 once it is spent).
+    const refuse = async (message?: string) => {
+      await beforeRefusal?.count?.(request, reply);
+      return unauthorized(message);
+    };
     const header = request.headers.authorization;
-    if (!header) throw unauthorized();
+    if (!header) throw await refuse();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1])
-      throw unauthorized('Send the credential as `Authorization: Bearer <access token or API key>`');
+      throw await refuse('Send the credential as `Authorization: Bearer <access token or API key>`');
     // A read (no body to wait for) gets its transaction here: BEGIN, the credential and the
     // tenant settings in one round trip, used by the handler's first `request.tenant`. A request
     // with a body looks the credential up alone, so no connection is held while the body arrives.
@@ -113,7 +124,7 @@ export function registerAuth(app: FastifyInstance, resolve: CredentialResolver, 
     } else {
       caller = await resolve.lookup(match[1]);
     }
-    if (!caller) throw unauthorized('Invalid or expired credential');
+    if (!caller) throw await refuse('Invalid or expired credential');
     request.caller = caller;
     if (config.minRole && !roleAtLeast(caller.role, config.minRole)) {
       await endOpened(request);

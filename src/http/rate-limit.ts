@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { AppError } from '../domain/errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -18,16 +18,68 @@ export interface RateLimitOptions {
 }
 
 /**
- * The credential a request bears, as a key: a hash of its bearer token (never the token
- * itself), so the limit holds before and whether or not the token resolves to a caller.
- * Requests without one are counted per client address.
+ * The bucket of a request: its credential's (a hash of the bearer token, never the token) once
+ * the credential resolved to a caller, else its client address. A made-up or revoked token
+ * therefore counts against the address it comes from, not against a fresh bucket of its own.
  */
 function credentialKey(request: FastifyRequest): string {
-  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const token = request.caller
+    ? /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+    : undefined;
   return token
     ? `cred:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`
     : `ip:${request.ip}`;
 }
+
+type StoreResult = { current: number; ttl: number };
+type StoreCallback = (error: Error | null, result?: StoreResult) => void;
+interface CounterStore {
+  incr(key: string, done: StoreCallback, timeWindow: number, max: number): void;
+  read?(key: string, done: StoreCallback, timeWindow: number, max: number): void;
+  child(options: object): CounterStore;
+}
+
+/**
+ * In-memory counters whose answers are copies. The plugin's own in-memory store hands back its
+ * live counter object and the plugin reads it after an `await`: under parallel requests every
+ * request then read the count of the last one, so the first attempts of a burst could see a
+ * count far past (or short of) their own. A copy taken at increment time is this request's count.
+ */
+class SnapshotStore implements CounterStore {
+  private readonly counters = new Map<string, { count: number; startedAt: number }>();
+  private readonly capacity = 50_000;
+
+  incr(key: string, done: StoreCallback, timeWindow: number): void {
+    const now = Date.now();
+    let counter = this.counters.get(key);
+    if (!counter || counter.startedAt + timeWindow <= now) {
+      counter = { count: 0, startedAt: now };
+      this.counters.delete(key);
+      // Bounded: the oldest counters go first (a Map iterates in insertion order).
+      if (this.counters.size >= this.capacity) this.counters.delete(this.counters.keys().next().value!);
+      this.counters.set(key, counter);
+    }
+    counter.count += 1;
+    done(null, { current: counter.count, ttl: counter.startedAt + timeWindow - now });
+  }
+
+  read(key: string, done: StoreCallback, timeWindow: number): void {
+    const now = Date.now();
+    const counter = this.counters.get(key);
+    const live = counter !== undefined && counter.startedAt + timeWindow > now;
+    done(
+      null,
+      live ? { current: counter.count, ttl: counter.startedAt + timeWindow - now } : { current: 0, ttl: 0 },
+    );
+  }
+
+  child(): CounterStore {
+    return new SnapshotStore();
+  }
+}
+
+/** Counts a request whose credential was refused (401) against its client address's budget. */
+export type RefusalCounter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /**
  * Two limits, answered with 429 TOO_MANY_REQUESTS, `Retry-After` and the `RateLimit-*` headers:
@@ -40,7 +92,7 @@ function credentialKey(request: FastifyRequest): string {
 export async function registerRateLimits(
   app: FastifyInstance,
   options: RateLimitOptions | number,
-): Promise<void> {
+): Promise<RefusalCounter | undefined> {
   const opts =
     typeof options === 'number' ? { authAttemptsPerMinute: options, requestsPerMinute: 0 } : options;
   // Runs before the plugin's own onRoute hook (registered below), which reads `rateLimit`.
@@ -94,9 +146,17 @@ export async function registerRateLimits(
     keyGenerator: credentialKey,
     enableDraftSpec: true,
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'sdcs-rate-limit:' } : {}),
+    // Redis counts with one atomic script; in memory, counters answer copies (see SnapshotStore).
+    ...(redis ? { redis, nameSpace: 'sdcs-rate-limit:' } : { store: SnapshotStore }),
     onExceeded: () => opts.metrics?.refused.inc({ reason: 'rate_limit' }),
     errorResponseBuilder: (_request, context) =>
       new AppError('TOO_MANY_REQUESTS', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s`),
   });
+  // The global limit's own check, keyed by client address for a request without a caller: the
+  // credential hook runs it before answering 401, which otherwise ends the request before it.
+  if (opts.requestsPerMinute === 0) return undefined;
+  const check = app.rateLimit();
+  return async (request, reply) => {
+    await check.call(app, request, reply);
+  };
 }

@@ -23,12 +23,19 @@ export class MailDeliveryError extends Error {
   }
 }
 
-/** The fields nodemailer needs, with CRLF line ends in the bodies as RFC 5322 requires. */
+/** A header value on one line: CR and LF (and runs of them) become one space. */
+export const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
+
+/**
+ * The fields nodemailer needs, with CRLF line ends in the bodies as RFC 5322 requires. Header
+ * values never carry a line break (a form named `x\r\nBcc: …` cannot add a header): besides the
+ * composer's own encoding, they are put on one line here, for every driver.
+ */
 export function composeFields(message: MailMessage) {
   const crlf = (value: string) => value.replace(/\r?\n/g, '\r\n');
   return {
-    to: message.to,
-    subject: message.subject,
+    to: oneLine(message.to),
+    subject: oneLine(message.subject),
     text: crlf(message.text),
     ...(message.html === undefined ? {} : { html: crlf(message.html) }),
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { composeFields, MailDeliveryError, type Mailer, type MailMessage } from './message.ts';
 
 /**
@@ -21,7 +21,7 @@ export class OutboxMailer implements Mailer {
 
   async send(message: MailMessage): Promise<void> {
     try {
-      const raw = composeEml(this.from, message);
+      const raw = await composeEml(this.from, message);
       await mkdir(this.dir, { recursive: true });
       const time = new Date().toISOString().replace(/[:.]/g, '-');
       const recipient = message.to
@@ -41,28 +41,20 @@ export class OutboxMailer implements Mailer {
   }
 }
 
-/** The message as an `.eml` document: headers encoded as RFC 2047 words, bodies as 8-bit UTF-8. */
-export function composeEml(from: string, message: MailMessage): string {
-  const fields = composeFields(message);
-  const header = (value: string) => mimeFuncs.encodeWords(value, 'Q', 52);
-  const text = (type: string, body: string) =>
-    `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${body}\r\n`;
-  const head = [
-    `From: ${header(from)}`,
-    `To: ${fields.to}`,
-    `Subject: ${header(fields.subject)}`,
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${randomBytes(12).toString('hex')}@sdcs.outbox>`,
-    'MIME-Version: 1.0',
-  ].join('\r\n');
-  if (fields.html === undefined) return `${head}\r\n${text('text/plain', fields.text)}`;
-  const boundary = `sdcs-${randomBytes(12).toString('hex')}`;
-  return (
-    `${head}\r\nContent-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n` +
-    `--${boundary}\r\n${text('text/plain', fields.text)}` +
-    `--${boundary}\r\n${text('text/html', fields.html)}` +
-    `--${boundary}--\r\n`
-  );
+/**
+ * The message as an `.eml` document, composed by nodemailer's MailComposer (the composer its
+ * SMTP transport uses): it encodes and folds every header, so no field of the message can end
+ * a header line and start another. Text parts are written as 8-bit UTF-8 rather than the
+ * composer's quoted-printable, so a long link stays whole on its line.
+ */
+export function composeEml(from: string, message: MailMessage): Promise<Buffer> {
+  const root = new MailComposer({ from, ...composeFields(message) }).compile();
+  const parts = root.childNodes.length > 0 ? root.childNodes : [root];
+  for (const part of parts) {
+    if (/^text\//i.test(String(part.getHeader('Content-Type') ?? '')))
+      part.getTransferEncoding = () => '8bit';
+  }
+  return root.build();
 }
 
 /** A message read back from an outbox directory. */

@@ -55,6 +55,8 @@ export interface DashboardAccessCodesTable {
   gate_version: number;
   expires_at: ColumnType<Date, Date | string, Date | string>;
   used_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Wrong guesses of this code; at MAX_CODE_FAILURES the code is voided. */
+  failures: Generated<number>;
   created_at: CreatedAt;
 }
 

@@ -23,4 +23,6 @@ export interface MediaTable {
   created_at: CreatedAt;
   uploaded_at: NullableTimestamp;
   updated_at: CreatedAt;
+  /** A pending upload reserves its declared size against the quota until then (its URL's expiry). */
+  reserved_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

@@ -195,6 +195,35 @@ export const completenessRepository = {
     return result.rows;
   },
 
+  /**
+   * Takes a transaction lock per person (in id order, so two calls never wait on each other in
+   * a circle): a second reminder call for the same people waits for the first to commit and then
+   * sees its log, so nobody is mailed twice by calls running at once.
+   */
+  async lockRecipients(tx: Tx, org: string, userIds: string[]): Promise<void> {
+    for (const id of [...new Set(userIds)].sort()) {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`sdcs-reminder:${org}:${id}`}, 0))`.execute(
+        tx,
+      );
+    }
+  },
+
+  /** How many distinct form periods each of `userIds` was reminded of since `since`. */
+  async reminderCountsSince(
+    tx: Tx,
+    org: string,
+    userIds: string[],
+    since: Date,
+  ): Promise<Map<string, number>> {
+    if (userIds.length === 0) return new Map();
+    const result = await sql<{ user_id: string; n: string }>`
+      select user_id, count(distinct (form_id, year, period_unit))::text as n
+        from completeness_reminders
+       where organization_id = ${org} and user_id = any(${userIds}::uuid[]) and sent_at > ${since}
+       group by user_id`.execute(tx);
+    return new Map(result.rows.map((r) => [r.user_id, Number(r.n)]));
+  },
+
   /** The people among `userIds` already reminded of the form's period since `since`. */
   async remindedSince(tx: Tx, org: string, formId: string, year: number, periodUnit: number, since: Date) {
     const rows = await tx

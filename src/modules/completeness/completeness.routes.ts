@@ -39,7 +39,7 @@ export const completenessRoutes: FastifyPluginAsyncTypebox<{ mailer: Mailer }> =
         tags: TAGS,
         summary: 'E-mail the collectors of the sites that have not reported a period (managers)',
         description:
-          'Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours is not e-mailed again. Answers how many people were reminded.',
+          'Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours, or of 5 form periods in all, is not e-mailed again (also when several calls run at once). Answers how many people were reminded.',
         body: RemindersBody,
         response: { 200: RemindersResult, ...errors(400, 401, 403) },
       },

@@ -99,7 +99,8 @@ export type RemindersBody = Static<typeof RemindersBody>;
 export const RemindersResult = Type.Object({
   reminded: Type.Integer({ description: 'People e-mailed by this call' }),
   alreadyReminded: Type.Integer({
-    description: 'People skipped: already reminded of this period in the last 24 hours',
+    description:
+      'People skipped: already reminded of this period, or of 5 form periods in all, in the last 24 hours',
   }),
   sites: Type.Integer({ description: 'Sites MISSING or PARTIAL for the period' }),
 });

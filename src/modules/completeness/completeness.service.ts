@@ -32,6 +32,8 @@ const byName = (a: CellRow, b: CellRow) =>
 
 /** Reminders of one period go to a person at most once in this window. */
 export const REMINDER_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Reminders (distinct form periods) one person may get in that window, from all managers. */
+export const MAX_REMINDERS_PER_DAY = 5;
 
 /** The items of a list parameter sent comma-separated, repeated, or both; null when absent. */
 function listItems(values: string[] | undefined, name: string): string[] | null {
@@ -184,7 +186,8 @@ export async function getCompleteness(
 /**
  * Reminds the collectors of the sites that are MISSING or PARTIAL for one period (of the caller's
  * scope, or of `siteIds`): one e-mail per person listing each of their sites and what it misses.
- * Someone reminded of the same period in the last 24 hours is skipped. The reminders are logged
+ * Someone reminded of the same period, or of MAX_REMINDERS_PER_DAY periods, in the last 24 hours
+ * is skipped (atomically: see `lockRecipients`). The reminders are logged
  * and the e-mails sent last inside the transaction: if one cannot be sent, nothing is logged.
  */
 export async function sendReminders(
@@ -213,7 +216,13 @@ export async function sendReminders(
     open.map((c) => c.site_id),
   );
   const since = new Date(deps.now.getTime() - REMINDER_WINDOW_MS);
+  // Serialized per person, then read: calls running at once see each other's log.
+  const recipientIds = collectors.map((c) => c.user_id);
+  await repo.lockRecipients(tx, org, recipientIds);
   const already = await repo.remindedSince(tx, org, form.id, body.year, body.periodUnit, since);
+  // A person reminded of MAX_REMINDERS_PER_DAY form periods in the last 24 hours gets no more.
+  const counts = await repo.reminderCountsSince(tx, org, recipientIds, since);
+  for (const [userId, n] of counts) if (n >= MAX_REMINDERS_PER_DAY) already.add(userId);
   const bySite = new Map(open.map((c) => [c.site_id, c]));
   const people = new Map<string, { email: string; name: string; sites: CellRow[] }>();
   for (const c of collectors) {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 
 /** Grants, one-time codes and attempt counters of public dashboards; every method takes the organization id. */
@@ -128,6 +129,63 @@ export const accessRepository = {
       .where('organization_id', '=', organizationId)
       .where('dashboard_id', '=', dashboardId)
       .where('client', '=', client)
+      .execute();
+  },
+
+  /**
+   * Serializes the code steps of one address on one dashboard until the transaction ends, so
+   * parallel guesses are counted one after the other.
+   */
+  async lockAddress(tx: Tx, dashboardId: string, email: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`sdcs-dashboard-code:${dashboardId}:${email}`}, 0))`.execute(
+      tx,
+    );
+  },
+
+  /** Voids the address's live codes (they expire now): a new code replaces them, or the cap was reached. */
+  async voidCodes(
+    tx: Tx,
+    organizationId: string,
+    dashboardId: string,
+    email: string,
+    now: Date,
+  ): Promise<void> {
+    await tx
+      .updateTable('dashboard_access_codes')
+      .set({ expires_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('dashboard_id', '=', dashboardId)
+      .where('email', '=', email)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .execute();
+  },
+
+  /** Counts a wrong guess on the address's live codes and voids those that reach `max` guesses. */
+  async failCodes(
+    tx: Tx,
+    organizationId: string,
+    dashboardId: string,
+    email: string,
+    now: Date,
+    max: number,
+  ): Promise<void> {
+    await tx
+      .updateTable('dashboard_access_codes')
+      .set((eb) => ({
+        failures: eb('failures', '+', 1),
+        expires_at: eb
+          .case()
+          .when('failures', '>=', max - 1)
+          .then(now)
+          .else(eb.ref('expires_at'))
+          .end(),
+      }))
+      .where('organization_id', '=', organizationId)
+      .where('dashboard_id', '=', dashboardId)
+      .where('email', '=', email)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
       .execute();
   },
 };

@@ -25,6 +25,13 @@ export const CODE_TTL_MS = 10 * 60 * 1000;
 /** Attempts (failures and codes sent) one client address may make on one dashboard per window. */
 export const MAX_ATTEMPTS = 10;
 export const ATTEMPT_WINDOW_MS = 15 * 60 * 1000;
+/**
+ * Wrong codes one address may be tried with on one dashboard per window, from all client
+ * addresses together: past it, its live codes are voided and code requests are refused (429).
+ */
+export const MAX_CODE_FAILURES_PER_ADDRESS = 5;
+/** Wrong guesses one code survives; the last one voids it. */
+export const MAX_FAILURES_PER_CODE = 3;
 
 type Row = NonNullable<Awaited<ReturnType<typeof findPublicDashboard>>>;
 
@@ -128,7 +135,29 @@ async function decide(
     email = body.email.trim().toLowerCase();
     if (!dashboardPolicy.emailAllowed(email, row.public_access_emails, row.public_access_domains))
       return refuse(403, 'This e-mail address may not open this dashboard');
+    // The address's own budget of wrong codes, counted across client addresses, one step at a time.
+    await access.lockAddress(tx, row.id, email);
+    const address = `email:${email}`;
+    const guessed = await access.attempts(tx, org, row.id, address);
+    if (
+      guessed &&
+      guessed.window_started_at > windowStart &&
+      guessed.attempts >= MAX_CODE_FAILURES_PER_ADDRESS
+    ) {
+      await access.voidCodes(tx, org, row.id, email, now);
+      const retryAfter = Math.max(
+        1,
+        Math.ceil((guessed.window_started_at.getTime() + ATTEMPT_WINDOW_MS - now.getTime()) / 1000),
+      );
+      return {
+        status: 429,
+        message: `Too many wrong codes for this address; try again in ${retryAfter} s`,
+        retryAfter,
+      };
+    }
     if (body.code === undefined) {
+      // One live code per address: a new one replaces the ones sent before.
+      await access.voidCodes(tx, org, row.id, email, now);
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
       await access.insertCode(tx, org, {
@@ -146,8 +175,12 @@ async function decide(
     const wanted = codeHash(row.id, email, body.code);
     const codes = await access.liveCodes(tx, org, row.id, email, now);
     const match = codes.find((c) => sameHash(c.code_hash, wanted) && c.gate_version === row.gate_version);
-    if (!match || !(await access.useCode(tx, org, match.id, now)))
+    if (!match || !(await access.useCode(tx, org, match.id, now))) {
+      await access.countAttempt(tx, org, row.id, address, now, windowStart);
+      await access.failCodes(tx, org, row.id, email, now, MAX_FAILURES_PER_CODE);
       return refuse(401, 'Wrong or expired code');
+    }
+    await access.clearAttempts(tx, org, row.id, address);
   }
 
   await access.clearAttempts(tx, org, row.id, client);

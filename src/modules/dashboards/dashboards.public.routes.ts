@@ -65,7 +65,7 @@ export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
         tags: TAGS,
         summary: 'Get a grant to open a gated public dashboard (no account needed)',
         description:
-          'Password gate: send `password` (200: a grant). E-mail gate: send `email` (an address on the list or of a listed domain); a 6-digit code is mailed (202), valid 10 minutes and once; then send `email` and `code` (and `password` if the dashboard has both gates): 200. The grant opens this dashboard only, for one hour, and ends when the password or the lists change. Wrong password or code: 401; address not allowed: 403; after 10 attempts (refusals and codes sent) from one address within 15 minutes: 429 with Retry-After.',
+          'Password gate: send `password` (200: a grant). E-mail gate: send `email` (an address on the list or of a listed domain); a 6-digit code is mailed (202), valid 10 minutes and once; then send `email` and `code` (and `password` if the dashboard has both gates): 200. The grant opens this dashboard only, for one hour, and ends when the password or the lists change. Wrong password or code: 401; address not allowed: 403; after 10 attempts (refusals and codes sent) from one address within 15 minutes: 429 with Retry-After. An e-mail address has one live code at a time (a new one voids the older); a code is voided after 3 wrong guesses, and after 5 wrong codes for one address within 15 minutes, from any client addresses, its codes are voided and further requests for it are 429.',
         params: IdParams,
         body: AccessBody,
         response: {

@@ -129,7 +129,7 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   const WIDGET_RULES =
-    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL, BREAKDOWN (one series per filter site) or CHILDREN (one per child site of the filter’s sites, looked up when the data is read); config.showTarget adds the indicator’s targets (yearly: a linear path from the baseline year’s actual value; monthly/quarterly: a yearly target split evenly when the indicator is a sum over time; otherwise the widget’s issues say why); config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`).';
+    'type VALUE (a total), LINE, BAR or TABLE (one point per config.period: MONTHLY, QUARTERLY or YEARLY [YEARLY]); indicatorIds: 1 to 20 indicators of the organization; config.sites TOTAL, BREAKDOWN (one series per filter site) or CHILDREN (one per child site of the filter’s sites, looked up when the data is read); config.showTarget adds the indicator’s targets (yearly: a linear path from the baseline year’s actual value; monthly/quarterly: a yearly target split evenly when the indicator is a sum over time; otherwise the widget’s issues say why); config.decimals 0-10. On a public dashboard the answer says so (`dashboardIsPublic`, `notice`), and a member limited to some sites may add, change or remove its widgets only when its filter names sites, all within theirs (403 otherwise), as for changing the dashboard itself.';
 
   app.post(
     '/dashboards/:id/widgets',
@@ -176,7 +176,8 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'dashboards.widgets.delete',
         tags: TAGS,
         summary: 'Remove a widget (managers and owners)',
-        description: 'Answers the removed widget.',
+        description:
+          'Answers the removed widget. On a public dashboard, a member limited to some sites may remove widgets only when its filter names sites, all within theirs (403 otherwise).',
         params: WidgetParams,
         response: { 200: WidgetAnswer, ...errors(401, 403, 404) },
       },

@@ -101,18 +101,30 @@ async function checkFilter(tx: Tx, caller: Caller, filter: GlobalFilter, issues:
 
 const lower = (list: string[]) => [...new Set(list.map((v) => v.trim().toLowerCase()))];
 
+/**
+ * The publish rule: a public dashboard shows its filter's sites to anyone, so a member limited
+ * to some sites may change one (its fields, or any of its widgets) only when its filter names
+ * sites, all within theirs.
+ */
+async function assertMayPublish(tx: Tx, caller: Caller, isPublic: boolean, filter: GlobalFilter) {
+  if (!isPublic) return;
+  const scope = await siteScope(tx, caller);
+  authorize(
+    dashboardPolicy.canPublish(caller, scope, filter.siteIds),
+    'A member limited to some sites may change a public dashboard (or its widgets) only when its filter names sites, all within theirs',
+  );
+}
+
 async function save(tx: Tx, caller: Caller, fields: DashboardFields, filterChanged: boolean) {
   const issues: Issue[] = [];
   if (filterChanged) await checkFilter(tx, caller, fields.globalFilter as GlobalFilter, issues);
   if (issues.length > 0) throw badRequest(issues[0]!.message, issues);
-  if (fields.isPublic) {
-    const scope = await siteScope(tx, caller);
-    authorize(
-      dashboardPolicy.canPublish(caller, scope, (fields.globalFilter as GlobalFilter).siteIds),
-      'A member limited to some sites may make a dashboard public only when its filter names sites, all within theirs',
-    );
-  }
+  await assertMayPublish(tx, caller, fields.isPublic, fields.globalFilter as GlobalFilter);
 }
+
+/** Widgets follow their dashboard's publish rule: what they show is published with it. */
+const assertMayChangeWidgets = (tx: Tx, caller: Caller, dashboard: DashboardRow) =>
+  assertMayPublish(tx, caller, dashboard.is_public, dashboard.global_filter as GlobalFilter);
 
 export async function listDashboards(tx: Tx, caller: Caller): Promise<Dashboard[]> {
   const [rows, statuses] = await Promise.all([
@@ -240,6 +252,7 @@ async function findWidget(tx: Tx, caller: Caller, dashboard: DashboardRow, id: s
 
 export async function createWidget(tx: Tx, caller: Caller, dashboardId: string, body: CreateWidgetBody) {
   const dashboard = await findDashboard(tx, caller, dashboardId);
+  await assertMayChangeWidgets(tx, caller, dashboard);
   await checkIndicators(tx, caller, body.indicatorIds);
   const fields: WidgetFields = {
     type: body.type,
@@ -261,6 +274,7 @@ export async function updateWidget(
   body: UpdateWidgetBody,
 ) {
   const dashboard = await findDashboard(tx, caller, dashboardId);
+  await assertMayChangeWidgets(tx, caller, dashboard);
   const row = await findWidget(tx, caller, dashboard, widgetId);
   if (body.indicatorIds) await checkIndicators(tx, caller, body.indicatorIds);
   const fields: WidgetFields = {
@@ -277,6 +291,7 @@ export async function updateWidget(
 
 export async function removeWidget(tx: Tx, caller: Caller, dashboardId: string, widgetId: string) {
   const dashboard = await findDashboard(tx, caller, dashboardId);
+  await assertMayChangeWidgets(tx, caller, dashboard);
   const row = await findWidget(tx, caller, dashboard, widgetId);
   await repo.removeWidget(tx, caller.organizationId, row.id);
   await repo.touch(tx, caller.organizationId, dashboard.id);

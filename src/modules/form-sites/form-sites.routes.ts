@@ -16,7 +16,7 @@ export const formSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Set the sites a form is active on, per year (managers)',
         description:
-          'For every year listed, the form becomes active on exactly `siteIds`; other years stay as they are. A removed (form, site, year) is deactivated: its submission is hidden, not deleted, and comes back when the triple is added again. The replacement covers the caller’s own sites: a manager’s call leaves sites outside their scope as they are, so an owner’s call covers every site. Adding a site the caller does not manage is a 403.',
+          'For every year listed, the form becomes active on exactly `siteIds`; other years stay as they are. A removed (form, site, year) is deactivated: its submission is hidden, not deleted, and comes back when the triple is added again. The replacement covers the caller’s own sites: a manager’s call leaves sites outside their scope as they are, so an owner’s call covers every site. Adding a site the caller does not manage is a 403. Removing a (site, year) that a live lock of the form covers, in whole or in part, is a 400 naming the lock: unlock it first.',
         body: SetFormSitesBody,
         response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(400, 401, 403, 404) },
       },

@@ -49,6 +49,8 @@ export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBod
       'Changing where a form is active needs manager rights on every site added or removed',
     );
   }
+  // A lock covers what was reported: the form cannot leave a locked (site, year).
+  await assertNotLocked(tx, org, form.id, removed, years);
   await repo.deactivate(
     tx,
     org,
@@ -68,4 +70,32 @@ export async function listFormSites(tx: Tx, caller: Caller, query: FormSitesQuer
   }
   const rows = await repo.list(tx, org, await siteScope(tx, caller), query);
   return rows.map((r) => ({ id: r.id, formId: r.form_id, siteId: r.site_id, year: r.year }));
+}
+
+/**
+ * Refuses (400) deactivating a (site, year) that a live lock of the form covers, in whole or in
+ * part: its locked figures would drop out of every indicator. One issue per pair, naming the lock.
+ */
+async function assertNotLocked(
+  tx: Tx,
+  org: string,
+  formId: string,
+  removed: { site_id: string; year: number }[],
+  years: number[],
+): Promise<void> {
+  const pairs = removed.map((r) => ({ siteId: r.site_id, year: r.year }));
+  const locks = await repo.locksCovering(tx, org, formId, pairs);
+  if (locks.length === 0) return;
+  const issues = locks.map((lock) => {
+    const { siteId, year } = pairs[lock.index]!;
+    const path = `years.${years.indexOf(year)}`;
+    const period = lock.period_unit === null ? `all of ${year}` : `period ${lock.period_unit} of ${year}`;
+    const sites = lock.site_id === null ? 'all sites' : (lock.site_name ?? siteId);
+    const day = lock.created_at.toISOString().slice(0, 10);
+    return {
+      path,
+      message: `${path}: "${lock.form_name}" cannot be deactivated at ${lock.site_name ?? siteId} in ${year}: its figures are locked by lock ${lock.id} (${period}, ${sites}, by ${lock.user_name} on ${day}); a manager must unlock it first`,
+    };
+  });
+  throw badRequest('The period is locked', issues);
 }

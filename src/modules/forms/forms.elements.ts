@@ -12,6 +12,7 @@ export interface StoredElement {
   key: string;
   type: ElementType;
   unit_id: string | null;
+  aggregation: string;
   deleted_at: Date | null;
 }
 
@@ -174,4 +175,38 @@ export async function checkChangesAgainstValues(
     issues.push({ path, message: `${path} cannot change: the element has stored values` });
   }
   return issues;
+}
+
+/**
+ * An element's aggregation decides how its values add up over periods: changing it on an
+ * element with values in a locked period would change locked figures, so it is refused, naming
+ * the lock. (Its unit cannot change at all once it has values: see checkChangesAgainstValues.)
+ */
+export async function checkAggregationAgainstLocks(
+  tx: Tx,
+  organizationId: string,
+  formId: string,
+  plan: ElementPlan,
+): Promise<Issue[]> {
+  const changing = plan.rows.filter((row) => {
+    const before = plan.matched.get(row.id);
+    return before !== undefined && before.aggregation !== row.aggregation;
+  });
+  const locked = await repo.lockedElementValues(
+    tx,
+    organizationId,
+    formId,
+    changing.map((r) => r.id),
+  );
+  return changing.flatMap((row) => {
+    const lockId = locked.get(row.id);
+    if (!lockId) return [];
+    const path = `elements.${plan.indexOf.get(row.id)}.aggregation`;
+    return [
+      {
+        path,
+        message: `${path} cannot change: the element has values in a period locked by lock ${lockId}; a manager must unlock it first`,
+      },
+    ];
+  });
 }

@@ -233,4 +233,29 @@ export const formsRepository = {
        where id = any(${ids}::uuid[]) and (organization_id = ${organizationId} or is_common)`.execute(tx);
     return new Map(result.rows.map((r) => [r.id, r]));
   },
+
+  /**
+   * The elements among `elementIds` with a stored value in a (site, year, period) that a live
+   * lock of the form covers, each with the first such lock's id.
+   */
+  async lockedElementValues(
+    tx: Tx,
+    organizationId: string,
+    formId: string,
+    elementIds: string[],
+  ): Promise<Map<string, string>> {
+    if (elementIds.length === 0) return new Map();
+    const result = await sql<{ element_id: string; lock_id: string }>`
+      select distinct on (v.element_id) v.element_id, l.id as lock_id
+        from form_element_submissions v
+        join form_locks l
+          on l.organization_id = v.organization_id and l.form_id = ${formId} and l.year = v.year
+         and l.unlocked_at is null
+         and (l.period_unit is null or l.period_unit = v.period_unit)
+         and (l.site_id is null or l.site_id = v.site_id)
+       where v.organization_id = ${organizationId} and v.element_id = any(${elementIds}::uuid[])
+         and v.deleted_at is null
+       order by v.element_id, l.created_at, l.id`.execute(tx);
+    return new Map(result.rows.map((r) => [r.element_id, r.lock_id]));
+  },
 };

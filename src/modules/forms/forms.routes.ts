@@ -62,7 +62,7 @@ export const formsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Replace a form and its element list (managers)',
         description:
-          'Elements are matched to stored ones by `id`, else by `key`; unmatched ones are added. Elements left out are soft-deleted and their values kept; naming a deleted element’s `id` restores it. The type or unit of an element with values, and the period type of a form with values, cannot change.',
+          'Elements are matched to stored ones by `id`, else by `key`; unmatched ones are added. Elements left out are soft-deleted and their values kept; naming a deleted element’s `id` restores it. The type or unit of an element with values, and the period type of a form with values, cannot change; nor can the aggregation of an element with values in a locked period (400 naming the lock).',
         params: IdParams,
         body: FormBody,
         response: { 200: Form, ...errors(400, 401, 403, 404) },

@@ -4,7 +4,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { checkChangesAgainstValues, planElements } from './forms.elements.ts';
+import { checkAggregationAgainstLocks, checkChangesAgainstValues, planElements } from './forms.elements.ts';
 import { formsRepository as repo } from './forms.repository.ts';
 import type { Form, FormBody } from './forms.schemas.ts';
 
@@ -93,6 +93,8 @@ export async function updateForm(tx: Tx, caller: Caller, id: string, body: FormB
   if (plan.issues.length > 0) throw badRequest('Invalid form elements', plan.issues);
   const issues = await checkChangesAgainstValues(tx, org, plan, stored, form.period_type !== body.periodType);
   if (issues.length > 0) throw badRequest('The change would invalidate stored values', issues);
+  const lockIssues = await checkAggregationAgainstLocks(tx, org, id, plan);
+  if (lockIssues.length > 0) throw badRequest('The period is locked', lockIssues);
 
   await repo.softDeleteElementsExcept(tx, org, id, [...plan.matched.keys()]);
   const renamed = plan.rows.filter((r) => {

@@ -29,6 +29,7 @@ export interface NewMedia {
   entityId: string;
   fieldName: string;
   uploadedBy: string;
+  reservedUntil: Date | null;
 }
 
 /** Media rows of one organization; every method takes the organization id. */
@@ -47,6 +48,7 @@ export const mediaRepository = {
         entity_id: row.entityId,
         field_name: row.fieldName,
         uploaded_by: row.uploadedBy,
+        reserved_until: row.reservedUntil,
       })
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
@@ -81,6 +83,30 @@ export const mediaRepository = {
       .where('key', '=', key)
       .forUpdate()
       .executeTakeFirst();
+  },
+
+  /**
+   * Serializes the quota's check-then-write per organization (until the transaction ends): two
+   * upload URLs asked for at once, or two uploads finishing at once, are counted one after the other.
+   */
+  async lockQuota(tx: Tx, organizationId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`sdcs-media-quota:${organizationId}`}, 0))`.execute(
+      tx,
+    );
+  },
+
+  /** Bytes the quota counts at `now`: uploaded sizes plus the declared sizes of live reservations. */
+  async quotaBytes(
+    tx: Tx,
+    organizationId: string,
+    now: Date,
+  ): Promise<{ uploaded: number; reserved: number }> {
+    const row = await sql<{ uploaded: string; reserved: string }>`
+      select coalesce(sum(size) filter (where status = 'uploaded'), 0)::text as uploaded,
+             coalesce(sum(declared_size) filter (where status = 'pending' and reserved_until > ${now}), 0)::text
+               as reserved
+        from media where organization_id = ${organizationId}`.execute(tx);
+    return { uploaded: Number(row.rows[0]!.uploaded), reserved: Number(row.rows[0]!.reserved) };
   },
 
   /** The bytes of the organization's uploaded media (what the quota counts). */

@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { LocalStorage } from '../../storage/local.ts';
 import { contentDisposition } from '../../storage/disposition.ts';
+import { LocalStorage } from '../../storage/local.ts';
+import { mediaRepository } from './media.repository.ts';
+import { Media, PresignBody, PresignResult } from './media.schemas.ts';
 import type { MediaDeps } from './media.service.ts';
 import { createUpload, deleteMedia, getMedia } from './media.service.ts';
-import { Media, PresignBody, PresignResult } from './media.schemas.ts';
 import { handleUpload } from './media.upload.ts';
-import { mediaRepository } from './media.repository.ts';
 
 /** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
 const UPLOADS_PER_MINUTE = 600;
@@ -26,7 +26,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
         tags: ['Media'],
         summary: 'Ask for an upload URL (S3 presigned POST)',
         description:
-          'Records a pending upload and returns where to POST it: send `fields` as multipart/form-data, then the file as `file`, within 15 minutes. The file’s extension and content type must be allowed and its size at most `fileSize`.',
+          'Records a pending upload and returns where to POST it: send `fields` as multipart/form-data, then the file as `file`, within 15 minutes. The file’s extension and content type must be allowed and its size at most `fileSize`. With a storage quota, `fileSize` is reserved until the URL expires: stored bytes plus the reservations of live URLs must fit (400 otherwise), and the quota is checked again when the upload completes.',
         body: PresignBody,
         response: { 200: PresignResult, ...errors(400, 401, 403) },
       },
@@ -94,7 +94,12 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
               '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchBucket</Code><Message>Files are stored in S3: upload to the URL that POST /media/presigned-url returns</Message></Error>',
             );
         }
-        return handleUpload(request, reply, { database, storage, now: app.clock });
+        return handleUpload(request, reply, {
+          database,
+          storage,
+          now: app.clock,
+          quotaBytes: deps.config.mediaQuotaBytes,
+        });
       },
     );
   });

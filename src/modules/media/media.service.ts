@@ -7,7 +7,12 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { roleAtLeast } from '../../domain/roles.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { DOWNLOAD_TTL_SECONDS, type Storage } from '../../storage/storage.ts';
+import {
+  DOWNLOAD_TTL_SECONDS,
+  type Storage,
+  type StoredObject,
+  UPLOAD_TTL_SECONDS,
+} from '../../storage/storage.ts';
 import { extensionOf, fileNameProblem, safeKeyName } from './media.names.ts';
 import { type MediaRow, mediaRepository as repo } from './media.repository.ts';
 import type { Media, PresignBody } from './media.schemas.ts';
@@ -52,12 +57,16 @@ export async function createUpload(tx: Tx, caller: Caller, body: PresignBody, de
   if (body.fileSize > config.mediaMaxBytes) {
     throw invalidField('fileSize', `fileSize must be at most ${config.mediaMaxBytes} bytes`);
   }
+  const now = deps.clock();
   if (config.mediaQuotaBytes !== null) {
-    const used = await repo.uploadedBytes(tx, caller.organizationId);
-    if (used + body.fileSize > config.mediaQuotaBytes) {
+    // Counted with the live reservations of other upload URLs, one request at a time.
+    await repo.lockQuota(tx, caller.organizationId);
+    const { uploaded, reserved } = await repo.quotaBytes(tx, caller.organizationId, now);
+    if (uploaded + reserved + body.fileSize > config.mediaQuotaBytes) {
+      const pending = reserved > 0 ? `, ${reserved} bytes reserved by upload URLs not used yet` : '';
       throw invalidField(
         'fileSize',
-        `The organization's storage quota of ${config.mediaQuotaBytes} bytes would be exceeded (${used} bytes used)`,
+        `The organization's storage quota of ${config.mediaQuotaBytes} bytes would be exceeded (${uploaded} bytes used${pending})`,
       );
     }
   }
@@ -73,14 +82,45 @@ export async function createUpload(tx: Tx, caller: Caller, body: PresignBody, de
     entityId: body.entityId,
     fieldName: body.fieldName,
     uploadedBy: caller.userId,
+    // The reservation ends when the upload URL does.
+    reservedUntil: new Date(now.getTime() + UPLOAD_TTL_SECONDS * 1000),
   });
   const post = await deps.storage.presignPost({
     key,
     contentType,
     maxSize: body.fileSize,
-    now: deps.clock(),
+    now,
   });
   return { url: post.url, fields: post.fields, mediaId: id, mediaKey: key };
+}
+
+/** The stored file would take the organization past its quota: it is not accepted. */
+export class OverQuota extends Error {}
+
+/**
+ * Marks a pending upload uploaded once its bytes are stored, checking the quota again against
+ * what is uploaded by then (one completion at a time per organization): a reservation that ran
+ * out, or a quota lowered meanwhile, cannot take the organization past it. Throws OverQuota;
+ * answers undefined when the record is no longer pending.
+ */
+export async function completeUpload(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+  stored: StoredObject,
+  quotaBytes: number | null,
+  now: Date,
+): Promise<MediaRow | undefined> {
+  if (quotaBytes !== null) {
+    await repo.lockQuota(tx, organizationId);
+    const { uploaded } = await repo.quotaBytes(tx, organizationId, now);
+    if (uploaded + stored.size > quotaBytes) {
+      throw new OverQuota(
+        `The organization's storage quota of ${quotaBytes} bytes would be exceeded (${uploaded} bytes used); the file was not kept`,
+      );
+    }
+  }
+  return repo.markUploaded(tx, organizationId, id, stored);
 }
 
 async function load(tx: Tx, caller: Caller, id: string, lock = false): Promise<MediaRow> {
@@ -94,7 +134,13 @@ async function load(tx: Tx, caller: Caller, id: string, lock = false): Promise<M
  * checked (size within the policy, content type) and marked uploaded with the object's SHA-256.
  * An object that breaks the policy is removed.
  */
-async function confirmUpload(tx: Tx, row: MediaRow, storage: Storage): Promise<MediaRow> {
+async function confirmUpload(
+  tx: Tx,
+  row: MediaRow,
+  storage: Storage,
+  quotaBytes: number | null,
+  now: Date,
+): Promise<MediaRow> {
   if (row.status !== 'pending' || storage.kind !== 's3') return row;
   const stored = await storage.stat(row.key);
   if (!stored) return row;
@@ -104,12 +150,24 @@ async function confirmUpload(tx: Tx, row: MediaRow, storage: Storage): Promise<M
     await storage.remove(row.key);
     return row;
   }
-  return (await repo.markUploaded(tx, row.organization_id, row.id, stored)) ?? row;
+  try {
+    return (await completeUpload(tx, row.organization_id, row.id, stored, quotaBytes, now)) ?? row;
+  } catch (error) {
+    if (!(error instanceof OverQuota)) throw error;
+    await storage.remove(row.key);
+    return row;
+  }
 }
 
 export async function getMedia(tx: Tx, caller: Caller, id: string, deps: MediaDeps): Promise<Media> {
-  const row = await confirmUpload(tx, await load(tx, caller, id, true), deps.storage);
   const now = deps.clock();
+  const row = await confirmUpload(
+    tx,
+    await load(tx, caller, id, true),
+    deps.storage,
+    deps.config.mediaQuotaBytes,
+    now,
+  );
   const downloadUrl =
     row.status === 'uploaded'
       ? await deps.storage.downloadUrl({

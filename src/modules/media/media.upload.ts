@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/client.ts';
@@ -8,9 +8,16 @@ import { alreadyUploaded, LOCAL_BUCKET, type LocalStorage } from '../../storage/
 import { S3Error, s3ErrorXml, verifyPost, xml } from '../../storage/post-policy.ts';
 import type { StoredObject } from '../../storage/storage.ts';
 import { mediaRepository as repo } from './media.repository.ts';
-import { parseMediaKey } from './media.service.ts';
+import { completeUpload, OverQuota, parseMediaKey } from './media.service.ts';
 
 const malformed = (message: string) => new S3Error(400, 'MalformedPOSTRequest', message);
+
+/**
+ * Bytes a POST may send before its file part starts (preamble, policy, signature and the other
+ * fields): a few KiB in practice. Past it the request is refused at once rather than read on,
+ * since busboy's own limits only cut a field short and keep reading it.
+ */
+export const MAX_BYTES_BEFORE_FILE = 256 * 1024;
 
 /**
  * Reads a multipart POST: the form fields (names lowercased; a field sent twice is refused),
@@ -63,7 +70,27 @@ function readPost<T>(
     parser.on('filesLimit', () => fail(malformed('Only one file per request is accepted')));
     parser.on('fieldsLimit', () => fail(malformed('Too many form fields')));
     parser.on('partsLimit', () => fail(malformed('Too many form parts')));
-    pipeline(raw, parser, (error) => {
+    // Counts what was parsed without reaching the file part (busboy parses each chunk as it is
+    // written, so `handled` is set by the time the next one comes); past the cap, stops reading.
+    let before = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (handled) return done(null, chunk);
+        if (before <= MAX_BYTES_BEFORE_FILE) {
+          before += chunk.length;
+          return done(null, chunk);
+        }
+        raw.unpipe(meter);
+        raw.pause();
+        reject(
+          malformed(
+            `The multipart preamble and fields before the file are too long (over ${MAX_BYTES_BEFORE_FILE} bytes)`,
+          ),
+        );
+        done();
+      },
+    });
+    pipeline(raw, meter, parser, (error) => {
       if (error && !handled) {
         reject(malformed(`The multipart body is incomplete or malformed: ${error.message}`));
         return;
@@ -82,6 +109,8 @@ export interface UploadDeps {
   database: Database;
   storage: LocalStorage;
   now: () => Date;
+  /** The organization's storage quota (null: none), checked again as an upload completes. */
+  quotaBytes: number | null;
 }
 
 /** The local store's POST endpoint: verifies the policy, stores the file, marks the record uploaded. */
@@ -137,9 +166,12 @@ async function receive(
     maxSize,
   });
   const marked = await deps.database
-    .tenant(organizationId, (tx) => repo.markUploaded(tx, organizationId, mediaId, stored))
+    .tenant(organizationId, (tx) =>
+      completeUpload(tx, organizationId, mediaId, stored, deps.quotaBytes, deps.now()),
+    )
     .catch(async (error) => {
       await deps.storage.remove(verified.key);
+      if (error instanceof OverQuota) throw new S3Error(400, 'EntityTooLarge', error.message);
       throw error;
     });
   if (!marked) {
