@@ -50,6 +50,7 @@ import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
 import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
+import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -212,6 +213,8 @@ export async function buildApp({
     publicUrl: config.publicUrl,
     lookup: (id) => publicHead(database, id),
   });
+  // The reporting web app /app and its files /app/assets/… (outside the API, talks to it).
+  registerWebApp(app, { apiPrefix: API_PREFIX, connectOrigins: uploadOrigins(config) });
   // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
   let stopCleanup: (() => void) | undefined;
   app.addHook('onListen', async () => {

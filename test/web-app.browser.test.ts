@@ -1,0 +1,249 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from './helpers/app.ts';
+import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import {
+  createWebAppWorld,
+  FUEL_FACTORS,
+  setPassword,
+  signIn,
+  type WebAppWorld,
+} from './helpers/web-app-world.ts';
+
+// The reporting web app /app in a real browser (Debian's Chromium through playwright-core),
+// against the real service listening on a loopback port: the collector's month from the
+// invitation e-mail to a complete period, errors beside their fields, review and locks.
+// Screenshots (desktop and phone) go to test-output/.
+
+const OUT = 'test-output';
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 360, height: 740 };
+const PASSWORD = 'correct horse battery';
+
+let world: WebAppWorld;
+let browser: Browser | undefined;
+let collectorEmail = '';
+let collectorId = '';
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(OUT, { recursive: true });
+  world = await createWebAppWorld();
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+}, 120_000);
+
+async function newPage(
+  viewport = DESKTOP,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser!.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport });
+  const page = await context.newPage();
+  return { context, page, errors: collectErrors(page) };
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${OUT}/web-app-${name}.png`, fullPage: true });
+
+/** The completeness status of (site, period) as the API answers it. */
+async function periodStatus(token: string, periodUnit: number): Promise<string> {
+  const res = await api(world.t, 'GET', `/completeness?formId=${world.form.id}&year=${world.year}`, {
+    token,
+  });
+  return res.body.items[0].periods.find((p: { periodUnit: number }) => p.periodUnit === periodUnit).status;
+}
+
+/** The stored values of the world's form, site and year, by element key and period. */
+async function storedValues(token: string) {
+  const res = await api(
+    world.t,
+    'GET',
+    `/form-submissions?formId=${world.form.id}&siteId=${world.site}&year=${world.year}`,
+    {
+      token,
+    },
+  );
+  const keys = new Map(world.form.elements.map((e) => [e.id, e.key]));
+  return (res.body.items[0]?.values ?? []).map((v: any) => ({ ...v, key: keys.get(v.elementId) }));
+}
+
+describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium' : NO_CHROMIUM})`, () => {
+  it('serves the shell with a strict CSP, content-hashed assets and no inline script', async () => {
+    const res = await fetch(`${world.base}/app/enter/x/y/2025/3`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const page = await res.text();
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /src="(\/app\/assets\/main-[A-Z0-9]+\.js)"/.exec(page)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${world.base}${script}`);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${world.base}/app/assets/nothing.js`)).status).toBe(404);
+  });
+
+  it('a collector invited by e-mail sets a password and sees March missing', async () => {
+    collectorEmail = `lea-${Date.now()}@acme.example`;
+    const invited = await api(world.t, 'POST', '/organizations/current/invitations', {
+      token: world.tenant.owner.token,
+      body: { email: collectorEmail, assignedSiteIds: [world.site], role: 'COLLECTOR' },
+    });
+    expect(invited.status).toBe(200);
+    const mail = (await world.outbox()).find((m) => m.to === collectorEmail)!;
+    const link = /(http\S+\/app\/accept-invitation\?token=\S+)/.exec(mail.text)?.[1];
+    expect(link, mail.text).toBeDefined();
+
+    const { context, page, errors } = await newPage();
+    await page.goto(link!);
+    await page.getByLabel('Your name').fill('Léa Martin');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot(page, 'accept-invitation-desktop');
+    await page.getByRole('button', { name: 'Accept and continue' }).click();
+    await page.getByRole('heading', { name: 'My reporting' }).waitFor();
+    expect(page.url()).toBe(`${world.base}/app`);
+    // The access token lives in sessionStorage, never in the address.
+    expect(await page.evaluate(() => sessionStorage.getItem('sdcs.token'))).toMatch(/\S{20,}/);
+    await page.getByLabel('Year').selectOption(String(world.year));
+    const march = page.getByRole('link', { name: `March ${world.year}: Missing, overdue` });
+    await march.waitFor();
+    await expect(march.isVisible()).resolves.toBe(true);
+    await shot(page, 'my-reporting-desktop');
+    const me = await api(world.t, 'GET', '/organizations/current/members', {
+      token: world.tenant.owner.token,
+    });
+    collectorId = me.body.find((m: { email: string }) => m.email === collectorEmail).userId;
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('enters electricity in MWh, two fuel activities and an invoice PDF; March becomes complete', async () => {
+    const { context, page, errors } = await newPage();
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
+    await page.getByRole('heading', { name: `Energy and fuel: March ${world.year}` }).waitFor();
+
+    await page.getByLabel('Electricity used (kWh)').fill('1.5');
+    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'MWh' });
+    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
+    await page.locator('#el-fuel-0-fuel').selectOption('diesel');
+    await page.locator('#el-fuel-0-litres').fill('100');
+    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
+    await page.locator('#el-fuel-1-fuel').selectOption('petrol');
+    await page.locator('#el-fuel-1-litres').fill('50');
+    await page.getByLabel('Energy invoice').setInputFiles({
+      name: 'invoice-march.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+    });
+    await page.getByText('invoice-march.pdf').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+
+    // Stored converted: 1.5 MWh = 1,500 kWh, with what was typed kept as the original.
+    const stored = await storedValues(world.tenant.owner.token);
+    const electricity = stored.find((v: any) => v.key === 'electricity' && v.periodUnit === 3);
+    expect(electricity.value).toBe(1500);
+    expect(electricity.originalValue).toBe(1.5);
+    expect(electricity.selectedUnitId).toBe(world.units['MWh']);
+    expect(stored.find((v: any) => v.key === 'invoice')?.value).toMatch(/^[0-9a-f-]{36}$/);
+    // The calculated values: 100 L diesel × 2.68 = 268; 50 L petrol × 2.31 = 115.5; total 383.5.
+    const rows = page.locator('.type-activity .row-card');
+    await expect(rows.nth(0).textContent()).resolves.toContain(
+      `Calculated value: ${100 * FUEL_FACTORS.diesel}`,
+    );
+    await expect(rows.nth(1).textContent()).resolves.toContain('Calculated value: 115.5');
+    await expect(page.locator('.type-activity').textContent()).resolves.toContain('Total: 383.5');
+    await expect(page.getByLabel('Electricity used (kWh)').inputValue()).resolves.toBe('1.5');
+    await expect(page.locator('.type-number').textContent()).resolves.toContain('stored as 1,500 kWh');
+    // The definition's uiCode is never run in the app's origin.
+    expect(await page.evaluate(() => document.body.dataset['uiCodeRan'])).toBeUndefined();
+    await shot(page, 'enter-period-saved-desktop');
+
+    await page.getByRole('link', { name: '← My reporting' }).click();
+    await page.getByRole('link', { name: `March ${world.year}: Complete` }).waitFor();
+    expect(await periodStatus(world.tenant.owner.token, 3)).toBe('COMPLETE');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a wrong value shows its error beside the field and keeps everything typed (phone)', async () => {
+    const { context, page, errors } = await newPage(PHONE);
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/4`);
+    await page.getByLabel('Electricity used (kWh)').fill('12 MWh');
+    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
+    await page.locator('#el-fuel-0-fuel').selectOption('diesel');
+    await page.locator('#el-fuel-0-litres').fill('40');
+    await page.getByLabel('Note for the reviewer').fill('Meter replaced on the 12th');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const fieldError = page.locator('[data-key="electricity"] .field-error');
+    await fieldError.waitFor();
+    expect(await fieldError.textContent()).toMatch(/number/i);
+    await expect(page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).isVisible()).resolves.toBe(
+      true,
+    );
+    expect(await page.getByLabel('Electricity used (kWh)').getAttribute('aria-invalid')).toBe('true');
+    // Nothing typed is lost.
+    await expect(page.getByLabel('Electricity used (kWh)').inputValue()).resolves.toBe('12 MWh');
+    await expect(page.locator('#el-fuel-0-litres').inputValue()).resolves.toBe('40');
+    await expect(page.getByLabel('Note for the reviewer').inputValue()).resolves.toBe(
+      'Meter replaced on the 12th',
+    );
+    // All or nothing: April still holds no value.
+    expect((await storedValues(world.tenant.owner.token)).filter((v: any) => v.periodUnit === 4)).toEqual([]);
+    await shot(page, 'enter-period-error-phone');
+
+    await page.getByLabel('Electricity used (kWh)').fill('12000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    expect(errors.filter((e) => !e.includes('400'))).toEqual([]);
+    await context.close();
+  });
+
+  it('the collector sees a manager’s rejection with its comment', async () => {
+    const stored = await storedValues(world.tenant.owner.token);
+    const electricity = stored.find((v: any) => v.key === 'electricity' && v.periodUnit === 3);
+    const reviewed = await api(
+      world.t,
+      'POST',
+      `/form-submissions/values/${electricity.formElementSubmissionId}/review`,
+      {
+        token: world.tenant.manager.token,
+        body: { status: 'REJECTED', comment: 'The March invoice says 1.6 MWh' },
+      },
+    );
+    expect(reviewed.status).toBe(200);
+    const { context, page } = await newPage(PHONE);
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
+    const review = page.locator('[data-key="electricity"] .review');
+    await review.waitFor();
+    expect(await review.textContent()).toContain('Rejected');
+    expect(await review.textContent()).toContain('The March invoice says 1.6 MWh');
+    await shot(page, 'enter-period-rejected-phone');
+    await context.close();
+  });
+
+  it('a locked period is read-only and names its lock', async () => {
+    const locked = await api(world.t, 'POST', '/form-locks', {
+      token: world.tenant.owner.token,
+      body: { formId: world.form.id, year: world.year, periodUnit: 3 },
+    });
+    expect(locked.status, JSON.stringify(locked.body)).toBe(200);
+    await setPassword(world.t, collectorId, PASSWORD);
+    const { context, page } = await newPage();
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
+    await page.getByText('This period is locked').waitFor();
+    expect(await page.locator('.lock').textContent()).toContain('Locked by Owner');
+    expect(await page.getByLabel('Electricity used (kWh)').isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    await shot(page, 'enter-period-locked-desktop');
+    await context.close();
+  });
+});
