@@ -205,19 +205,35 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await context.close();
   });
 
-  it('the collector sees a manager’s rejection with its comment', async () => {
+  it('a manager rejects one value with a comment on the Review screen and the collector sees it', async () => {
+    await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
+    const manager = await newPage();
+    await signIn(manager.page, world.base, world.tenant.manager.email, PASSWORD);
+    await manager.page.getByRole('link', { name: 'Review' }).click();
+    await manager.page.getByLabel('Year').selectOption(String(world.year));
+    await manager.page.getByLabel('Period').selectOption({ label: `March ${world.year}` });
+    await manager.page.getByLabel('Status').selectOption({ label: 'Entered' });
+    const row = `Electricity used at ${world.siteName}`;
+    await manager.page.getByLabel(`Select ${row}`).check();
+    await manager.page
+      .getByLabel('Comment for the collector (required to reject)')
+      .fill('The March invoice says 1.6 MWh');
+    await manager.page.getByRole('button', { name: 'Reject selected (1)' }).click();
+    await manager.page.getByText('1 value rejected.').waitFor();
+    // Filtered on "Entered", the rejected value has left the list; the other values are still there.
+    expect(await manager.page.getByLabel(`Select ${row}`).count()).toBe(0);
+    expect(await manager.page.getByLabel(`Select Energy invoice at ${world.siteName}`).count()).toBe(1);
+    await manager.page.getByLabel('Status').selectOption({ label: 'Rejected' });
+    await manager.page.getByRole('button', { name: `History of ${row}` }).click();
+    await manager.page.locator('.history').getByText('The March invoice says 1.6 MWh').waitFor();
+    await shot(manager.page, 'review-desktop');
     const stored = await storedValues(world.tenant.owner.token);
     const electricity = stored.find((v: any) => v.key === 'electricity' && v.periodUnit === 3);
-    const reviewed = await api(
-      world.t,
-      'POST',
-      `/form-submissions/values/${electricity.formElementSubmissionId}/review`,
-      {
-        token: world.tenant.manager.token,
-        body: { status: 'REJECTED', comment: 'The March invoice says 1.6 MWh' },
-      },
-    );
-    expect(reviewed.status).toBe(200);
+    expect(electricity.status).toBe('REJECTED');
+    expect(stored.filter((v: any) => v.status === 'REJECTED')).toHaveLength(1);
+    expect(manager.errors).toEqual([]);
+    await manager.context.close();
+
     const { context, page } = await newPage(PHONE);
     await signIn(page, world.base, collectorEmail, PASSWORD);
     await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);

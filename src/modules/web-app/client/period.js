@@ -202,7 +202,7 @@ function ReviewLine({ value, review, element, data }) {
       : null;
   return html`<p class="review">
     <${Badge} tone=${REVIEW_TONES[value.status]}>${REVIEW_WORDS[value.status]}<//>
-    <span class="muted"> by ${value.userName || value.userEmail}, ${formatTime(value.recordedAt)}${converted}</span>
+    <span class="muted"> ${value.status === 'COMPLETED' ? 'by' : '· entered by'} ${value.userName || value.userEmail}, ${formatTime(value.recordedAt)}${converted}</span>
     ${review ? html`<span class="review-comment"> ${REVIEW_WORDS[value.status]} by ${review.userName}${review.comment ? `: “${review.comment}”` : ''}</span>` : null}
   </p>`;
 }
