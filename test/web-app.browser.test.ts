@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
+import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
 import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { assignSites, createSite } from './helpers/factories.ts';
 import {
   createWebAppWorld,
   FUEL_FACTORS,
@@ -30,6 +32,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   mkdirSync(OUT, { recursive: true });
   world = await createWebAppWorld();
+  await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
   browser = await launchChromium();
 }, 120_000);
 
@@ -206,7 +209,6 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
   });
 
   it('a manager rejects one value with a comment on the Review screen and the collector sees it', async () => {
-    await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
     const manager = await newPage();
     await signIn(manager.page, world.base, world.tenant.manager.email, PASSWORD);
     await manager.page.getByRole('link', { name: 'Review' }).click();
@@ -262,4 +264,94 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await shot(page, 'enter-period-locked-desktop');
     await context.close();
   });
+
+  it('a manager imports a two-sheet .xlsx: preview with row issues, confirmation, execute, values shown', async () => {
+    const org = world.tenant.organizationId;
+    const grenoble = await createSite(world.t, org, { name: 'Grenoble warehouse', code: 'GRE' });
+    await assignSites(world.t, org, world.tenant.manager.userId, [grenoble]);
+    const adapter = await api(world.t, 'POST', '/source-adapter-definitions', {
+      token: world.tenant.manager.token,
+      body: {
+        name: 'Monthly utilities workbook',
+        mapping: {
+          sheets: [
+            {
+              sheet: 'Electricity',
+              draft: 'form_value',
+              form: { id: world.form.id },
+              site: { column: 'Site', match: 'code' },
+              year: { column: 'Year' },
+              period: { column: 'Month' },
+              element: { key: 'electricity' },
+              value: { column: 'Amount' },
+              unit: { column: 'Unit' },
+            },
+            {
+              sheet: 'Fuel',
+              draft: 'activity',
+              form: { id: world.form.id },
+              site: { column: 'Site', match: 'code' },
+              period: { dateColumn: 'Date' },
+              activity: { key: 'fuel' },
+              inputs: { fuel: { column: 'Fuel' }, litres: { column: 'Litres' } },
+            },
+          ],
+        },
+      },
+    });
+    expect(adapter.status, JSON.stringify(adapter.body)).toBe(200);
+    const workbook = new ExcelJS.Workbook();
+    const electricity = workbook.addWorksheet('Electricity');
+    electricity.addRows([
+      ['Site', 'Year', 'Month', 'Amount', 'Unit'],
+      ['LYO', world.year, 5, 2, 'MWh'], // 2 MWh = 2,000 kWh
+      ['GRE', world.year, 5, 800, 'kWh'], // the form is not active at Grenoble: needs the confirmation
+      ['LYO', world.year, 13, 1, 'kWh'], // spreadsheet row 4: no month 13
+    ]);
+    const fuel = workbook.addWorksheet('Fuel');
+    fuel.addRows([
+      ['Site', 'Date', 'Fuel', 'Litres'],
+      ['LYO', `${world.year}-05-10`, 'diesel', 30], // 30 × 2.68 = 80.4
+      ['LYO', `${world.year}-05-20`, 'petrol', 10], // 10 × 2.31 = 23.1
+    ]);
+    const xlsx = Buffer.from(await workbook.xlsx.writeBuffer());
+
+    const { context, page, errors } = await newPage();
+    await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+    await page.getByRole('link', { name: 'Import' }).click();
+    await page.getByLabel('Source adapter').selectOption({ label: 'Monthly utilities workbook' });
+    await page.getByLabel('Workbook (.xlsx) or CSV file').setInputFiles({
+      name: 'utilities-may.xlsx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      buffer: xlsx,
+    });
+    await page.getByText('Read Electricity (3 rows), Fuel (2 rows).').waitFor();
+    await page.getByRole('button', { name: 'Preview the import' }).click();
+    await page.getByRole('heading', { name: '2. Preview: nothing is written yet' }).waitFor();
+    const issueRow = page.locator('table tbody tr').filter({ hasText: 'Electricity' }).first();
+    expect(await issueRow.locator('td').nth(1).textContent()).toBe('4');
+    await shot(page, 'import-preview-desktop');
+    // Nothing written by the preview.
+    expect((await storedValues(world.tenant.owner.token)).filter((v: any) => v.periodUnit === 5)).toEqual([]);
+
+    await page.getByRole('button', { name: /^Import the \d+ ready rows$/ }).click();
+    await page.getByRole('heading', { name: 'Confirm: some forms are not active on these sites' }).waitFor();
+    expect(await page.locator('.attention table').textContent()).toContain('Grenoble warehouse');
+    await page.getByLabel('Make these forms active on these sites and import all the rows').check();
+    await page.getByRole('button', { name: 'Import with the confirmation' }).click();
+    await page.getByText(/^Imported: /).waitFor();
+    await shot(page, 'import-done-desktop');
+
+    const may = (await storedValues(world.tenant.owner.token)).filter((v: any) => v.periodUnit === 5);
+    expect(may.find((v: any) => v.key === 'electricity').value).toBe(2000);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/5`);
+    const rows = page.locator('.type-activity .row-card');
+    await rows.nth(1).waitFor();
+    await expect(rows.nth(0).textContent()).resolves.toContain('Calculated value: 80.4');
+    await expect(rows.nth(1).textContent()).resolves.toContain('Calculated value: 23.1');
+    await expect(page.locator('.type-number').textContent()).resolves.toMatch(/2,000 kWh|^.*2000/);
+    await shot(page, 'import-values-desktop');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
