@@ -192,7 +192,7 @@ export async function buildApp({
       await api.register(sourceImportsRoutes, { config, pipeline });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
-      await api.register(completenessRoutes, { mailer });
+      await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock });
