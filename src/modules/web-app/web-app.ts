@@ -74,7 +74,8 @@ export function appCsp(connect: string[]): string {
   );
 }
 
-function shell(bundle: Bundle, apiPrefix: string): string {
+/** The HTML every screen starts from: the style sheet, the entry script, an empty #app. */
+export function appShell(bundle: Pick<Bundle, 'script' | 'style'>, apiPrefix: string): string {
   const style = bundle.style ? `<link rel="stylesheet" href="/app/assets/${bundle.style}">\n` : '';
   return `<!doctype html>
 <html lang="en">
@@ -123,7 +124,7 @@ export function registerWebApp(
       .type('text/html; charset=utf-8')
       .header('content-security-policy', csp)
       .header('x-frame-options', 'DENY')
-      .send(shell(found, opts.apiPrefix));
+      .send(appShell(found, opts.apiPrefix));
   };
   const route = { config: { public: true }, schema: { hide: true } };
   app.get('/app', route, page);
