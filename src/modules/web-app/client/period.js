@@ -1,7 +1,7 @@
 // Enter a period: every element of the form for one site and period, saved in one
 // POST /form-submissions; the service's issues shown beside their fields, nothing typed lost.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, get, post, uploadFile } from './api.js';
 import {
   formatBytes,
@@ -27,8 +27,12 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(null);
 
+  // Only the latest load may fill the screen (the person may move to another period meanwhile).
+  const latest = useRef(0);
   const load = async () => {
+    const ticket = ++latest.current;
     const loaded = await loadPeriod({ formId, siteId, year, periodUnit });
+    if (ticket !== latest.current) return;
     const fresh = draftsFrom(loaded);
     setData(loaded);
     setDrafts(fresh);

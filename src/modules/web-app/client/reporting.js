@@ -39,11 +39,15 @@ export function MyReporting({ query }) {
   const [errors, setErrors] = useState([]);
 
   useEffect(() => {
+    let current = true;
     setData(null);
     setErrors([]);
     loadReporting(year)
-      .then(setData)
-      .catch((error) => setErrors(errorLines(error)));
+      .then((loaded) => current && setData(loaded))
+      .catch((error) => current && setErrors(errorLines(error)));
+    return () => {
+      current = false;
+    };
   }, [year]);
 
   const years = [thisYear + 1, thisYear, thisYear - 1, thisYear - 2];

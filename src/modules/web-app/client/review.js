@@ -1,7 +1,7 @@
 // Review (managers): the values of a form and period across their sites; filter by status,
 // approve or reject (with a comment) one value or a selection, and see a value's history.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, get, post } from './api.js';
 import { formatNumber, formatTime, periodCount, periodLabel, REVIEW_WORDS } from './format.js';
 import { navigate } from './router.js';
@@ -64,9 +64,13 @@ export function Review({ query }) {
       .catch((error) => setErrors(errorLines(error)));
   }, []);
 
+  // Only the latest load may show its rows (filters change faster than answers come back).
+  const latest = useRef(0);
   const load = async () => {
     if (!form) return;
+    const ticket = ++latest.current;
     const submissions = await allSubmissions(form.id, year);
+    if (ticket !== latest.current) return;
     const elements = new Map(form.elements.map((e) => [e.id, e]));
     const found = submissions.flatMap((s) =>
       s.values
@@ -102,12 +106,12 @@ export function Review({ query }) {
           ...(comment.trim() ? { comment: comment.trim() } : {}),
         });
       }
-      setDone(
-        `${formatNumber(ids.length)} ${ids.length === 1 ? 'value' : 'values'} ${outcome === 'APPROVED' ? 'approved' : 'rejected'}.`,
-      );
       setSelected(new Set());
       setComment('');
       await load();
+      setDone(
+        `${formatNumber(ids.length)} ${ids.length === 1 ? 'value' : 'values'} ${outcome === 'APPROVED' ? 'approved' : 'rejected'}.`,
+      );
     } catch (error) {
       setErrors(errorLines(error));
     } finally {
