@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,8 +50,25 @@ async function newPage(
   return { context, page, errors: collectErrors(page) };
 }
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: `${OUT}/web-app-${name}.png`, fullPage: true });
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Saves a full-page screenshot, after checking the screen with axe-core (WCAG 2.1 A and AA rules,
+ * contrast included): the violations, as "rule: elements", must be none.
+ */
+async function shot(page: Page, name: string) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map(
+      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
+    ) as string[];
+  });
+  await page.screenshot({ path: `${OUT}/web-app-${name}.png`, fullPage: true });
+  expect(violations, name).toEqual([]);
+}
 
 /** The completeness status of (site, period) as the API answers it. */
 async function periodStatus(token: string, periodUnit: number): Promise<string> {
@@ -112,7 +130,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     // The access token lives in sessionStorage, never in the address.
     expect(await page.evaluate(() => sessionStorage.getItem('sdcs.token'))).toMatch(/\S{20,}/);
     await page.getByLabel('Year').selectOption(String(world.year));
-    const march = page.getByRole('link', { name: `March ${world.year}: Missing, overdue` });
+    const march = page.getByRole('link', { name: `Mar ${world.year} Missing Late` });
     await march.waitFor();
     await expect(march.isVisible()).resolves.toBe(true);
     await shot(page, 'my-reporting-desktop');
@@ -168,7 +186,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await shot(page, 'enter-period-saved-desktop');
 
     await page.getByRole('link', { name: '← My reporting' }).click();
-    await page.getByRole('link', { name: `March ${world.year}: Complete` }).waitFor();
+    await page.getByRole('link', { name: `Mar ${world.year} Complete` }).waitFor();
     expect(await periodStatus(world.tenant.owner.token, 3)).toBe('COMPLETE');
     expect(errors).toEqual([]);
     await context.close();

@@ -120,9 +120,8 @@ function FormCard({ form, completeness, year, now }) {
             const word = upcoming ? 'Not started' : STATUS_WORDS[p.status];
             const tone = upcoming ? 'muted' : TONES[p.status];
             return html`<li class=${`period tone-${tone}${p.overdue ? ' overdue' : ''}`}>
-              <${Link} href=${enterHref(form.id, site.siteId, year, p.periodUnit)}
-                aria-label=${`${periodLabel(form.periodType, year, p.periodUnit)}: ${word}${p.overdue ? ', overdue' : ''}${p.locked ? ', locked' : ''}`}>
-                <span class="period-name">${shortPeriod(form.periodType, year, p.periodUnit)}</span>
+              <${Link} href=${enterHref(form.id, site.siteId, year, p.periodUnit)}>
+                <span class="period-name">${shortPeriod(form.periodType, year, p.periodUnit)}${form.periodType === 'YEARLY' ? null : html`<span class="visually-hidden"> ${year}</span>`}</span>
                 <span class="period-status">${word}</span>
                 ${p.overdue ? html`<${Badge} tone="bad">Late<//>` : null}
                 ${p.locked ? html`<${Badge} tone="muted">Locked<//>` : null}
