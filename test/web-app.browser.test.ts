@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
 import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
-import { assignSites, createSite } from './helpers/factories.ts';
+import { addMember, assignSites, createSite, createTenant } from './helpers/factories.ts';
 import {
   createWebAppWorld,
   FUEL_FACTORS,
@@ -223,6 +223,72 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved at/).waitFor();
     expect(errors.filter((e) => !e.includes('400'))).toEqual([]);
+    await context.close();
+  });
+
+  it('marks a period “no activity” for the fuel purchases, with the keyboard only', async () => {
+    const { context, page, errors } = await newPage();
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/6`);
+    const box = page.getByLabel('No activity this period');
+    await box.focus();
+    await page.keyboard.press('Space');
+    expect(await box.isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Save' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText(/^Saved at/).waitFor();
+    const listed = await api(
+      world.t,
+      'GET',
+      `/activities?formId=${world.form.id}&key=fuel&siteIds=${world.site}&years=${world.year}&periodUnits=6`,
+      { token: world.tenant.owner.token },
+    );
+    expect(listed.body.noActivity).toHaveLength(1);
+    expect(listed.body.activities).toEqual([]);
+    // Read back from the service: the box stays checked after the reload.
+    await page.reload();
+    await page.getByLabel('No activity this period').waitFor();
+    expect(await page.getByLabel('No activity this period').isChecked()).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('signs in with the keyboard, chooses among two organizations, and signs out', async () => {
+    // Someone who reports for Acme and reads at Beta Recycling.
+    const person = await addMember(world.t, world.tenant.organizationId, 'COLLECTOR');
+    await setPassword(world.t, person.userId, PASSWORD);
+    const other = await createTenant(world.t, 'Beta Recycling');
+    await world.t.database.system((tx) =>
+      tx
+        .insertInto('memberships')
+        .values({ organization_id: other.organizationId, user_id: person.userId, role: 'VIEWER' })
+        .execute(),
+    );
+    const { context, page, errors } = await newPage(PHONE);
+    await page.goto(`${world.base}/app`);
+    await page.getByLabel('E-mail address').waitFor();
+    await page.keyboard.press('Tab'); // the skip link
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('signin-email');
+    await page.keyboard.type(person.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    const choice = page.getByLabel('Organization');
+    await choice.waitFor();
+    await shot(page, 'sign-in-organization-phone');
+    await choice.selectOption({ label: 'Beta Recycling (Viewer)' });
+    await page.getByRole('button', { name: 'Continue' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'My reporting' }).waitFor();
+    expect(await page.locator('.who').textContent()).toContain('Beta Recycling (Viewer)');
+    // A viewer has neither Review nor Import.
+    expect(await page.getByRole('link', { name: 'Review' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('You are signed out.').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('sdcs.token'))).toBeNull();
+    expect(errors).toEqual([]);
     await context.close();
   });
 
