@@ -253,6 +253,77 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await context.close();
   });
 
+  it('enters a BOOLEAN, a SELECT, a DATE and TIMESTAMP readings, stored as the API types them', async () => {
+    const created = await api(world.t, 'POST', '/forms', {
+      token: world.tenant.owner.token,
+      body: {
+        name: 'Site facts',
+        periodType: 'MONTHLY',
+        elements: [
+          { key: 'iso', label: 'ISO 14001 certified', type: 'BOOLEAN' },
+          {
+            key: 'heating',
+            label: 'Main heating',
+            type: 'SELECT',
+            options: [
+              { label: 'Gas boiler', value: 'gas' },
+              { label: 'Heat pump', value: 'heat_pump' },
+            ],
+          },
+          { key: 'audit', label: 'Last energy audit', type: 'DATE' },
+          { key: 'meter', label: 'Meter readings', type: 'TIMESTAMP' },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const formId = created.body.id as string;
+    const activated = await api(world.t, 'PUT', '/form-sites', {
+      token: world.tenant.owner.token,
+      body: { formId, siteIds: [world.site], years: [world.year] },
+    });
+    expect(activated.status).toBe(200);
+    const { context, page, errors } = await newPage();
+    await signIn(page, world.base, collectorEmail, PASSWORD);
+    await page.goto(`${world.base}/app/enter/${formId}/${world.site}/${world.year}/2`);
+    await page.getByLabel('ISO 14001 certified').selectOption({ label: 'Yes' });
+    await page.getByLabel('Main heating').selectOption({ label: 'Heat pump' });
+    await page.getByLabel('Last energy audit').fill(`${world.year}-02-14`);
+    await page.getByRole('button', { name: 'Add a reading' }).click();
+    await page.locator('#el-meter-0-at').fill(`${world.year}-02-03T08:30`);
+    await page.locator('#el-meter-0-value').fill('10,250.5');
+    await page.getByRole('button', { name: 'Add a reading' }).click();
+    await page.locator('#el-meter-1-at').fill(`${world.year}-02-17T08:30`);
+    await page.locator('#el-meter-1-value').fill('10400');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    const res = await api(
+      world.t,
+      'GET',
+      `/form-submissions?formId=${formId}&siteId=${world.site}&year=${world.year}`,
+      { token: world.tenant.owner.token },
+    );
+    const keys = new Map(
+      (await api(world.t, 'GET', `/forms/${formId}`, { token: world.tenant.owner.token })).body.elements.map(
+        (e: any) => [e.id, e.key],
+      ),
+    );
+    const byKey = (key: string) => res.body.items[0].values.filter((v: any) => keys.get(v.elementId) === key);
+    expect(byKey('iso')[0].value).toBe(true);
+    expect(byKey('heating')[0].value).toBe('heat_pump');
+    expect(byKey('audit')[0].value).toBe(`${world.year}-02-14`);
+    // "10,250.5" typed in English is 10250.5; the browser's clock is UTC here.
+    expect(byKey('meter').map((v: any) => [v.timestamp, v.value])).toEqual([
+      [`${world.year}-02-03T08:30:00.000Z`, 10250.5],
+      [`${world.year}-02-17T08:30:00.000Z`, 10400],
+    ]);
+    // Read back after the save, in the browser's locale.
+    await expect(page.locator('#el-meter-0-value').inputValue()).resolves.toBe('10250.5');
+    await expect(page.getByLabel('Main heating').inputValue()).resolves.toBe('heat_pump');
+    await shot(page, 'enter-period-types-desktop');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('signs in with the keyboard, chooses among two organizations, and signs out', async () => {
     // Someone who reports for Acme and reads at Beta Recycling.
     const person = await addMember(world.t, world.tenant.organizationId, 'COLLECTOR');
