@@ -145,7 +145,7 @@ export function Import() {
       ${busy === 'read' ? html`<p class="status" role="status">Reading the file…</p>` : null}
       ${
         sheets
-          ? html`<p role="status">Read ${sheets.map((s) => `${s.name} (${formatNumber(s.rows.length)} rows)`).join(', ')}.</p>
+          ? html`<p role="status">Read ${sheets.map((s) => `${s.name} (${formatNumber(s.rows.length)} ${s.rows.length === 1 ? 'row' : 'rows'})`).join(', ')}.</p>
             <button type="button" disabled=${Boolean(busy)} onClick=${() => run('preview')}>${busy === 'preview' ? 'Checking…' : 'Preview the import'}</button>`
           : null
       }
@@ -162,10 +162,12 @@ export function Import() {
           ${result?.execution?.message ? html`<p>${result.execution.message}</p>` : null}
           ${issues?.items.length ? html`<${IssueTable} issues=${issues} />` : html`<p>No row has a problem.</p>`}
           ${
-            !result
-              ? html`<button type="button" disabled=${Boolean(busy) || shown.counts.ready === 0} onClick=${() => run('execute')}>
-                  ${busy === 'execute' ? 'Importing…' : `Import the ${formatNumber(shown.counts.ready)} ready rows`}</button>`
-              : null
+            result
+              ? null
+              : shown.counts.ready === 0
+                ? html`<p><strong>Nothing is ready to import.</strong> Correct the rows listed above in the file, then choose it again.</p>`
+                : html`<button type="button" disabled=${Boolean(busy)} onClick=${() => run('execute')}>
+                  ${busy === 'execute' ? 'Importing…' : `Import the ${formatNumber(shown.counts.ready)} ready ${shown.counts.ready === 1 ? 'row' : 'rows'}`}</button>`
           }
         </section>`
         : null

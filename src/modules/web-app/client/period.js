@@ -241,7 +241,7 @@ function TimestampRows({ id, draft, update }) {
         <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>Remove reading ${index + 1}</button>
       </div>`,
     )}
-    <button type="button" class="secondary" onClick=${() => update({ rows: [...draft.rows, { at: '', text: '' }] })}>Add a reading</button>
+    <button type="button" class="secondary add-row" onClick=${() => update({ rows: [...draft.rows, { at: '', text: '' }] })}>Add a reading</button>
   </div>`;
 }
 
