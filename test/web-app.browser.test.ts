@@ -380,6 +380,9 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     // Filtered on "Entered", the rejected value has left the list; the other values are still there.
     expect(await manager.page.getByLabel(`Select ${row}`).count()).toBe(0);
     expect(await manager.page.getByLabel(`Select Energy invoice at ${world.siteName}`).count()).toBe(1);
+    // One value approved from its own row's button (no comment needed).
+    await manager.page.getByRole('button', { name: `Approve Energy invoice at ${world.siteName}` }).click();
+    await manager.page.getByText('1 value approved.').waitFor();
     await manager.page.getByLabel('Status').selectOption({ label: 'Rejected' });
     await manager.page.getByRole('button', { name: `History of ${row}` }).click();
     await manager.page.locator('.history').getByText('The March invoice says 1.6 MWh').waitFor();
@@ -388,6 +391,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     const electricity = stored.find((v: any) => v.key === 'electricity' && v.periodUnit === 3);
     expect(electricity.status).toBe('REJECTED');
     expect(stored.filter((v: any) => v.status === 'REJECTED')).toHaveLength(1);
+    expect(stored.find((v: any) => v.key === 'invoice').status).toBe('APPROVED');
     expect(manager.errors).toEqual([]);
     await manager.context.close();
 
@@ -530,6 +534,14 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     expect(await issue.locator('td').nth(2).textContent()).toBe('Amount');
     await page.getByText('Nothing is ready to import.').waitFor();
     await shot(page, 'import-csv-phone');
+    // The other screens at phone width, for a look.
+    await page.getByRole('link', { name: 'My reporting' }).click();
+    await page.getByLabel('Year').selectOption(String(world.year));
+    await page.getByRole('link', { name: `Mar ${world.year}` }).first().waitFor();
+    await shot(page, 'my-reporting-phone');
+    await page.goto(`${world.base}/app/review?form=${world.form.id}&year=${world.year}&period=3`);
+    await page.locator('table tbody tr').first().waitFor();
+    await shot(page, 'review-phone');
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

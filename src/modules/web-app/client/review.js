@@ -171,7 +171,7 @@ export function Review({ query }) {
     ${rows && shown.length === 0 ? html`<p class="empty">No value ${status ? `with the status “${REVIEW_WORDS[status]}” ` : ''}for ${form ? periodLabel(form.periodType, year, period) : 'this period'}.</p>` : null}
     ${
       shown.length
-        ? html`<div class="table-wrap"><table>
+        ? html`<div class="table-wrap"><table class="stack">
           <caption class="visually-hidden">Values of ${form.name}, ${periodLabel(form.periodType, year, period)}</caption>
           <thead><tr>
             <th scope="col"><input type="checkbox" id="review-all" aria-label="Select every value shown" checked=${allChecked}
@@ -184,13 +184,13 @@ export function Review({ query }) {
               const id = r.formElementSubmissionId;
               const name = `${r.element?.label ?? r.elementKey} at ${context.sites.get(r.siteId) ?? 'site'}`;
               return html`<tr data-value=${id}>
-                <td><input type="checkbox" id=${`pick-${id}`} aria-label=${`Select ${name}`} checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
-                <td>${context.sites.get(r.siteId) ?? r.siteId}</td>
-                <td>${r.element?.label ?? r.elementKey}</td>
-                <td class="num">${describeValue(r.value, r.element, context.units)}</td>
-                <td><${Badge} tone=${TONES[r.status]}>${REVIEW_WORDS[r.status]}<//></td>
-                <td>${r.userName || r.userEmail}<br /><span class="muted">${formatTime(r.recordedAt)}</span></td>
-                <td class="actions">
+                <td data-label="Select"><input type="checkbox" id=${`pick-${id}`} aria-label=${`Select ${name}`} checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
+                <td data-label="Site">${context.sites.get(r.siteId) ?? r.siteId}</td>
+                <td data-label="Element">${r.element?.label ?? r.elementKey}</td>
+                <td class="num" data-label="Value">${describeValue(r.value, r.element, context.units)}</td>
+                <td data-label="Status"><${Badge} tone=${TONES[r.status]}>${REVIEW_WORDS[r.status]}<//></td>
+                <td data-label="Entered by"><span>${r.userName || r.userEmail}<br /><span class="muted">${formatTime(r.recordedAt)}</span></span></td>
+                <td class="actions" data-label="">
                   <button type="button" class="secondary small" disabled=${busy} aria-label=${`Approve ${name}`} onClick=${() => review([id], 'APPROVED')}>Approve</button>
                   <button type="button" class="secondary small danger-text" disabled=${busy} aria-label=${`Reject ${name}`} onClick=${() => review([id], 'REJECTED')}>Reject</button>
                   <button type="button" class="secondary small" aria-expanded=${open === id ? 'true' : 'false'} aria-label=${`History of ${name}`}
