@@ -162,6 +162,9 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
       buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
     });
     await page.getByText('invoice-march.pdf').waitFor();
+    // The uploaded file can be downloaded back (a signed link of the service).
+    const download = await page.getByRole('link', { name: 'Download' }).getAttribute('href');
+    expect(await (await fetch(download!)).text()).toContain('%PDF-1.4');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved at/).waitFor();
 
@@ -199,7 +202,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await page.getByLabel('Electricity used (kWh)').fill('12 MWh');
     await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
     await page.locator('#el-fuel-0-fuel').selectOption('diesel');
-    await page.locator('#el-fuel-0-litres').fill('40');
+    await page.locator('#el-fuel-0-litres').fill('forty');
     await page.getByLabel('Note for the reviewer').fill('Meter replaced on the 12th');
     await page.getByRole('button', { name: 'Save' }).click();
     const fieldError = page.locator('[data-key="electricity"] .field-error');
@@ -209,9 +212,15 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
       true,
     );
     expect(await page.getByLabel('Electricity used (kWh)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
+    // The activity's input error sits beside that input of that row.
+    const litresError = page.locator('#el-fuel-0-litres-error');
+    await litresError.waitFor();
+    expect(await litresError.textContent()).toMatch(/number/i);
+    expect(await page.locator('#el-fuel-0-litres').getAttribute('aria-invalid')).toBe('true');
     // Nothing typed is lost.
     await expect(page.getByLabel('Electricity used (kWh)').inputValue()).resolves.toBe('12 MWh');
-    await expect(page.locator('#el-fuel-0-litres').inputValue()).resolves.toBe('40');
+    await expect(page.locator('#el-fuel-0-litres').inputValue()).resolves.toBe('forty');
     await expect(page.getByLabel('Note for the reviewer').inputValue()).resolves.toBe(
       'Meter replaced on the 12th',
     );
@@ -220,6 +229,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await shot(page, 'enter-period-error-phone');
 
     await page.getByLabel('Electricity used (kWh)').fill('12000');
+    await page.locator('#el-fuel-0-litres').fill('40');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved at/).waitFor();
     expect(errors.filter((e) => !e.includes('400'))).toEqual([]);
@@ -537,7 +547,10 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     // The other screens at phone width, for a look.
     await page.getByRole('link', { name: 'My reporting' }).click();
     await page.getByLabel('Year').selectOption(String(world.year));
-    await page.getByRole('link', { name: `Mar ${world.year}` }).first().waitFor();
+    await page
+      .getByRole('link', { name: `Mar ${world.year}` })
+      .first()
+      .waitFor();
     await shot(page, 'my-reporting-phone');
     await page.goto(`${world.base}/app/review?form=${world.form.id}&year=${world.year}&period=3`);
     await page.locator('table tbody tr').first().waitFor();

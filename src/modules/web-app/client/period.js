@@ -80,6 +80,8 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
     } catch (error) {
       if (error.status === 400 && error.issues.length) {
         setIssues(placeIssues(error.issues, targets));
+        // Take the keyboard to the first field to correct (after the screen shows the errors).
+        requestAnimationFrame(() => document.querySelector('[aria-invalid="true"]')?.focus());
       } else {
         setIssues({ byKey: {}, general: errorLines(error) });
       }
@@ -113,7 +115,7 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
           <${Errors} id="save-errors" lines=${[
             ...(problemCount
               ? [
-                  `Nothing was saved: ${problemCount === 1 ? 'one value needs' : `${problemCount} values need`} a correction (shown beside the field).`,
+                  `Nothing was saved: ${problemCount === 1 ? 'one value needs' : `${problemCount} values need`} a correction (shown beside ${problemCount === 1 ? 'the field' : 'their fields'}).`,
                 ]
               : []),
             ...issues.general,
