@@ -9,6 +9,9 @@ const shortMonthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', ti
 export const formatNumber = (value) =>
   typeof value === 'number' && Number.isFinite(value) ? numberFormat.format(value) : '';
 export const formatDate = (iso) => (iso ? dateFormat.format(new Date(iso)) : '');
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** "Apr 11": a due date inside its year's grid. */
+export const formatDay = (iso) => (iso ? dayFormat.format(new Date(iso)) : '');
 export const formatTime = (iso) => (iso ? timeFormat.format(new Date(iso)) : '');
 export const formatBytes = (bytes) => {
   if (typeof bytes !== 'number') return '';

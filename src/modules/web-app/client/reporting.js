@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get } from './api.js';
-import { formatDate, formatNumber, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
+import { formatDate, formatDay, formatNumber, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
 import { Link, navigate } from './router.js';
 import { Badge, Errors, Loading } from './ui.js';
 
@@ -125,6 +125,7 @@ function FormCard({ form, completeness, year, now }) {
                 <span class="period-status">${word}</span>
                 ${p.overdue ? html`<${Badge} tone="bad">Late<//>` : null}
                 ${p.locked ? html`<${Badge} tone="muted">Locked<//>` : null}
+                ${p.dueAt && p.status !== 'COMPLETE' && p.status !== 'NO_ACTIVITY' ? html`<span class="period-due">due ${formatDay(p.dueAt)}</span>` : null}
               <//>
             </li>`;
           })}
