@@ -102,7 +102,7 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
     </p>
     ${locked ? html`<${LockNotice} lock=${lock} form=${form} year=${year} />` : null}
     <form onSubmit=${save} novalidate>
-      <fieldset disabled=${locked || saving} class="elements">
+      <fieldset disabled=${locked || saving} class=${`elements${locked ? ' locked' : ''}`}>
         <legend class="visually-hidden">Values for ${title}</legend>
         ${form.elements.map(
           (element) => html`<${ElementField} element=${element} data=${data} draft=${drafts[element.key]}
@@ -110,7 +110,7 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
             context=${{ formId, siteId, year, periodUnit }} />`,
         )}
       </fieldset>
-      <div class="save-bar">
+      <div class="save-bar" hidden=${locked}>
         <div class="messages">
           <${Errors} id="save-errors" lines=${[
             ...(problemCount
