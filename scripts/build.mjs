@@ -37,3 +37,6 @@ await build({
 cpSync(`${root}src/db/migrations`, `${root}dist/migrations`, { recursive: true });
 // The public dashboard page's static files (script, style sheet) are read from disk beside the bundle.
 cpSync(`${root}src/modules/dashboard-page/assets`, `${root}dist/assets`, { recursive: true });
+// The reporting web app at /app: bundled for the browser into dist/app (see build-web-app.mjs).
+const { buildWebApp } = await import('./build-web-app.mjs');
+await buildWebApp(root, `${root}dist/app`);

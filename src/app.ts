@@ -56,6 +56,7 @@ import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
 import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
 import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
+import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -208,7 +209,7 @@ export async function buildApp({
       await api.register(sourceImportsRoutes, { config, pipeline });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
-      await api.register(completenessRoutes, { mailer });
+      await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock });
@@ -229,6 +230,8 @@ export async function buildApp({
     publicUrl: config.publicUrl,
     lookup: (id) => publicHead(database, id),
   });
+  // The reporting web app /app and its files /app/assets/… (outside the API, talks to it).
+  registerWebApp(app, { apiPrefix: API_PREFIX, connectOrigins: uploadOrigins(config) });
   // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
   let stopCleanup: (() => void) | undefined;
   app.addHook('onListen', async () => {

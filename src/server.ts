@@ -63,7 +63,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   app.log.info(
     { database: database.engine, startupMs: Math.round(performance.now() - started), ...phases },
-    `SDCS listening on ${base} (API ${base}/api/v1, docs ${base}/docs)`,
+    `SDCS listening on ${base} (web app ${base}/app, API ${base}/api/v1, docs ${base}/docs)`,
   );
   const proxyWarning = trustProxyWarning(config);
   if (proxyWarning) app.log.warn({ trustProxy: config.trustProxy }, proxyWarning);

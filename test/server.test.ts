@@ -142,6 +142,8 @@ describe('sdcs serve', () => {
         .split('\n')
         .find((l) => l.includes('SDCS listening on'))!;
       expect(line).toMatch(/INFO/);
+      // The start-up line says where the web app is.
+      expect(line).toContain(`web app ${server.base}/app`);
       expect(line.trim().startsWith('{')).toBe(false);
     } finally {
       await stop(server.child);

@@ -19,6 +19,8 @@ export function reminderMail(input: {
   periodUnit: number;
   dueAt: Date | null;
   sites: { name: string; missing: string[] }[];
+  /** The web app's screen for it (PUBLIC_URL + /app/...), when the service knows its address. */
+  link?: string;
 }): MailMessage {
   const period = periodLabel(input.year, input.periodType, input.periodUnit);
   const due = input.dueAt ? ` It was due on ${input.dueAt.toISOString().slice(0, 10)}.` : '';
@@ -33,6 +35,7 @@ export function reminderMail(input: {
     ...lines,
     '',
     'Please enter the data in SDCS, or mark the period as having no activity where there was none.',
+    ...(input.link ? ['', `Enter it here: ${input.link}`] : []),
   ].join('\n');
   const html =
     `<p>Hello${input.name ? ` ${escapeHtml(input.name)}` : ''},</p>` +
@@ -40,6 +43,7 @@ export function reminderMail(input: {
     `<p>Still missing:</p><ul>${input.sites
       .map((s) => `<li>${escapeHtml(s.name)}: ${s.missing.map(escapeHtml).join(', ')}</li>`)
       .join('')}</ul>` +
-    '<p>Please enter the data in SDCS, or mark the period as having no activity where there was none.</p>';
+    '<p>Please enter the data in SDCS, or mark the period as having no activity where there was none.</p>' +
+    (input.link ? `<p><a href="${escapeHtml(input.link)}">Enter the data</a></p>` : '');
   return { to: input.to, subject: `Reminder: ${input.formName}, ${period}`, text, html };
 }

@@ -12,7 +12,10 @@ import { getCompleteness, sendReminders } from './completeness.service.ts';
 
 const TAGS = ['Completeness'];
 
-export const completenessRoutes: FastifyPluginAsyncTypebox<{ mailer: Mailer }> = async (app, { mailer }) => {
+export const completenessRoutes: FastifyPluginAsyncTypebox<{ mailer: Mailer; publicUrl?: string }> = async (
+  app,
+  { mailer, publicUrl },
+) => {
   app.get(
     '/completeness',
     {
@@ -47,7 +50,11 @@ export const completenessRoutes: FastifyPluginAsyncTypebox<{ mailer: Mailer }> =
     async (request) => {
       try {
         return await request.tenant((tx, caller) =>
-          sendReminders(tx, caller, request.body, { mailer, now: app.clock() }),
+          sendReminders(tx, caller, request.body, {
+            mailer,
+            now: app.clock(),
+            ...(publicUrl ? { publicUrl } : {}),
+          }),
         );
       } catch (err) {
         if (!(err instanceof MailDeliveryError)) throw err;

@@ -194,7 +194,7 @@ export async function sendReminders(
   tx: Tx,
   caller: Caller,
   body: RemindersBody,
-  deps: { mailer: Mailer; now: Date },
+  deps: { mailer: Mailer; now: Date; publicUrl?: string },
 ): Promise<RemindersResult> {
   const org = caller.organizationId;
   const form = await formsRepository.find(tx, org, body.formId);
@@ -258,6 +258,7 @@ export async function sendReminders(
         periodType: form.period_type,
         periodUnit: body.periodUnit,
         dueAt: q.periods[0]!.dueAt,
+        ...(deps.publicUrl ? { link: reminderLink(deps.publicUrl, form.id, body, person.sites) } : {}),
         sites: person.sites.sort(byName).map((s) => ({
           name: s.site_name,
           missing: missingKeys(expected, s).map((e) => e.label),
@@ -266,4 +267,20 @@ export async function sendReminders(
     );
   }
   return { reminded: people.size, alreadyReminded: skipped.size, sites: open.length };
+}
+
+/**
+ * Where a reminder leads in the web app: the period's entry screen when the person misses one
+ * site, else their reporting of the form and year (every site listed there).
+ */
+function reminderLink(
+  publicUrl: string,
+  formId: string,
+  body: { year: number; periodUnit: number },
+  sites: { site_id: string }[],
+): string {
+  const base = `${publicUrl.replace(/\/+$/, '')}/app`;
+  if (sites.length === 1)
+    return `${base}/enter/${formId}/${sites[0]!.site_id}/${body.year}/${body.periodUnit}`;
+  return `${base}?form=${formId}&year=${body.year}`;
 }

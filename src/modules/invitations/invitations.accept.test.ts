@@ -45,8 +45,8 @@ describe('inviting a collector to one branch of the site tree, who accepts', () 
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toContain('Acme Group');
     const token = await tokenMailedTo(email);
-    expect(mails[0]!.text).toContain(`${PUBLIC_URL}/accept-invitation?token=${token}`);
-    expect(mails[0]!.html).toContain(`${PUBLIC_URL}/accept-invitation?token=${token}`);
+    expect(mails[0]!.text).toContain(`${PUBLIC_URL}/app/accept-invitation?token=${token}`);
+    expect(mails[0]!.html).toContain(`${PUBLIC_URL}/app/accept-invitation?token=${token}`);
 
     // Only the SHA-256 of the token is stored; the new user has no password yet.
     const stored = await t.database.tenant(org, (tx) =>

@@ -77,7 +77,7 @@ export async function inviteMember(
           organizationName,
           inviterName: caller.name,
           role,
-          link: `${deps.config.publicUrl}/accept-invitation?token=${token}`,
+          link: `${deps.config.publicUrl}/app/accept-invitation?token=${token}`,
           expiresAt: invitation.expires_at,
         }),
       );

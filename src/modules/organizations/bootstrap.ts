@@ -78,6 +78,7 @@ export async function bootstrapIfEmpty(
       ` API key:      ${created.apiKey}`,
       ' Both are shown only now. Make your first authenticated call:',
       `   curl -H 'Authorization: Bearer ${created.apiKey}' ${base}/api/v1/me`,
+      ` Web app:      ${base}/app (sign in with the owner login above)`,
       ` API documentation: ${base}/docs`,
       '================================================================================',
       '',

@@ -1,0 +1,5 @@
+/** Builds the web app into `outdir` (replaced); answers the manifest it wrote. */
+export function buildWebApp(
+  root: string,
+  outdir: string,
+): Promise<{ script: string; style: string | null; files: string[] }>;

@@ -1,0 +1,116 @@
+// The app's only way to the service: the public API under /api/v1, with the person's access
+// token from sessionStorage (never in a URL). Errors keep the API's body: code, message, issues.
+
+const API = document.body.dataset.api || '/api/v1';
+const TOKEN = 'sdcs.token';
+const ORG = 'sdcs.organizationId';
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || `The service answered ${status}`);
+    this.status = status;
+    this.code = body?.code ?? null;
+    this.issues = Array.isArray(body?.issues) ? body.issues : [];
+    this.body = body;
+  }
+}
+
+export const session = {
+  get token() {
+    return sessionStorage.getItem(TOKEN);
+  },
+  get organizationId() {
+    return sessionStorage.getItem(ORG);
+  },
+  save(token, organizationId) {
+    sessionStorage.setItem(TOKEN, token);
+    sessionStorage.setItem(ORG, organizationId);
+  },
+  clear() {
+    sessionStorage.removeItem(TOKEN);
+    sessionStorage.removeItem(ORG);
+  },
+};
+
+let onSignedOut = () => {};
+/** Called when the service no longer accepts the token (expired, revoked). */
+export function whenSignedOut(callback) {
+  onSignedOut = callback;
+}
+
+function queryString(query) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Calls the API; answers the parsed body, or throws ApiError. */
+export async function call(method, path, { body, query, headers } = {}) {
+  const token = session.token;
+  const response = await fetch(`${API}${path}${queryString(query)}`, {
+    method,
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { message: text };
+  }
+  if (!response.ok) {
+    if (response.status === 401 && token) {
+      session.clear();
+      onSignedOut();
+    }
+    throw new ApiError(response.status, parsed);
+  }
+  return parsed;
+}
+
+export const get = (path, query) => call('GET', path, { query });
+export const post = (path, body, headers) => call('POST', path, { body, headers });
+
+/** Uploads a file through the presigned POST of POST /media/presigned-url; answers its media id. */
+export async function uploadFile(file, { entityId, fieldName }) {
+  const presigned = await post('/media/presigned-url', {
+    fileName: file.name,
+    fileSize: file.size,
+    entityId,
+    fieldName,
+    entityType: 'FormElementSubmission',
+    ...(file.type ? { contentType: file.type } : {}),
+  });
+  const form = new FormData();
+  for (const [key, value] of Object.entries(presigned.fields)) form.append(key, value);
+  form.append('file', file);
+  const response = await fetch(presigned.url, { method: 'POST', body: form });
+  if (!response.ok) {
+    const text = await response.text();
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { message: `The upload was refused (${response.status})` };
+    }
+    throw new ApiError(response.status, body);
+  }
+  return presigned.mediaId;
+}
+
+/** The messages of an error, for people: the message, then each issue. */
+export function errorLines(error) {
+  if (!(error instanceof ApiError)) return [error?.message || 'Something went wrong'];
+  const issues = error.issues.map((issue) => issue.message).filter(Boolean);
+  return issues.length ? issues : [error.message];
+}

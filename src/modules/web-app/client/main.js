@@ -1,0 +1,127 @@
+// The SDCS reporting app: sign in, My reporting, Enter a period, Review, Import a workbook.
+import './app.css';
+import { html, render } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { errorLines, get, post, session, whenSignedOut } from './api.js';
+import { EnterPeriod } from './period.js';
+import { MyReporting } from './reporting.js';
+import { Review } from './review.js';
+import { Link, navigate, useLocation } from './router.js';
+import { AcceptInvitation, roleWord, SignIn } from './signin.js';
+import { Errors, Loading } from './ui.js';
+
+const Import = lazyScreen(() => import('./import.js'), 'Import');
+
+/** A screen loaded when first shown (the import screen brings the spreadsheet readers). */
+function lazyScreen(load, name) {
+  let Loaded = null;
+  return function Lazy(props) {
+    const [, setReady] = useState(0);
+    const [error, setError] = useState(null);
+    useEffect(() => {
+      if (!Loaded) {
+        load()
+          .then((module) => {
+            Loaded = module[name];
+            setReady(1);
+          })
+          .catch((e) => setError(e));
+      }
+    }, []);
+    if (error) return html`<${Errors} lines=${['This screen could not be loaded: reload the page.']} />`;
+    return Loaded ? html`<${Loaded} ...${props} />` : html`<${Loading} what="the screen" />`;
+  };
+}
+
+const MANAGERS = new Set(['OWNER', 'MANAGER']);
+
+function App() {
+  const { path, query } = useLocation();
+  const [me, setMe] = useState(null);
+  const [meError, setMeError] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      setMe(null);
+      setNotice('Your session ended: sign in again.');
+      setVersion((v) => v + 1);
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!session.token) return;
+    setMeError(null);
+    get('/me')
+      .then(setMe)
+      .catch((error) => setMeError(errorLines(error)));
+  }, [version]);
+
+  const signedIn = () => {
+    setNotice(null);
+    setVersion((v) => v + 1);
+    // After signing in from the invitation or the sign-in page, land on My reporting (or where
+    // the person was going).
+    if (path === '/app/accept-invitation' || path === '/app/sign-in') navigate('/app', { replace: true });
+  };
+
+  if (path === '/app/accept-invitation' && (query.get('token') || !session.token)) {
+    return html`<${Frame}><${AcceptInvitation} token=${query.get('token')} onSignedIn=${signedIn} /><//>`;
+  }
+  if (!session.token) {
+    return html`<${Frame}><${SignIn} onSignedIn=${signedIn} notice=${notice} /><//>`;
+  }
+  if (meError) return html`<${Frame}><main id="main"><${Errors} lines=${meError} /></main><//>`;
+  if (!me) return html`<${Frame}><main id="main"><${Loading} what="your account" /></main><//>`;
+
+  const signOut = async () => {
+    await post('/auth/logout', {}).catch(() => undefined);
+    session.clear();
+    setMe(null);
+    setNotice('You are signed out.');
+    navigate('/app/sign-in', { replace: true });
+  };
+  const isManager = MANAGERS.has(me.role);
+  const enter = /^\/app\/enter\/([^/]+)\/([^/]+)\/(\d{4})\/(\d{1,2})$/.exec(path);
+  let screen;
+  if (enter) {
+    screen = html`<${EnterPeriod} me=${me} formId=${enter[1]} siteId=${enter[2]} year=${Number(enter[3])}
+      periodUnit=${Number(enter[4])} />`;
+  } else if (path === '/app/review' && isManager) {
+    screen = html`<${Review} me=${me} query=${query} />`;
+  } else if (path === '/app/import' && isManager) {
+    screen = html`<${Import} me=${me} />`;
+  } else {
+    screen = html`<${MyReporting} me=${me} query=${query} />`;
+  }
+  return html`<${Frame} me=${me} path=${path} isManager=${isManager} onSignOut=${signOut}>${screen}<//>`;
+}
+
+function Frame({ me, path, isManager, onSignOut, children }) {
+  const current = (href) => (path === href ? 'page' : undefined);
+  return html`<a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <div class="top-inner">
+        <span class="brand">SDCS</span>
+        ${
+          me
+            ? html`<nav aria-label="Main">
+                <${Link} class="nav-link" href="/app" aria-current=${current('/app')}>My reporting<//>
+                ${isManager ? html`<${Link} class="nav-link" href="/app/review" aria-current=${current('/app/review')}>Review<//>` : null}
+                ${isManager ? html`<${Link} class="nav-link" href="/app/import" aria-current=${current('/app/import')}>Import<//>` : null}
+              </nav>
+              <div class="who">
+                <span>${me.user.name || me.user.email} · ${me.organization.name} (${roleWord(me.role)})</span>
+                <button type="button" class="secondary small" onClick=${onSignOut}>Sign out</button>
+              </div>`
+            : null
+        }
+      </div>
+    </header>
+    ${children}`;
+}
+
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);

@@ -1,0 +1,137 @@
+// My reporting: for each form and each of the person's sites, the periods of the year with their
+// completeness (GET /completeness), overdue ones first.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { errorLines, get } from './api.js';
+import { formatDate, formatDay, formatNumber, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
+import { Link, navigate } from './router.js';
+import { Badge, Errors, Loading } from './ui.js';
+
+/** How many overdue periods the list at the top names (the rest are marked in the grid). */
+const OVERDUE_SHOWN = 5;
+
+const TONES = { COMPLETE: 'good', NO_ACTIVITY: 'good', PARTIAL: 'warn', MISSING: 'bad' };
+
+function periodStart(periodType, year, unit) {
+  if (periodType === 'MONTHLY') return Date.UTC(year, unit - 1, 1);
+  if (periodType === 'QUARTERLY') return Date.UTC(year, (unit - 1) * 3, 1);
+  return Date.UTC(year, 0, 1);
+}
+
+export const enterHref = (formId, siteId, year, unit) => `/app/enter/${formId}/${siteId}/${year}/${unit}`;
+
+/** Loads the forms active on the person's sites in `year`, each with its completeness. */
+async function loadReporting(year) {
+  const [forms, formSites] = await Promise.all([get('/forms'), get('/form-sites', { year })]);
+  const active = new Set(formSites.map((fs) => fs.formId));
+  const shown = forms.filter((f) => active.has(f.id));
+  const completeness = await Promise.all(
+    shown.map((f) => get('/completeness', { formId: f.id, year, limit: 1000 })),
+  );
+  return shown.map((form, i) => ({ form, completeness: completeness[i] }));
+}
+
+export function MyReporting({ query }) {
+  const thisYear = new Date().getFullYear();
+  const year = Number(query.get('year')) || thisYear;
+  const onlyForm = query.get('form');
+  const [data, setData] = useState(null);
+  const [errors, setErrors] = useState([]);
+
+  useEffect(() => {
+    let current = true;
+    setData(null);
+    setErrors([]);
+    loadReporting(year)
+      .then((loaded) => current && setData(loaded))
+      .catch((error) => current && setErrors(errorLines(error)));
+    return () => {
+      current = false;
+    };
+  }, [year]);
+
+  const years = [thisYear + 1, thisYear, thisYear - 1, thisYear - 2];
+  if (!years.includes(year)) years.push(year);
+  const chooseYear = (e) =>
+    navigate(`/app?year=${e.currentTarget.value}${onlyForm ? `&form=${onlyForm}` : ''}`);
+  const entries = (data ?? []).filter((d) => !onlyForm || d.form.id === onlyForm);
+  const now = Date.now();
+  const overdue = entries.flatMap(({ form, completeness }) =>
+    completeness.items.flatMap((site) =>
+      site.periods.filter((p) => p.overdue).map((p) => ({ form, site, period: p })),
+    ),
+  );
+  overdue.sort((a, b) => (a.period.dueAt ?? '').localeCompare(b.period.dueAt ?? ''));
+
+  return html`<main id="main">
+    <div class="title-row">
+      <h1>My reporting</h1>
+      <div class="field inline">
+        <label for="reporting-year">Year</label>
+        <select id="reporting-year" value=${year} onChange=${chooseYear}>
+          ${years.sort((a, b) => b - a).map((y) => html`<option value=${y}>${y}</option>`)}
+        </select>
+      </div>
+    </div>
+    <${Errors} lines=${errors} />
+    ${!data && !errors.length ? html`<${Loading} what="your reporting" />` : null}
+    ${
+      data && entries.length === 0
+        ? html`<p class="empty">No form is active on your sites in ${year}. Ask your manager if you expected one.</p>`
+        : null
+    }
+    ${onlyForm && data ? html`<p><${Link} href=${`/app?year=${year}`}>Show all forms<//></p>` : null}
+    ${
+      overdue.length
+        ? html`<section class="card attention" aria-labelledby="overdue-title">
+            <h2 id="overdue-title">Overdue (${formatNumber(overdue.length)})</h2>
+            <ul class="overdue-list">
+              ${overdue.slice(0, OVERDUE_SHOWN).map(
+                ({ form, site, period }) => html`<li>
+                  <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
+                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                  <//>
+                  <span class="muted"> ${STATUS_WORDS[period.status]}, due ${formatDate(period.dueAt)}</span>
+                </li>`,
+              )}
+            </ul>
+            ${overdue.length > OVERDUE_SHOWN ? html`<p class="muted">…and ${formatNumber(overdue.length - OVERDUE_SHOWN)} more, marked Late below.</p>` : null}
+          </section>`
+        : null
+    }
+    ${entries.map(({ form, completeness }) => html`<${FormCard} form=${form} completeness=${completeness} year=${year} now=${now} />`)}
+  </main>`;
+}
+
+function FormCard({ form, completeness, year, now }) {
+  const totals = completeness.totals;
+  return html`<section class="card" aria-labelledby=${`form-${form.id}`}>
+    <h2 id=${`form-${form.id}`}>${form.name}</h2>
+    <p class="muted">
+      ${formatNumber(totals.actualReports)} of ${formatNumber(totals.expectedReports)} periods reported
+      ${completeness.dueDays !== null ? ` · due ${formatNumber(completeness.dueDays)} days after each period` : ''}
+    </p>
+    ${completeness.items.map(
+      (site) => html`<div class="site">
+        <h3>${site.siteName}</h3>
+        <ul class="periods">
+          ${site.periods.map((p) => {
+            const upcoming = p.status === 'MISSING' && periodStart(form.periodType, year, p.periodUnit) > now;
+            const word = upcoming ? 'Not started' : STATUS_WORDS[p.status];
+            const tone = upcoming ? 'muted' : TONES[p.status];
+            return html`<li class=${`period tone-${tone}${p.overdue ? ' overdue' : ''}`}>
+              <${Link} href=${enterHref(form.id, site.siteId, year, p.periodUnit)}>
+                <span class="period-name">${shortPeriod(form.periodType, year, p.periodUnit)}${form.periodType === 'YEARLY' ? null : html`<span class="visually-hidden"> ${year}</span>`}</span>
+                <span class="period-status">${word}</span>
+                ${p.overdue ? html`<${Badge} tone="bad">Late<//>` : null}
+                ${p.locked ? html`<${Badge} tone="muted">Locked<//>` : null}
+                ${p.dueAt && p.status !== 'COMPLETE' && p.status !== 'NO_ACTIVITY' ? html`<span class="period-due">due ${formatDay(p.dueAt)}</span>` : null}
+              <//>
+            </li>`;
+          })}
+        </ul>
+      </div>`,
+    )}
+    ${completeness.pagination?.hasMore ? html`<p class="muted">Only the first ${completeness.items.length} sites are shown.</p>` : null}
+  </section>`;
+}

@@ -1,0 +1,130 @@
+// Sign in (with the organization choice), and accepting an invitation.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { errorLines, post, session } from './api.js';
+import { Errors } from './ui.js';
+
+export function SignIn({ onSignedIn, notice }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [organizations, setOrganizations] = useState(null);
+  const [organizationId, setOrganizationId] = useState('');
+  const [errors, setErrors] = useState([]);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    try {
+      const body = { email, password, ...(organizationId ? { organizationId } : {}) };
+      const answer = await post('/auth/login', body);
+      if (!organizationId && answer.organizations.length > 1) {
+        // Several organizations: the person chooses, then signs in to that one.
+        setOrganizations(answer.organizations);
+        setOrganizationId(answer.organizationId);
+        session.save(answer.accessToken, answer.organizationId);
+        await post('/auth/logout', {}).catch(() => undefined);
+        session.clear();
+        return;
+      }
+      session.save(answer.accessToken, answer.organizationId);
+      setPassword('');
+      onSignedIn();
+    } catch (error) {
+      setErrors(errorLines(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return html`<main class="narrow" id="main">
+    <section class="card">
+      <h1>Sign in to SDCS</h1>
+      ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
+      <form onSubmit=${submit} novalidate>
+        <div class="field">
+          <label for="signin-email">E-mail address</label>
+          <input id="signin-email" type="email" autocomplete="username" required value=${email}
+            onInput=${(e) => setEmail(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="signin-password">Password</label>
+          <input id="signin-password" type="password" autocomplete="current-password" required value=${password}
+            onInput=${(e) => setPassword(e.currentTarget.value)} />
+        </div>
+        ${
+          organizations
+            ? html`<div class="field">
+              <label for="signin-organization">Organization</label>
+              <select id="signin-organization" value=${organizationId}
+                onChange=${(e) => setOrganizationId(e.currentTarget.value)}>
+                ${organizations.map((o) => html`<option value=${o.id}>${o.name} (${roleWord(o.role)})</option>`)}
+              </select>
+              <p class="hint">You belong to several organizations: choose the one to report for.</p>
+            </div>`
+            : null
+        }
+        <${Errors} lines=${errors} />
+        <button type="submit" disabled=${busy}>${organizations ? 'Continue' : 'Sign in'}</button>
+      </form>
+    </section>
+  </main>`;
+}
+
+export function AcceptInvitation({ token, onSignedIn }) {
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState([]);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    try {
+      const answer = await post('/invitations/accept', { token, name, password });
+      if (!answer.success) {
+        setErrors([answer.message]);
+        return;
+      }
+      session.save(answer.accessToken, answer.organizationId);
+      onSignedIn();
+    } catch (error) {
+      setErrors(errorLines(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!token) {
+    return html`<main class="narrow" id="main"><section class="card">
+      <h1>Invitation link incomplete</h1>
+      <p>This link has no invitation in it. Open the link from the invitation e-mail again, or ask for a new invitation.</p>
+    </section></main>`;
+  }
+  return html`<main class="narrow" id="main">
+    <section class="card">
+      <h1>Join your organization on SDCS</h1>
+      <p>You were invited to report sustainability data. Choose the name your colleagues will see and a
+        password of at least 8 characters. If you already have an SDCS account with this e-mail address,
+        enter its password instead.</p>
+      <form onSubmit=${submit} novalidate>
+        <div class="field">
+          <label for="accept-name">Your name</label>
+          <input id="accept-name" autocomplete="name" required value=${name}
+            onInput=${(e) => setName(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="accept-password">Password</label>
+          <input id="accept-password" type="password" autocomplete="new-password" required minlength="8"
+            value=${password} onInput=${(e) => setPassword(e.currentTarget.value)} />
+        </div>
+        <${Errors} lines=${errors} />
+        <button type="submit" disabled=${busy}>Accept and continue</button>
+      </form>
+    </section>
+  </main>`;
+}
+
+export const roleWord = (role) => role.charAt(0) + role.slice(1).toLowerCase();
