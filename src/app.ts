@@ -10,6 +10,7 @@ import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
+import { documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
 import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
@@ -115,6 +116,8 @@ export async function buildApp({
   registerValidation(app);
   registerErrorHandling(app);
   registerStrictQueries(app, API_PREFIX);
+  // Every operation's statuses, headers and examples, from each route's declared access and limits.
+  registerOpenApiTruth(app, API_PREFIX);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -132,6 +135,7 @@ export async function buildApp({
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    transform: documentPathIds,
   });
   // The interactive documentation is public: it only shows the OpenAPI document.
   app.addHook('onRoute', (route) => {

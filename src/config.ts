@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /** Everything the service reads from its environment, parsed and checked once. */
 export interface Config {

@@ -491,12 +491,12 @@ describe.skipIf(!hasChromium)(
       expect(errors.filter((e) => !/status of (401|403)/.test(e))).toEqual([]);
 
       // The tab keeps its grant: a reload draws the dashboard again without the gate.
-    await page.reload();
-    await page.waitForSelector('body[data-rendered="true"]');
-    expect(await page.isVisible('#gate')).toBe(false);
-    expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
+      await page.reload();
+      await page.waitForSelector('body[data-rendered="true"]');
+      expect(await page.isVisible('#gate')).toBe(false);
+      expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
 
-    mkdirSync(OUTPUT, { recursive: true });
+      mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
 
       // On a phone: one column, nothing wider than the screen, the chart drawn at its width.

@@ -2,8 +2,8 @@ import { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   Kysely,
-  type PostgresPool,
   PostgresDialect,
+  type PostgresPool,
   type RawBuilder,
   sql,
   type Transaction,

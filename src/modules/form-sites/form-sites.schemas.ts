@@ -1,5 +1,5 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Uuid } from '../../http/schemas.ts';
 
 export const Year = Type.Integer({

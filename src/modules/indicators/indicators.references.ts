@@ -4,9 +4,9 @@ import { ExpressionError, type Node, parseExpression } from '../../expressions/p
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import {
-  indicatorsRepository as repo,
   type ReferencedElement,
   type ReferencedItem,
+  indicatorsRepository as repo,
 } from './indicators.repository.ts';
 import type { ExpressionPart, ListIssue } from './indicators.schemas.ts';
 

@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { LocalStorage } from '../../storage/local.ts';
 import { contentDisposition } from '../../storage/disposition.ts';
+import { LocalStorage } from '../../storage/local.ts';
+import { mediaRepository } from './media.repository.ts';
+import { Media, PresignBody, PresignResult } from './media.schemas.ts';
 import type { MediaDeps } from './media.service.ts';
 import { createUpload, deleteMedia, getMedia } from './media.service.ts';
-import { Media, PresignBody, PresignResult } from './media.schemas.ts';
 import { handleUpload } from './media.upload.ts';
-import { mediaRepository } from './media.repository.ts';
 
 /** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
 const UPLOADS_PER_MINUTE = 600;
