@@ -18,7 +18,7 @@ import { errors } from './schemas.ts';
  * | 404    | every route with a path parameter (another tenant's record, no such) |
  * | 409    | every route that writes (a concurrent change, a duplicate)           |
  * | 413    | every route that reads a JSON body (the body limit)                  |
- * | 429    | every API route (the request rate limit, the attempt limits)         |
+ * | 429    | every API route not exempt (`rateLimit: false`) from the rate limits  |
  * | 500    | every route                                                          |
  * | 503    | every API route (database unavailable, overloaded)                   |
  *
@@ -34,7 +34,7 @@ export function registerOpenApiTruth(app: FastifyInstance, prefix: string): void
     const schema = (route.schema ?? {}) as Record<string, unknown> & { response?: Record<string, unknown> };
     if (schema['hide']) return;
     route.schema = schema;
-    const config = (route.config ?? {}) as { public?: boolean; minRole?: Role };
+    const config = (route.config ?? {}) as { public?: boolean; minRole?: Role; rateLimit?: unknown };
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const response: Record<string, unknown> = { ...(schema.response ?? {}) };
     const add = (status: number) => {
@@ -48,7 +48,8 @@ export function registerOpenApiTruth(app: FastifyInstance, prefix: string): void
     if (route.url.includes(':')) add(404);
     if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) add(409);
     if (schema['body']) add(413);
-    add(429);
+    // Health checks are exempt from the rate limit (`rateLimit: false`).
+    if (config.rateLimit !== false) add(429);
     add(500);
     add(503);
 
