@@ -131,7 +131,8 @@ export async function buildApp({
         description:
           'Collect, calculate and report sustainability data. Every call acts inside the organization of its credential: send `Authorization: Bearer <access token or API key>`.',
       },
-      servers: [{ url: config.publicUrl }],
+      // Every route is meant for clients outside (x-internal: false, for API inventories).
+      servers: [{ url: config.publicUrl, 'x-internal': false } as { url: string }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },

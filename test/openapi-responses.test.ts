@@ -245,11 +245,11 @@ describe('the document itself', () => {
         for (const status of expected) if (!responses[status]) missing.push(`${where}: no ${status}`);
         if (!Object.keys(responses).some((s) => s.startsWith('2'))) missing.push(`${where}: no success`);
         for (const [status, response] of Object.entries<Record<string, any>>(responses)) {
-          if (!response['headers']?.['x-request-id']) missing.push(`${where} ${status}: no x-request-id`);
-          if (!response['headers']?.['ratelimit-remaining'])
+          if (!response['headers']?.['X-Request-Id']) missing.push(`${where} ${status}: no X-Request-Id`);
+          if (!response['headers']?.['RateLimit-Remaining'])
             missing.push(`${where} ${status}: no RateLimit-*`);
         }
-        if (responses['429'] && !responses['429'].headers?.['retry-after'])
+        if (responses['429'] && !responses['429'].headers?.['Retry-After'])
           missing.push(`${where}: 429 without Retry-After`);
         for (const param of op['parameters'] ?? []) {
           if (param.in === 'path' && /^(id|\w+Id)$/.test(param.name) && param.schema?.format !== 'uuid')

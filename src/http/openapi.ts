@@ -92,18 +92,18 @@ const integerHeader = (description: string) => ({ type: 'integer', minimum: 0, d
 
 /** Headers any answer of the API may carry. */
 export const COMMON_HEADERS: Record<string, unknown> = {
-  'x-request-id': {
+  'X-Request-Id': {
     type: 'string',
     description:
       'The request’s id (the `X-Request-Id` sent, when it is 1-100 of `A-Za-z0-9_.-`): quote it to support',
   },
-  'ratelimit-limit': integerHeader('Requests allowed in the current window (when a rate limit applies)'),
-  'ratelimit-remaining': integerHeader('Requests left in the current window'),
-  'ratelimit-reset': integerHeader('Seconds until the window resets'),
+  'RateLimit-Limit': integerHeader('Requests allowed in the current window (when a rate limit applies)'),
+  'RateLimit-Remaining': integerHeader('Requests left in the current window'),
+  'RateLimit-Reset': integerHeader('Seconds until the window resets'),
 };
 
 const RETRY_HEADERS: Record<string, unknown> = {
-  'retry-after': integerHeader('Seconds to wait before sending the request again'),
+  'Retry-After': integerHeader('Seconds to wait before sending the request again'),
 };
 
 /** A 400 this operation can answer: its first required body field missing, else an unknown query parameter. */

@@ -112,6 +112,11 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         response: {
           200: {
             description: 'The export',
+            headers: {
+              'content-disposition': Type.String({
+                description: 'With `Accept: text/csv`: an attachment named by the dataset',
+              }),
+            },
             content: {
               'application/json': { schema: ExportResult },
               'text/csv': { schema: Type.String({ description: 'The CSV file' }) },
