@@ -405,9 +405,21 @@ describe('the OpenAPI document for people trying it out', () => {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
           if (Number(status) < 400) continue;
-          const example = response['content']?.['application/json']?.example;
-          if (typeof example?.code !== 'string' || typeof example?.message !== 'string') {
+          const content = response['content'] ?? {};
+          const json = content['application/json']?.example;
+          const xml = content['application/xml']?.example;
+          // The JSON error body, or (the S3-style upload) S3's XML error document.
+          if (
+            content['application/json'] &&
+            (typeof json?.code !== 'string' || typeof json?.message !== 'string')
+          ) {
             missing.push(`${method.toUpperCase()} ${path} ${status}`);
+          }
+          if (content['application/xml'] && !/<Error><Code>\w+<\/Code>/.test(String(xml))) {
+            missing.push(`${method.toUpperCase()} ${path} ${status} (XML)`);
+          }
+          if (!content['application/json'] && !content['application/xml']) {
+            missing.push(`${method.toUpperCase()} ${path} ${status}: no error body`);
           }
         }
       }

@@ -105,7 +105,15 @@ export const UPLOAD_RESPONSES = {
     description: 'A malformed form, a file too small or too large, an invalid policy',
     content: {
       ...s3Error('', 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size').content,
-      'application/json': { schema: ErrorBody },
+      // Before the form is read: an unknown query parameter, a body that is not multipart.
+      'application/json': {
+        schema: ErrorBody,
+        example: {
+          code: 'BAD_REQUEST',
+          message: 'Invalid input data',
+          issues: [{ path: 'query.sort', message: 'query.sort is not an allowed property' }],
+        },
+      },
     },
   },
   403: s3Error(
