@@ -12,9 +12,10 @@ const of = (type) =>
     `${root}[?(@ && @.type && @.type.constructor.name === "Array" && @.type.includes("${type}"))]`,
   ]);
 
-// The public POST routes: sign-up, login, accepting an invitation, a dashboard's gate and the
-// local upload target take a secret of their own (a password, an invitation token, a signed
-// upload policy) instead of a bearer credential. They are public by design.
+// The public POST routes are public by design: sign-up makes the credential (off unless
+// SDCS_ALLOW_SIGNUP, and attempt-limited); login, accepting an invitation, a dashboard's gate and
+// the local upload target take a secret of their own (a password, an invitation token, a signed
+// upload policy) instead of a bearer credential.
 const PUBLIC_WRITES = [
   '/api/v1/auth/signup',
   '/api/v1/auth/login',
