@@ -180,6 +180,21 @@ describe('the public routes’ successes', () => {
   });
 });
 
+describe('other media types', () => {
+  it('a dataset export as the CSV file itself (Accept: text/csv), with its Content-Disposition', async () => {
+    const c = cases.find((x) => x.method === 'GET' && x.route === '/datasets/:datasetId/export')!;
+    const prepared = await c.prepare(t, a);
+    const res = await send(t.app, c, {
+      ...prepared,
+      token: a.manager.token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toMatch(/^attachment/);
+  });
+});
+
 describe('429 once the rate limit is spent', () => {
   let limited: FastifyInstance;
   beforeAll(async () => {
