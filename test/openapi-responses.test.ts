@@ -5,6 +5,7 @@ import type { Role } from '../src/db/schema/index.ts';
 import { rolesBelow } from '../src/domain/roles.ts';
 import { type TestContext, testConfig, useTestApp } from './helpers/app.ts';
 import { createTenant, issueToken, type Tenant } from './helpers/factories.ts';
+import { invitationHelpers, invitationTestConfig, newEmail } from './helpers/invitations.ts';
 import { multipart } from './helpers/media-world.ts';
 import { documentChecker } from './helpers/openapi-check.ts';
 import { memberOf, type SecurityCase } from './security/matrix.ts';
@@ -21,6 +22,8 @@ const cases = Object.values(modules).flatMap((m) => m.cases);
 
 // The rate limit is on (high), so that its RateLimit-* headers are sent and checked.
 const t = useTestApp({
+  // E-mails in an outbox of the file's own (the invitation's token is read from it).
+  dataDir: invitationTestConfig().dataDir,
   rateLimitPerMinute: 1_000_000,
   bodyLimitBytes: 64 * 1024,
   largeBodyLimitBytes: 128 * 1024,
@@ -137,7 +140,7 @@ describe('the public routes’ successes', () => {
   const route = (method: SecurityCase['method'], path: string) =>
     cases.find((c) => c.method === method && c.route === path)!;
 
-  it('sign-up, login, and a file uploaded and read back through its signed URLs', async () => {
+  it('sign-up, login, a file uploaded and read back through its signed URLs, an invitation accepted', async () => {
     const email = `resp-${Date.now()}@example.com`;
     const account = { email, password: 'correct horse battery staple' };
     const signup = await send(t.app, route('POST', '/auth/signup'), {
@@ -177,6 +180,16 @@ describe('the public routes’ successes', () => {
     });
     expect(content.statusCode).toBe(200);
     expect(content.rawPayload.equals(file)).toBe(true);
+
+    const invitee = newEmail();
+    const mail = invitationHelpers(t);
+    const invited = await mail.invite(a.owner.token, { email: invitee, assignedSiteIds: [], role: 'VIEWER' });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const accepted = await send(t.app, route('POST', '/invitations/accept'), {
+      url: '/invitations/accept',
+      body: { token: await mail.tokenMailedTo(invitee), name: 'Lin', password: 'a long enough password' },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
   });
 });
 
