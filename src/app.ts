@@ -15,6 +15,7 @@ import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
+import { documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
 import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -132,6 +133,8 @@ export async function buildApp({
   registerErrorHandling(app);
   registerStrictQueries(app, API_PREFIX);
   registerSecurityHeaders(app);
+  // Every operation's statuses, headers and examples, from each route's declared access and limits.
+  registerOpenApiTruth(app, API_PREFIX);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -145,10 +148,12 @@ export async function buildApp({
         description:
           'Collect, calculate and report sustainability data. Every call acts inside the organization of its credential: send `Authorization: Bearer <access token or API key>`.',
       },
-      servers: [{ url: config.publicUrl }],
+      // Every route is meant for clients outside (x-internal: false, for API inventories).
+      servers: [{ url: config.publicUrl, 'x-internal': false } as { url: string }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    transform: documentPathIds,
   });
   // The interactive documentation is public: it only shows the OpenAPI document.
   app.addHook('onRoute', (route) => {

@@ -43,7 +43,7 @@ interface Operation {
   path: string;
   minRole: Role | undefined;
   successStatus: number;
-  examples: { name: string; value: unknown }[];
+  examples: { name: string; value: unknown; summary?: string; description?: string; minRole?: Role }[];
 }
 
 type OpenApiDoc = {
@@ -59,8 +59,15 @@ function bodyOperations(doc: OpenApiDoc): Operation[] {
       if (!op['requestBody']) continue;
       const examples: Operation['examples'] = [];
       if (media?.example !== undefined) examples.push({ name: 'example', value: media.example });
-      for (const [name, ex] of Object.entries<{ value?: unknown }>(media?.examples ?? {})) {
-        examples.push({ name, value: ex.value });
+      type Example = { value?: unknown; summary?: string; description?: string; 'x-min-role'?: Role };
+      for (const [name, ex] of Object.entries<Example>(media?.examples ?? {})) {
+        examples.push({
+          name,
+          value: ex.value,
+          ...(ex.summary ? { summary: ex.summary } : {}),
+          ...(ex.description ? { description: ex.description } : {}),
+          ...(ex['x-min-role'] ? { minRole: ex['x-min-role'] } : {}),
+        });
       }
       const statuses = Object.keys(op['responses'] ?? {})
         .map(Number)
@@ -325,7 +332,9 @@ describe('the request examples of the OpenAPI document', () => {
           failures.push(`${label}: no seeded record for the path parameter {${unknownParam}}. ${HOW_TO_ADD}`);
           continue;
         }
-        const token = op.minRole ? memberOf(world.tenant, op.minRole).token : undefined;
+        // An example may need a higher role than the operation's (a top-level site: owners).
+        const role = example.minRole ?? op.minRole;
+        const token = role ? memberOf(world.tenant, role).token : undefined;
         const res = await t.app.inject({
           method: op.method as 'POST',
           url,
@@ -403,9 +412,21 @@ describe('the OpenAPI document for people trying it out', () => {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
           if (Number(status) < 400) continue;
-          const example = response['content']?.['application/json']?.example;
-          if (typeof example?.code !== 'string' || typeof example?.message !== 'string') {
+          const content = response['content'] ?? {};
+          const json = content['application/json']?.example;
+          const xml = content['application/xml']?.example;
+          // The JSON error body, or (the S3-style upload) S3's XML error document.
+          if (
+            content['application/json'] &&
+            (typeof json?.code !== 'string' || typeof json?.message !== 'string')
+          ) {
             missing.push(`${method.toUpperCase()} ${path} ${status}`);
+          }
+          if (content['application/xml'] && !/<Error><Code>\w+<\/Code>/.test(String(xml))) {
+            missing.push(`${method.toUpperCase()} ${path} ${status} (XML)`);
+          }
+          if (!content['application/json'] && !content['application/xml']) {
+            missing.push(`${method.toUpperCase()} ${path} ${status}: no error body`);
           }
         }
       }
@@ -415,4 +436,121 @@ describe('the OpenAPI document for people trying it out', () => {
       'Error responses without an example: add one per status to ERROR_EXAMPLES in src/http/schemas.ts',
     ).toEqual([]);
   });
+});
+
+const PLACEHOLDER_VALUES = [
+  ...Object.values(EXAMPLE_IDS),
+  EXAMPLE_INVITATION_TOKEN,
+  EXAMPLE_ADAPTER_VERSION,
+  EXAMPLE_LOGIN.email,
+];
+const namesRecords = (value: unknown) => PLACEHOLDER_VALUES.some((p) => JSON.stringify(value).includes(p));
+
+describe('examples people can use as they are (issue 26)', () => {
+  it('every request body has named examples, each with a summary; those naming records say so', () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const problems: string[] = [];
+    for (const op of bodyOperations(doc)) {
+      const media = doc.paths[op.path]![op.method.toLowerCase()]!['requestBody'].content['application/json'];
+      if (media.example !== undefined) problems.push(`${op.method} ${op.path}: an unnamed example`);
+      for (const example of op.examples) {
+        const label = `${op.method} ${op.path} (${example.name})`;
+        if (/^example\d+$/.test(example.name)) problems.push(`${label}: not named`);
+        if (!example.summary) problems.push(`${label}: no summary`);
+        if (namesRecords(example.value) && !/needs existing records/i.test(example.description ?? ''))
+          problems.push(`${label}: names records without saying so in its description`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the first example of POST /sites names no record and works as it is on a new organization', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const first = bodyOperations(doc).find((o) => o.method === 'POST' && o.path === `${API_PREFIX}/sites`)!
+      .examples[0]!;
+    expect(namesRecords(first.value)).toBe(false);
+    const fresh = await createTenant(t);
+    const res = await api(t, 'POST', '/sites', { token: fresh.owner.token, body: first.value });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
+  it('the first example of every create that names no record works as it is on a new organization', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const failures: string[] = [];
+    let sent = 0;
+    for (const op of bodyOperations(doc)) {
+      const first = op.examples[0];
+      const operationId = doc.paths[op.path]![op.method.toLowerCase()]!['operationId'] as string | undefined;
+      if (!first || !operationId?.endsWith('.create') || namesRecords(first.value) || op.path.includes('{'))
+        continue;
+      const fresh = await createTenant(t);
+      const role = first.minRole ?? op.minRole;
+      const res = await t.app.inject({
+        method: op.method as 'POST',
+        url: op.path,
+        headers: role ? { authorization: `Bearer ${memberOf(fresh, role).token}` } : {},
+        payload: first.value as object,
+      });
+      sent++;
+      if (res.statusCode !== op.successStatus) failures.push(`${operationId}: ${res.statusCode} ${res.body}`);
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('every success response is described (no "Default Response")', () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const bland: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
+          if (!response['description'] || response['description'] === 'Default Response')
+            bland.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(bland).toEqual([]);
+  });
+
+  it('the 400 example of every operation is one it answers', async () => {
+    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const tenant = await createTenant(t);
+    const failures: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const example = op['responses']?.['400']?.content?.['application/json']?.example;
+        if (!example) continue; // the upload answers S3's XML
+        const issue = example.issues[0] as { path: string; message: string };
+        let url = path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+        let payload: Record<string, unknown> | undefined;
+        if (issue.path.startsWith('query.')) {
+          url += `?${issue.path.slice('query.'.length)}=1`;
+          // A valid body, so that the query is what is refused.
+          const media = op['requestBody']?.content?.['application/json'];
+          if (media)
+            payload = Object.values<{ value: Record<string, unknown> }>(media.examples ?? {})[0]?.value ?? {};
+        } else {
+          // The first example without the field the 400 example says is missing.
+          const media = op['requestBody'].content['application/json'];
+          const first =
+            Object.values<{ value: Record<string, unknown> }>(media.examples ?? {})[0]?.value ?? {};
+          payload = Object.fromEntries(Object.entries(first).filter(([k]) => k !== issue.path));
+        }
+        const role = op['x-min-role'] as Role | undefined;
+        const res = await t.app.inject({
+          method: method.toUpperCase() as 'GET',
+          url,
+          headers: role ? { authorization: `Bearer ${memberOf(tenant, role).token}` } : {},
+          ...(payload ? { payload } : {}),
+        });
+        const body = res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : {};
+        if (
+          res.statusCode !== 400 ||
+          !body.issues?.some((i: typeof issue) => i.path === issue.path && i.message === issue.message)
+        )
+          failures.push(`${method.toUpperCase()} ${path}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
 });

@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/client.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from '../domain/errors.ts';
-import { documentBodyLimit } from './schemas.ts';
 import { type AjvError, plainErrors } from './validation.ts';
 
 interface AjvIssue {
@@ -80,7 +79,6 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, issues?: Is
 
 /** The one place that writes error bodies `{code, message, issues?}`. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  documentBodyLimit(app);
   app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
     if (error instanceof AppError) {
       // Bodies with extra fields (an invitation's `{success: false, message}`) document their

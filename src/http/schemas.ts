@@ -1,10 +1,15 @@
-import type { FastifyInstance } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 
 /** Shared schema pieces: ids, timestamps, the error body and the error responses of a route. */
 export const Uuid = Type.String({ format: 'uuid', description: 'Identifier (UUID)' });
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 time in UTC' });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A member's role, as answers show it. */
+export const RoleName = Type.Union(
+  [Type.Literal('OWNER'), Type.Literal('MANAGER'), Type.Literal('COLLECTOR'), Type.Literal('VIEWER')],
+  { description: 'OWNER > MANAGER > COLLECTOR > VIEWER' },
+);
 
 export const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the record' }) });
 
@@ -79,16 +84,4 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
     } as TSchema;
   }
   return out;
-}
-
-/**
- * Every route that reads a JSON body can answer 413 (the body limit): adds it to the error
- * responses of such routes, so the OpenAPI document lists it. Must run before routes are added.
- */
-export function documentBodyLimit(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (!route.schema?.body || !response || response['413'] || response['4xx']) return;
-    route.schema.response = { ...response, 413: errors(413)[413] };
-  });
 }

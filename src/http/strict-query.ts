@@ -26,10 +26,37 @@ export function registerStrictQueries(app: FastifyInstance, prefix: string): voi
     const query: Schema = given ? { ...given, additionalProperties: false } : NO_PARAMETERS;
     schema.querystring = query;
     const numeric = numericParameters(query);
-    if (numeric.size === 0) return;
-    const check = async (request: FastifyRequest) => checkNumbers(request, numeric);
+    const lists = listParameters(query);
+    if (numeric.size === 0 && lists.length === 0) return;
+    const check = async (request: FastifyRequest) => {
+      splitLists(request, lists);
+      checkNumbers(request, numeric);
+    };
     route.preValidation = [...asArray(route.preValidation), check] as RouteOptions['preValidation'];
   });
+}
+
+/** The declared parameters that are lists. */
+const listParameters = (query: Schema) =>
+  Object.entries(query.properties ?? {})
+    .filter(([, property]) => property.type === 'array')
+    .map(([name]) => name);
+
+/**
+ * A list parameter may be sent repeated (`?years=2024&years=2025`), comma-separated
+ * (`?years=2024,2025`) or both: made one list of trimmed items before validation, which then
+ * checks each item against the declared item type (integers for years and periods).
+ */
+function splitLists(request: FastifyRequest, lists: string[]): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  for (const name of lists) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (!values.some((v) => typeof v === 'string' && v.includes(','))) continue;
+    query[name] = values.flatMap((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()) : [v]));
+  }
 }
 
 const asArray = <T>(value: T | T[] | undefined): T[] =>
@@ -70,8 +97,6 @@ function checkNumbers(request: FastifyRequest, numeric: Map<string, boolean>): v
     if (raw === undefined) continue;
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       if (typeof value !== 'string') continue;
-      // A list parameter may also be sent comma-separated; each item is checked by its service.
-      if (value.includes(',')) continue;
       if (!(integerOnly ? INTEGER : DECIMAL).test(value)) {
         const path = `query.${name}`;
         issues.push({

@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CalculationError } from './calculation-error.ts';
 import { limitErrors, notOneFunction } from './diagnostics.ts';
+import { FairQueue } from './fair-queue.ts';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.ts';
 import { type FromWorker, METER, type SerializedError, type ToWorker } from './protocol.ts';
 import type { CoefficientLookup } from './session.ts';
 import type { CalcDefinition, CalculationContext, CalculationResult, SyntaxProblem } from './types.ts';
-import { FairQueue } from './fair-queue.ts';
 
 /** How often the watchdog looks at the worker while requests are open. */
 const WATCH_INTERVAL_MS = 20;

@@ -5,10 +5,10 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } fr
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.ts';
+import { contentDisposition } from './disposition.ts';
 import { uploadConditions } from './post-policy.ts';
 import type { DownloadRequest, PresignedPost, Storage, StoredObject } from './storage.ts';
 import { UPLOAD_TTL_SECONDS } from './storage.ts';
-import { contentDisposition } from './disposition.ts';
 
 /** Files in an S3 bucket (or an S3-compatible store at S3_ENDPOINT, path-style). */
 export class S3Storage implements Storage {

@@ -14,6 +14,7 @@ import {
   createTenant,
   type Tenant,
 } from '../helpers/factories.ts';
+import { documentChecker } from '../helpers/openapi-check.ts';
 import { type FuzzRequest, type Operation, operationsOf, requestOf, tenantSnapshot } from './openapi.fuzz.ts';
 
 /**
@@ -42,6 +43,7 @@ const NOT_DATA = new Set(['access_tokens', 'api_keys']);
 
 const doc = () => t.app.swagger();
 let operations: Operation[] = [];
+let check: ReturnType<typeof documentChecker>;
 
 beforeAll(async () => {
   tenant = await createTenant(t);
@@ -102,6 +104,7 @@ beforeAll(async () => {
     apiKey.body.id,
   ];
   operations = operationsOf(doc(), SKIP);
+  check = documentChecker(doc() as Record<string, unknown>);
   last = await tenantSnapshot(t, NOT_DATA);
 });
 
@@ -135,6 +138,9 @@ async function send(request: FuzzRequest) {
     ...(request.payload === undefined ? {} : { payload: request.payload }),
   });
   statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+  // Every answer, success or error, is one the OpenAPI document declares (status, type, body, headers).
+  const outside = check(request.method, request.url, res);
+  expect(outside, `${request.method} ${request.url}`).toEqual([]);
   if (process.env['FUZZ_DEBUG'] && res.statusCode === 400)
     console.info(request.method, request.url, res.body.slice(0, 200));
   const where = `${request.method} ${request.url} as role ${request.role} with ${request.payload?.slice(0, 300)}`;

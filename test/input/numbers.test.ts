@@ -108,7 +108,7 @@ describe('CSV export without live formulas', () => {
     const exported = await api(t, 'GET', `/datasets/${dataset}/export`, { token: tenant.owner.token });
     expect(exported.status).toBe(200);
     const lines = exported.body.csvContent.trim().split('\n');
-    expect(lines[1]).toBe("'=1+2,k,-5,,2024,'@evil");
+    expect(lines[1]).toBe("'=1+2,k,-5,,2024,,,,,'@evil");
     const copy = await createDataset(t, tenant.organizationId);
     const imported = await api(t, 'POST', `/datasets/${copy}/import`, {
       token: tenant.owner.token,

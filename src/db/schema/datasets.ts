@@ -6,6 +6,10 @@ export interface DatasetsTable {
   organization_id: string;
   name: string;
   description: string | null;
+  /** Where the coefficients come from (a publisher, a report), free text. */
+  data_source: string | null;
+  /** The edition of that source (`2025`, `v2.1`), free text. */
+  version: string | null;
   /** Readable by every organization; changed only by platform admins of the owning one. */
   is_common: Generated<boolean>;
   created_at: CreatedAt;

@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
@@ -30,9 +30,9 @@ export const Activity = Type.Object({
 });
 export type Activity = Static<typeof Activity>;
 
-const List = (description: string) =>
+const List = <T extends TSchema>(description: string, item: T) =>
   Type.Optional(
-    Type.Array(Type.String({ maxLength: 20_000 }), {
+    Type.Array(item, {
       maxItems: 1000,
       description: `${description}; comma-separated, or the parameter repeated`,
     }),
@@ -46,9 +46,12 @@ export const ActivitiesQuery = Type.Object(
       maxLength: 100,
       description: 'Key of the ACTIVITY element in the form (by default its activity definition’s key)',
     }),
-    siteIds: List('Only these sites (exactly these, not their sub-sites)'),
-    years: List('Only these years'),
-    periodUnits: List('Only these periods'),
+    siteIds: List('Only these sites (exactly these, not their sub-sites)', Uuid),
+    years: List('Only these years', Type.Integer({ minimum: 1900, maximum: 2200 })),
+    periodUnits: List(
+      'Only these periods (1 to 12 as the form’s period type allows)',
+      Type.Integer({ minimum: 1, maximum: 12 }),
+    ),
     ...pageQuery('Activities'),
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
-import { EXAMPLE_LOGIN } from '../../http/examples.ts';
 import Type from 'typebox';
-import { DateTime, Uuid } from '../../http/schemas.ts';
+import { EXAMPLE_LOGIN } from '../../http/examples.ts';
+import { DateTime, RoleName, Uuid } from '../../http/schemas.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters' });
@@ -48,7 +48,7 @@ export const SignupResponse = Type.Object({
 export const LoginResponse = Type.Object({
   ...TokenFields,
   organizationId: Uuid,
-  organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Type.String() }), {
+  organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: RoleName }), {
     description: 'Every organization the user belongs to; log in with organizationId to switch',
   }),
 });
@@ -61,9 +61,11 @@ export const MeResponse = Type.Object({
     image: Type.Union([Type.String(), Type.Null()]),
   }),
   organization: Type.Object({ id: Uuid, name: Type.String() }),
-  role: Type.String({ description: 'OWNER, MANAGER, COLLECTOR or VIEWER' }),
+  role: RoleName,
   isAdmin: Type.Boolean({ description: 'Platform administrator' }),
-  credential: Type.String({ description: '`token` or `apikey`' }),
+  credential: Type.Union([Type.Literal('token'), Type.Literal('apikey')], {
+    description: 'What the call was made with: an access token or an API key',
+  }),
   siteIds: Type.Array(Uuid, {
     description:
       'Sites assigned to the caller directly; each includes its descendants (owners see every site)',

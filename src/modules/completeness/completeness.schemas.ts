@@ -1,12 +1,12 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 
-const List = (description: string) =>
+const List = <T extends TSchema>(description: string, item: T) =>
   Type.Optional(
-    Type.Array(Type.String({ maxLength: 20_000 }), {
+    Type.Array(item, {
       maxItems: 1000,
       description: `${description}; comma-separated, or the parameter repeated`,
     }),
@@ -16,8 +16,11 @@ export const CompletenessQuery = Type.Object(
   {
     formId: Type.String({ minLength: 1, maxLength: 100, description: 'The form' }),
     year: Year,
-    siteIds: List('Only these sites (exactly these, not their sub-sites)'),
-    periodUnits: List('Only these periods (default: every period of the year)'),
+    siteIds: List('Only these sites (exactly these, not their sub-sites)', Uuid),
+    periodUnits: List(
+      'Only these periods (default: every period of the year)',
+      Type.Integer({ minimum: 1, maximum: 12 }),
+    ),
     ...pageQuery('Sites'),
   },
   { additionalProperties: false },

@@ -36,9 +36,9 @@ export const REMINDER_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_REMINDERS_PER_DAY = 5;
 
 /** The items of a list parameter sent comma-separated, repeated, or both; null when absent. */
-function listItems(values: string[] | undefined, name: string): string[] | null {
+function listItems(values: (string | number)[] | undefined, name: string): string[] | null {
   if (values === undefined) return null;
-  const items = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const items = values.flatMap((v) => String(v).split(',')).map((v) => v.trim());
   if (items.some((v) => v === '')) throw invalidField(name, `${name} has an empty item`);
   if (items.length === 0) throw invalidField(name, `${name} names nothing`);
   return [...new Set(items)];

@@ -32,8 +32,9 @@ function merge(base: ItemFields, input: ItemInput): ItemFields {
     value: input.data?.value ?? base.value,
     unit: input.data ? (input.data.unit ?? null) : base.unit,
     year: input.year ?? base.year,
-    description: input.description === undefined ? base.description : input.description,
-    link: input.link === undefined ? base.link : input.link,
+    // An empty text is stored as none: a CSV export could not tell the two apart.
+    description: input.description === undefined ? base.description : input.description || null,
+    link: input.link === undefined ? base.link : input.link || null,
     metadata: input.metadata ?? base.metadata,
     tags: input.tags ? [...new Set(input.tags)] : base.tags,
     input_unit_id: input.inputUnitId === undefined ? base.input_unit_id : input.inputUnitId,

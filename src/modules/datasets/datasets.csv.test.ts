@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/errors.ts';
-import { exportFileName, metadataCell, parseCsv, parseNumber, readHeader } from './datasets.csv.ts';
+import {
+  exportFileName,
+  metadataCell,
+  parseCsv,
+  parseNumber,
+  readHeader,
+  readTags,
+  tagsCell,
+} from './datasets.csv.ts';
 
 describe('parseNumber', () => {
   it('reads decimal and exponent notation, with surrounding spaces', () => {
@@ -22,7 +30,9 @@ describe('readHeader', () => {
   it('finds the columns, in any order, with metadata fields kept as written', () => {
     const cols = readHeader(['key', ' value ', 'metadata. odd,name', 'label', 'year']);
     expect(cols).toMatchObject({ key: 0, value: 1, label: 3, year: 4, unit: undefined, width: 5 });
-    expect([...cols.metadata]).toEqual([[' odd,name', 2]]);
+    expect([...cols.metadata]).toEqual([
+      [' odd,name', { column: 2, json: false, name: 'metadata. odd,name' }],
+    ]);
   });
 
   it('names every problem of the header', () => {
@@ -64,5 +74,20 @@ describe('CSV helpers', () => {
       ['a,"b"\nc', 'k'],
     ]);
     expect(() => parseCsv('a,b\n"open,1\n')).toThrow(AppError);
+  });
+});
+
+describe('tags in one cell', () => {
+  it('as `a;b` when that reads back exactly, else as a JSON array', () => {
+    expect(tagsCell([])).toBe('');
+    expect(tagsCell(['scope2', 'fuel'])).toBe('scope2;fuel');
+    for (const tags of [['a;b'], [' padded'], ['[x]'], ['scope2', 'a;b']]) {
+      expect(tagsCell(tags)).toBe(JSON.stringify(tags));
+      expect(readTags(tagsCell(tags))).toEqual(tags);
+    }
+    expect(readTags('scope2; fuel ;;scope2')).toEqual(['scope2', 'fuel']);
+    expect(readTags('[1]')).toMatch(/tags is neither/);
+    expect(readTags('["x",')).toMatch(/tags is neither/);
+    expect(readTags(JSON.stringify(['x'.repeat(101)]))).toMatch(/1 to 100 characters/);
   });
 });

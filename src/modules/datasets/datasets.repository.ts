@@ -4,11 +4,20 @@ import type { DatasetsTable, DB } from '../../db/schema/index.ts';
 
 type WithD = DB & { d: DatasetsTable };
 
+/** The optional texts of a dataset. */
+export interface DatasetFields {
+  description: string | null;
+  dataSource: string | null;
+  version: string | null;
+}
+
 const DATASET_COLUMNS = [
   'd.id',
   'd.organization_id',
   'd.name',
   'd.description',
+  'd.data_source',
+  'd.version',
   'd.is_common',
   'd.created_at',
   'd.updated_at',
@@ -63,17 +72,15 @@ export const datasetsRepository = {
       .execute();
   },
 
-  insert(
-    tx: Tx,
-    organizationId: string,
-    row: { name: string; description: string | null; isCommon: boolean },
-  ) {
+  insert(tx: Tx, organizationId: string, row: DatasetFields & { name: string; isCommon: boolean }) {
     return tx
       .insertInto('datasets')
       .values({
         organization_id: organizationId,
         name: row.name,
         description: row.description,
+        data_source: row.dataSource,
+        version: row.version,
         is_common: row.isCommon,
       })
       .returning(['id'])
@@ -84,13 +91,15 @@ export const datasetsRepository = {
     tx: Tx,
     organizationId: string,
     id: string,
-    changes: { name?: string; description?: string | null; isCommon?: boolean },
+    changes: Partial<DatasetFields> & { name?: string; isCommon?: boolean },
   ): Promise<void> {
     await tx
       .updateTable('datasets')
       .set({
         ...(changes.name === undefined ? {} : { name: changes.name }),
         ...(changes.description === undefined ? {} : { description: changes.description }),
+        ...(changes.dataSource === undefined ? {} : { data_source: changes.dataSource }),
+        ...(changes.version === undefined ? {} : { version: changes.version }),
         ...(changes.isCommon === undefined ? {} : { is_common: changes.isCommon }),
         updated_at: sql`now()`,
       })

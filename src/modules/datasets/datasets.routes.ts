@@ -107,11 +107,16 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         tags: TAGS,
         summary: 'Export a dataset’s items as CSV (managers and owners)',
         description:
-          'Columns `label,key,value,unit,year`, then one `metadata.<field>` column per metadata field in sorted order. Importing the file back changes nothing. The answer is JSON holding the CSV; send `Accept: text/csv` to get the file itself (as an attachment).',
+          'Every field of every item: columns `label,key,value,unit,year,inputUnit,description,link,tags` (units by symbol; tags as `a;b`, or a JSON array when a tag holds `;`), then one column per metadata field in sorted order: `metadata.<field>` when its values are all non-empty text, else `metadataJson.<field>` with each value as JSON. Importing the file into an empty dataset gives items equal in every field; importing it back changes nothing. The answer is JSON holding the CSV and the dataset’s `dataSource` and `version`; send `Accept: text/csv` to get the file itself (as an attachment).',
         params: DatasetIdParams,
         response: {
           200: {
             description: 'The export',
+            headers: {
+              'content-disposition': Type.String({
+                description: 'With `Accept: text/csv`: an attachment named by the dataset',
+              }),
+            },
             content: {
               'application/json': { schema: ExportResult },
               'text/csv': { schema: Type.String({ description: 'The CSV file' }) },
@@ -143,7 +148,7 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         tags: TAGS,
         summary: 'Import items from CSV (owners)',
         description:
-          'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Columns not in the file keep their stored values; an empty metadata cell removes the field. Rows with problems are skipped and listed as `Row N: …`.',
+          'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Reads the columns the export writes; older files with fewer columns are accepted, and columns not in the file keep their stored values. An empty cell is no value (no unit, no description, no tags); an empty metadata cell removes the field. A row with a problem (such as a unit or input unit symbol that names no unit) is skipped and listed as `Row N: <column> …`; nothing of it is written.',
         params: IdParams,
         body: ImportBody,
         response: { 200: ImportResult, ...errors(400, 401, 403, 404, 413) },

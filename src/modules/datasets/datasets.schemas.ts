@@ -1,9 +1,18 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Nullable(Type.String({ maxLength: 5000 }));
+const DataSource = Nullable(
+  Type.String({
+    maxLength: 500,
+    description: 'Where the coefficients come from (a publisher, a report, an address)',
+  }),
+);
+const Version = Nullable(
+  Type.String({ maxLength: 100, description: 'The edition of that source, as it names it (`2025`, `v2.1`)' }),
+);
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; exported as `metadata.<field>` CSV columns',
 });
@@ -16,6 +25,8 @@ export const Dataset = Type.Object({
   id: Uuid,
   name: Type.String({ description: 'Display name' }),
   description: Nullable(Type.String({ description: 'Free text for people' })),
+  dataSource: Nullable(Type.String({ description: 'Where the coefficients come from' })),
+  version: Nullable(Type.String({ description: 'The edition of that source' })),
   isCommon: Type.Boolean({ description: 'Shared read-only with every organization' }),
   organizationId: Uuid,
   itemCount: Type.Integer({ minimum: 0, description: 'How many coefficients it holds' }),
@@ -27,13 +38,22 @@ export const CreateDatasetBody = Type.Object(
   {
     name: Name,
     description: Type.Optional(Description),
+    dataSource: Type.Optional(DataSource),
+    version: Type.Optional(Version),
     isCommon: Type.Optional(
       Type.Boolean({ description: 'Share with every organization (platform admins only)', default: false }),
     ),
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'Emission factors 2025', description: 'Grid electricity and fuels, kgCO2e per unit' }],
+    examples: [
+      {
+        name: 'Emission factors 2025',
+        description: 'Grid electricity and fuels, kgCO2e per unit',
+        dataSource: 'National grid operator, annual emission factors',
+        version: '2025.1',
+      },
+    ],
   },
 );
 
@@ -41,6 +61,8 @@ export const UpdateDatasetBody = Type.Object(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Description),
+    dataSource: Type.Optional(DataSource),
+    version: Type.Optional(Version),
     isCommon: Type.Optional(Type.Boolean({ description: 'Platform admins only' })),
   },
   {
@@ -190,16 +212,21 @@ export const ItemChange = Type.Object({
 });
 
 export const ExportResult = Type.Object({
-  csvContent: Type.String(),
-  filename: Type.String(),
-  itemCount: Type.Integer({ minimum: 0 }),
+  csvContent: Type.String({
+    description:
+      'The CSV: label, key, value, unit, year, inputUnit, description, link, tags, then one column per metadata field',
+  }),
+  filename: Type.String({ description: 'A file name for it, from the dataset name' }),
+  itemCount: Type.Integer({ minimum: 0, description: 'How many items (rows) it holds' }),
+  dataSource: Nullable(Type.String({ description: 'The dataset’s source (not in the CSV)' })),
+  version: Nullable(Type.String({ description: 'The dataset’s version (not in the CSV)' })),
 });
 
 export const ImportBody = Type.Object(
   {
     csvContent: Type.String({
       description:
-        'CSV with a header row: label, key, value (required), unit, year, inputUnit (a unit symbol) and metadata.<field> columns',
+        'CSV with a header row: label, key, value (required), unit, year, inputUnit (unit symbols), description, link, tags (`a;b` or a JSON array), metadata.<field> (text) and metadataJson.<field> (JSON) columns, as the export writes them',
     }),
   },
   {

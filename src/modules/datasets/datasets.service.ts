@@ -5,7 +5,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { datasetItemsRepository as items } from './dataset-items.repository.ts';
 import { COMMON_DENIED, datasetPolicy } from './datasets.policy.ts';
-import { datasetsRepository as repo } from './datasets.repository.ts';
+import { type DatasetFields, datasetsRepository as repo } from './datasets.repository.ts';
 
 type DatasetRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
 
@@ -14,6 +14,8 @@ function present(row: DatasetRow) {
     id: row.id,
     name: row.name,
     description: row.description,
+    dataSource: row.data_source,
+    version: row.version,
     isCommon: row.is_common,
     organizationId: row.organization_id,
     itemCount: row.item_count ?? 0,
@@ -54,7 +56,13 @@ export async function getDataset(tx: Tx, caller: Caller, id: string) {
 export async function createDataset(
   tx: Tx,
   caller: Caller,
-  input: { name: string; description?: string | null; isCommon?: boolean },
+  input: {
+    name: string;
+    description?: string | null;
+    dataSource?: string | null;
+    version?: string | null;
+    isCommon?: boolean;
+  },
 ) {
   const isCommon = input.isCommon ?? false;
   authorize(
@@ -64,6 +72,8 @@ export async function createDataset(
   const { id } = await repo.insert(tx, caller.organizationId, {
     name: input.name,
     description: input.description ?? null,
+    dataSource: input.dataSource ?? null,
+    version: input.version ?? null,
     isCommon,
   });
   return getDataset(tx, caller, id);
@@ -73,7 +83,7 @@ export async function updateDataset(
   tx: Tx,
   caller: Caller,
   id: string,
-  changes: { name?: string; description?: string | null; isCommon?: boolean },
+  changes: Partial<DatasetFields> & { name?: string; isCommon?: boolean },
 ) {
   const row = await writableDataset(tx, caller, id, datasetNotFound);
   if (changes.isCommon !== undefined && changes.isCommon !== row.is_common) {

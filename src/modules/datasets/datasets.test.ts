@@ -26,6 +26,8 @@ describe('POST /datasets', () => {
       id: expect.any(String),
       name: 'Grid factors',
       description: 'national grids',
+      dataSource: null,
+      version: null,
       isCommon: false,
       organizationId: tenant.organizationId,
       itemCount: 0,
@@ -33,6 +35,41 @@ describe('POST /datasets', () => {
       updatedAt: expect.any(String),
     });
     expect(Date.parse(res.body.createdAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('stores dataSource and version, returns them on GET and PUT, and beside the export', async () => {
+    const res = await create(tenant.owner, {
+      name: 'DEFRA factors',
+      dataSource: 'UK government GHG conversion factors',
+      version: '2025 v1.1',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      dataSource: 'UK government GHG conversion factors',
+      version: '2025 v1.1',
+    });
+    const id = res.body.id;
+    const read = await api(t, 'GET', `/datasets/${id}`, { token: tenant.owner.token });
+    expect(read.body).toMatchObject({
+      dataSource: 'UK government GHG conversion factors',
+      version: '2025 v1.1',
+    });
+    const changed = await api(t, 'PUT', `/datasets/${id}`, {
+      token: tenant.owner.token,
+      body: { version: '2025 v2' },
+    });
+    expect(changed.body).toMatchObject({
+      dataSource: 'UK government GHG conversion factors',
+      version: '2025 v2',
+    });
+    const exported = await api(t, 'GET', `/datasets/${id}/export`, { token: tenant.owner.token });
+    expect(exported.body).toMatchObject({
+      dataSource: 'UK government GHG conversion factors',
+      version: '2025 v2',
+    });
+    const tooLong = await create(tenant.owner, { name: 'x', version: 'v'.repeat(101) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.issues[0].path).toBe('version');
   });
 
   it('lets platform admins create common datasets, and nobody else (403)', async () => {

@@ -50,22 +50,24 @@ describe('the grid factors story: export, edit the CSV, re-import, see the chang
     expect(exported.status).toBe(200);
     expect(exported.body).toEqual({
       csvContent: [
-        'label,key,value,unit,year,metadata.region,metadata.source',
-        'UK grid electricity,grid-uk,0.207,kgCO2e,2023,UK,DESNZ',
-        'UK grid electricity,grid-uk,0.193,kgCO2e,2024,UK,DESNZ',
-        'UK grid electricity,grid-uk,0.177,kgCO2e,2025,UK,DESNZ',
+        'label,key,value,unit,year,inputUnit,description,link,tags,metadata.region,metadata.source',
+        'UK grid electricity,grid-uk,0.207,kgCO2e,2023,,,,,UK,DESNZ',
+        'UK grid electricity,grid-uk,0.193,kgCO2e,2024,,,,,UK,DESNZ',
+        'UK grid electricity,grid-uk,0.177,kgCO2e,2025,,,,,UK,DESNZ',
         '',
       ].join('\n'),
       filename: 'grid-factors.csv',
       itemCount: 3,
+      dataSource: null,
+      version: null,
     });
 
     // Edit: correct 2025, add 2026 and a new key, drop the region of 2023.
     const edited = exported.body.csvContent
       .replace('0.177,kgCO2e,2025', '0.181,kgCO2e,2025')
-      .replace('0.207,kgCO2e,2023,UK,', '0.207,kgCO2e,2023,,')
-      .concat('UK grid electricity,grid-uk,0.165,kgCO2e,2026,UK,DESNZ\n')
-      .concat('"Natural gas, gross CV",gas,0.18296,kgCO2e,2025,,DESNZ\n');
+      .replace('0.207,kgCO2e,2023,,,,,UK,', '0.207,kgCO2e,2023,,,,,,')
+      .concat('UK grid electricity,grid-uk,0.165,kgCO2e,2026,,,,,UK,DESNZ\n')
+      .concat('"Natural gas, gross CV",gas,0.18296,kgCO2e,2025,,,,,,DESNZ\n');
     const imported = await importCsv(datasetId, edited);
     expect(imported.status).toBe(200);
     expect(imported.body).toEqual({ created: 2, updated: 2, unchanged: 1, failed: 0, errors: [] });
@@ -104,7 +106,17 @@ describe('the grid factors story: export, edit the CSV, re-import, see the chang
 });
 
 function row(label: string, key: string, value: string, year: string, region: string, source: string) {
-  return { label, key, value, unit: 'kgCO2e', year, 'metadata.region': region, 'metadata.source': source };
+  const none = { inputUnit: '', description: '', link: '', tags: '' };
+  return {
+    label,
+    key,
+    value,
+    unit: 'kgCO2e',
+    year,
+    ...none,
+    'metadata.region': region,
+    'metadata.source': source,
+  };
 }
 
 describe('POST /datasets/{id}/import', () => {
@@ -187,7 +199,10 @@ describe('POST /datasets/{id}/import', () => {
     });
     const csv = (await exportCsv(id)).body.csvContent;
     expect((await importCsv(id, csv)).body.unchanged).toBe(1);
-    expect(csv).toContain('Typed,typed,1,,2024,x,2,true\n');
+    // tier and verified are not text: their columns hold JSON (metadataJson.tier, metadataJson.verified).
+    expect(csv).toContain(
+      'metadata.note,metadataJson.tier,metadataJson.verified\nTyped,typed,1,,2024,,,,,x,2,true\n',
+    );
     await importCsv(id, csv.replace(',x,2,true', ',,2,true'));
     const after = await api(t, 'GET', `/dataset-items/${item.body.id}`, { token: owner() });
     expect(after.body.metadata).toEqual({ tier: 2, verified: true });
@@ -291,9 +306,11 @@ describe('GET /datasets/{datasetId}/export', () => {
   it('exports an empty dataset as a header', async () => {
     const res = await exportCsv(await newDataset('Empty'));
     expect(res.body).toEqual({
-      csvContent: 'label,key,value,unit,year\n',
+      csvContent: 'label,key,value,unit,year,inputUnit,description,link,tags\n',
       filename: 'empty.csv',
       itemCount: 0,
+      dataSource: null,
+      version: null,
     });
   });
 

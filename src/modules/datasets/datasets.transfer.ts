@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
+import { unitsRepository } from '../units/units.repository.ts';
 import {
   type ItemFields,
   type ItemRow,
@@ -23,6 +24,7 @@ import {
   parseCsv,
   parseNumber,
   readHeader,
+  readTags,
 } from './datasets.csv.ts';
 import { datasetsRepository } from './datasets.repository.ts';
 import { MAX_YEAR, MIN_YEAR } from './datasets.schemas.ts';
@@ -30,11 +32,29 @@ import { readableDataset, writableDataset } from './datasets.service.ts';
 
 const datasetNotFound = () => notFound('Dataset');
 
-/** The dataset's items as CSV: `label,key,value,unit,year`, then sorted `metadata.<field>` columns. */
+/**
+ * The dataset's items as CSV, every field of each item (see `itemsToCsv`), and the dataset's
+ * source and version beside it.
+ */
 export async function exportDataset(tx: Tx, caller: Caller, id: string) {
   const dataset = await readableDataset(tx, caller, id, datasetNotFound);
   const rows = await items.listForDataset(tx, caller.organizationId, dataset);
-  return { csvContent: itemsToCsv(rows), filename: exportFileName(dataset.name), itemCount: rows.length };
+  // Items name catalog units, or (in the organization's own datasets) its own units.
+  const units = new Map((await unitsRepository.list(tx, caller.organizationId)).map((u) => [u.id, u.symbol]));
+  const exported = rows.map((row) => {
+    const symbol = row.input_unit_id === null ? null : units.get(row.input_unit_id);
+    // Never write an item without its input unit: the import would read it as "per nothing".
+    if (symbol === undefined)
+      throw new Error(`dataset item ${row.id}: input unit ${row.input_unit_id} not found`);
+    return { ...row, inputUnitSymbol: symbol };
+  });
+  return {
+    csvContent: itemsToCsv(exported),
+    filename: exportFileName(dataset.name),
+    itemCount: rows.length,
+    dataSource: dataset.data_source,
+    version: dataset.version,
+  };
 }
 
 const slot = (key: string, year: number) => `${year}\u0000${key}`;
@@ -76,15 +96,40 @@ function readRow(
   };
   const unit = symbolOf(cols.unit, 'unit');
   const inputUnit = symbolOf(cols.inputUnit, 'inputUnit');
+  // Texts: an empty cell is "none" (null); a column the file does not have keeps the stored value.
+  const textOf = (column: number | undefined, what: string, max: number) => {
+    if (column === undefined) return undefined;
+    const text = cells[column]!;
+    if (text.length > max) problems.push(`${what} is longer than ${max} characters`);
+    return text === '' ? null : text;
+  };
+  const description = textOf(cols.description, 'description', 5000);
+  const link = textOf(cols.link, 'link', 2000);
+  let tags: string[] | undefined;
+  if (cols.tags !== undefined) {
+    const read = readTags(cells[cols.tags]!);
+    if (typeof read === 'string') problems.push(read);
+    else tags = read;
+  }
+  const jsonCells = new Map<string, unknown>();
+  for (const [field, { column, json, name }] of cols.metadata) {
+    if (!json || cells[column] === '') continue;
+    try {
+      jsonCells.set(field, JSON.parse(cells[column]!));
+    } catch {
+      problems.push(`${name} "${cells[column]!.slice(0, 50)}" is not JSON`);
+    }
+  }
   if (problems.length > 0) return { problems };
 
   const match = existing.get(slot(key, year));
   // A Map, so that any field name (even "__proto__") is plain data.
   const metadata = new Map(Object.entries(match?.metadata ?? {}));
-  for (const [field, column] of cols.metadata) {
+  for (const [field, { column, json }] of cols.metadata) {
     const cell = cells[column]!;
     const before = metadata.get(field);
     if (cell === '') metadata.delete(field);
+    else if (json) metadata.set(field, jsonCells.get(field));
     // CSV has no types: a cell that reads exactly as the stored number, boolean or object keeps it.
     else if (!(before !== undefined && typeof before !== 'string' && metadataCell(before) === cell)) {
       metadata.set(field, cell);
@@ -96,10 +141,10 @@ function readRow(
     value: value!,
     unit: unit === undefined ? (match?.unit ?? null) : (unit?.symbol ?? null),
     year,
-    description: match?.description ?? null,
-    link: match?.link ?? null,
+    description: description === undefined ? (match?.description ?? null) : description,
+    link: link === undefined ? (match?.link ?? null) : link,
     metadata: Object.fromEntries(metadata),
-    tags: match?.tags ?? [],
+    tags: tags ?? match?.tags ?? [],
     input_unit_id: inputUnit === undefined ? (match?.input_unit_id ?? null) : (inputUnit?.id ?? null),
   };
   return { problems, fields, ...(match ? { match } : {}) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { buildApp } from '../../app.ts';
 import { Database } from '../../db/client.ts';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
 
 describe('health endpoints', () => {
   const t = useTestApp();

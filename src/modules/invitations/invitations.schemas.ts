@@ -1,6 +1,5 @@
-import { EXAMPLE_INVITATION_TOKEN } from '../../http/examples.ts';
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
+import { EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN } from '../../http/examples.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 
 export const InviteBody = Type.Object(

@@ -5,10 +5,26 @@ import { errors, IdParams } from '../../http/schemas.ts';
 import { contentDisposition } from '../../storage/disposition.ts';
 import { LocalStorage } from '../../storage/local.ts';
 import { mediaRepository } from './media.repository.ts';
-import { Media, PresignBody, PresignResult } from './media.schemas.ts';
+import { Media, PresignBody, PresignResult, UPLOAD_RESPONSES } from './media.schemas.ts';
 import type { MediaDeps } from './media.service.ts';
 import { createUpload, deleteMedia, getMedia } from './media.service.ts';
 import { handleUpload } from './media.upload.ts';
+
+/** GET /media/{id}/content: the bytes, or a JSON error (typed loosely: the handler streams). */
+const DOWNLOAD_RESPONSES: Record<number, unknown> = {
+  200: {
+    description: 'The file’s bytes, with the content type it was uploaded as',
+    headers: {
+      'content-disposition': Type.String({ description: 'attachment, with the file’s name' }),
+      'content-length': Type.Integer({ minimum: 0, description: 'The file’s size in bytes' }),
+      'cache-control': Type.String({ description: '`private, no-store`' }),
+      'x-content-type-options': Type.String({ description: '`nosniff`' }),
+      'content-security-policy': Type.String({ description: 'Nothing in the file runs' }),
+    },
+    content: { '*/*': { schema: Type.String({ format: 'binary' }) } },
+  },
+  ...errors(403, 404),
+};
 
 /** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
 const UPLOADS_PER_MINUTE = 600;
@@ -83,6 +99,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
           summary: 'Upload a file with the fields of a presigned POST (local storage)',
           description:
             'multipart/form-data: the `fields` returned by POST /media/presigned-url, then `file`. Answers as S3 does: 204, or 201 with XML when `success_action_status` is 201; errors are S3 XML (403 signature, policy or expiry; 400 size or malformed).',
+          response: UPLOAD_RESPONSES,
         },
       },
       async (request, reply) => {
@@ -114,7 +131,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
         summary: 'The bytes of a file, by the signed URL of GET /media/{id} (local storage)',
         params: IdParams,
         querystring: Type.Object({ expires: Type.String(), signature: Type.String() }),
-        response: { ...errors(403, 404) },
+        response: DOWNLOAD_RESPONSES,
       },
     },
     async (request, reply) => {

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, ErrorBody, Nullable, Uuid } from '../../http/schemas.ts';
 
 /** The kinds of record a file may be attached to (spec 4.10). */
 export const ENTITY_TYPES = [
@@ -72,3 +72,63 @@ export const Media = Type.Object({
   downloadUrlExpiresAt: Nullable(DateTime),
 });
 export type Media = Static<typeof Media>;
+
+/** S3's error document, as the upload endpoint answers it. */
+const s3Error = (description: string, code: string, message: string) => ({
+  description,
+  content: {
+    'application/xml': {
+      schema: Type.String({
+        description: '`<Error><Code>…</Code><Message>…</Message><RequestId>…</RequestId></Error>`',
+      }),
+      example: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>req-1</RequestId></Error>`,
+    },
+  },
+});
+
+/** What POST /media/upload answers: S3's statuses and XML documents (400 also as JSON before the form is read). */
+export const UPLOAD_RESPONSES = {
+  200: { description: 'Stored (`success_action_status` 200); no body', type: 'null' },
+  201: {
+    description: 'Stored (`success_action_status` 201): S3’s PostResponse',
+    headers: { etag: Type.String({ description: 'The SHA-256 of the file, quoted' }) },
+    content: {
+      'application/xml': {
+        schema: Type.String({
+          description: '`<PostResponse><Location/><Bucket/><Key/><ETag/></PostResponse>`',
+        }),
+      },
+    },
+  },
+  204: { description: 'Stored (the default `success_action_status`); no body', type: 'null' },
+  400: {
+    description: 'A malformed form, a file too small or too large, an invalid policy',
+    content: {
+      ...s3Error('', 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size').content,
+      // Before the form is read: an unknown query parameter, a body that is not multipart.
+      'application/json': {
+        schema: ErrorBody,
+        example: {
+          code: 'BAD_REQUEST',
+          message: 'Invalid input data',
+          issues: [{ path: 'query.sort', message: 'query.sort is not an allowed property' }],
+        },
+      },
+    },
+  },
+  403: s3Error(
+    'A wrong signature, an expired or withdrawn policy, a field outside it',
+    'AccessDenied',
+    'Invalid according to Policy: Policy expired.',
+  ),
+  404: s3Error(
+    'Files are stored in S3: upload to the URL POST /media/presigned-url returns',
+    'NoSuchBucket',
+    'Files are stored in S3',
+  ),
+  412: s3Error(
+    'A file was already uploaded under this key',
+    'PreconditionFailed',
+    'An object was already uploaded under this key; ask for a new upload URL',
+  ),
+};

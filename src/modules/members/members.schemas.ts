@@ -1,12 +1,12 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
+import { DateTime, Nullable, RoleName, Uuid } from '../../http/schemas.ts';
 
 export const Member = Type.Object({
   userId: Uuid,
   email: Type.String(),
   name: Type.String(),
-  role: Type.String({ description: 'OWNER, MANAGER, COLLECTOR or VIEWER' }),
+  role: RoleName,
   status: Type.Union([Type.Literal('active'), Type.Literal('pending')], {
     description: '`pending` until the invitation is accepted',
   }),

@@ -1,5 +1,5 @@
-import { EXAMPLE_IDS } from '../../http/examples.ts';
 import Type, { type Static, type TSchema } from 'typebox';
+import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 /**
@@ -71,17 +71,34 @@ export const CreateSiteBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [
-      {
-        name: 'Lyon plant',
-        code: 'LYON-01',
-        parentId: EXAMPLE_IDS.site,
-        latitude: 45.764,
-        longitude: 4.8357,
-        address: { line1: '12 rue de la République', city: 'Lyon', postalCode: '69002', country: 'FR' },
-        metadata: { erp: 'S-204' },
+    // The first works as it is on a new organization; the second names a parent site.
+    'x-examples': {
+      topLevel: {
+        summary: 'A top-level site (works as it is on a new organization)',
+        description: 'Top-level sites are created by owners; managers add sites under the sites they manage.',
+        'x-min-role': 'OWNER',
+        value: {
+          name: 'Lyon plant',
+          code: 'LYON-01',
+          latitude: 45.764,
+          longitude: 4.8357,
+          address: { line1: '12 rue de la République', city: 'Lyon', postalCode: '69002', country: 'FR' },
+          metadata: { erp: 'S-204', country: 'FR' },
+        },
       },
-    ],
+      child: {
+        summary: 'A site under another one',
+        description: `Needs existing records: replace \`parentId\` (${EXAMPLE_IDS.site}) with a site of your organization.`,
+        value: {
+          name: 'Lyon plant, line 2',
+          code: 'LYON-01-L2',
+          parentId: EXAMPLE_IDS.site,
+          latitude: 45.764,
+          longitude: 4.8357,
+          metadata: { erp: 'S-205' },
+        },
+      },
+    },
   },
 );
 export type CreateSiteInput = Static<typeof CreateSiteBody>;

@@ -85,7 +85,7 @@ export const AdapterDefinition = Type.Object({
   id: Uuid,
   name: Type.String(),
   description: Nullable(Type.String()),
-  mapping: Type.Unknown({ description: 'The mapping of the current version' }),
+  mapping: { ...Mapping, description: 'The mapping of the current version' },
   adapterVersion: Type.String({ description: 'SHA-256 hex of the current mapping’s canonical JSON' }),
   versions: Type.Array(Type.Object({ adapterVersion: Type.String(), createdAt: DateTime }), {
     description: 'Every saved version, oldest first; each stays usable by its hash',

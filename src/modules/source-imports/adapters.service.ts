@@ -59,11 +59,14 @@ async function present(tx: Tx, organizationId: string, rows: DefinitionRow[]): P
   );
   return rows.map((row) => {
     const own = versions.filter((v) => v.definition_id === row.id);
+    // Saved with its definition, checked against the Mapping schema then: always there.
+    const current = own.find((v) => v.adapter_version === row.adapter_version);
+    if (!current) throw new Error(`source adapter ${row.id} has no version ${row.adapter_version}`);
     return {
       id: row.id,
       name: row.name,
       description: row.description,
-      mapping: own.find((v) => v.adapter_version === row.adapter_version)?.mapping ?? null,
+      mapping: current.mapping as Mapping,
       adapterVersion: row.adapter_version,
       versions: own.map((v) => ({ adapterVersion: v.adapter_version, createdAt: iso(v.created_at) })),
       createdAt: iso(row.created_at),

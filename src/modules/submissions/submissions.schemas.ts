@@ -1,6 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { Pagination, pageQuery } from '../../http/paging.ts';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
+import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
 

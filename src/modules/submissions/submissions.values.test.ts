@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ElementType } from '../../db/schema/index.ts';
+import { activityElementHandler } from '../activities/activities.element.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './submissions.resolve.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
-import { activityElementHandler } from '../activities/activities.element.ts';
 import { checkValues, PLAIN_HANDLERS } from './submissions.values.ts';
 
 const handlers = { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler() };
