@@ -196,7 +196,7 @@ export async function buildApp({
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock });
-      await api.register(exportsRoutes, { database });
+      await api.register(exportsRoutes, { database, storage });
     },
     { prefix: API_PREFIX },
   );

@@ -17,7 +17,8 @@ import { createUploadedMedia } from './media.ts';
  * The world of the export tests, made by hand so that every column has a known answer:
  * sites Group (G) > UK > Plant 1 (P1), and Other (O) at the top; a MONTHLY "Energy" form
  * (`elec` NUMBER in kWh, `note` TEXT, `doc` FILE, `fuel` ACTIVITY) active in 2025 on Plant 1
- * and Other. The viewer and collector are assigned to UK (so they see UK and Plant 1).
+ * and Other. The viewer and collector are assigned to UK (so they see UK and Plant 1), the
+ * manager to Group and Other.
  *
  * Plant 1, 2025: January `elec` entered as 1.5 MWh (stored 1500 kWh), February 200 (approved),
  * March 300 (rejected, "meter photo missing"), January `note` "=1+2" (a formula), January `doc`
@@ -64,6 +65,7 @@ export async function createExportWorld(t: TestContext): Promise<ExportWorld> {
   const other = await createSite(t, org, { name: 'Other', code: 'O' });
   await assignSites(t, org, tenant.viewer.userId, [uk]);
   await assignSites(t, org, tenant.collector.userId, [uk]);
+  await assignSites(t, org, tenant.manager.userId, [group, other]);
 
   const datasetId = await createDataset(t, org, { name: 'Fuel factors' });
   await createDatasetItem(t, org, datasetId, { key: 'diesel-ef', value: 2.5, year: 2025, unit: 'kgCO2e' });

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
+import type { Storage } from '../../storage/storage.ts';
 import { activityColumns } from './activities.export.ts';
+import { sendAuditPack } from './audit-pack.ts';
 import { HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
 import {
   ActivitiesExportQuery,
+  AuditPackQuery,
   columnList,
   HistoryQuery,
   tableContent,
@@ -18,7 +22,10 @@ const FORMATS =
   'Send `Accept: text/csv` (the default), `application/x-ndjson` or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: the three hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export. Only the sites you can read are exported.';
 
 /** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
-export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; storage: Storage }> = async (
+  app,
+  { database, storage },
+) => {
   app.get(
     '/exports/values',
     {
@@ -92,5 +99,34 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = 
     },
     (request, reply) =>
       sendExport(request, reply, database.engine, (tx, caller) => historyExport(tx, caller, request.query)),
+  );
+
+  app.get(
+    '/exports/audit-pack',
+    {
+      config: { minRole: 'MANAGER' },
+      schema: {
+        operationId: 'exports.auditPack',
+        tags: TAGS,
+        summary: 'Download everything behind a year’s figures as one zip (managers and owners)',
+        description:
+          'A zip streamed as it is made, holding `values.csv`, `activities.csv` and `history.csv` (the columns of the three exports), `datasets.csv` (the coefficients of the organization’s datasets and of the common ones), `indicators.csv` (every indicator, its expression and its value for the year over the sites exported), `locks.csv` (the year’s locks, live and lifted), the evidence files of the FILE values exported under `evidence/<mediaId>/<file name>`, and `manifest.json` and `SHA256SUMS` with the size and SHA-256 of every other file. Evidence that storage cannot give the service is listed under `missingEvidence` in the manifest. Managers and owners only, because it holds the datasets (which viewers cannot read); only the sites you can read are exported.',
+        querystring: AuditPackQuery,
+        response: {
+          200: {
+            description: 'The zip',
+            headers: {
+              'content-disposition': {
+                description: 'attachment; filename="audit-pack-<year>.zip"',
+                schema: { type: 'string' },
+              },
+            },
+            content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
+          },
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    (request, reply) => sendAuditPack(request, reply, database.engine, storage, request.query),
   );
 };

@@ -10,4 +10,9 @@ export const cases: SecurityCase[] = [
     prepare: async () => ({ url: '/exports/activities?year=2025' }),
   },
   { method: 'GET', route: '/exports/history', prepare: async () => ({ url: '/exports/history?year=2025' }) },
+  {
+    method: 'GET',
+    route: '/exports/audit-pack',
+    prepare: async () => ({ url: '/exports/audit-pack?year=2025' }),
+  },
 ];
