@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CalculationError } from './calculation-error.ts';
 import { limitErrors, notOneFunction } from './diagnostics.ts';
+import { FairQueue } from './fair-queue.ts';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.ts';
 import { type FromWorker, METER, type SerializedError, type ToWorker } from './protocol.ts';
 import type { CoefficientLookup } from './session.ts';
 import type { CalcDefinition, CalculationContext, CalculationResult, SyntaxProblem } from './types.ts';
-import { FairQueue } from './fair-queue.ts';
 
 /** How often the watchdog looks at the worker while requests are open. */
 const WATCH_INTERVAL_MS = 20;
@@ -54,6 +54,8 @@ interface Request {
   sentTo?: SandboxWorker;
   /** The service's own error from a lookup; the request fails with it. */
   hostError?: { error: unknown };
+  /** This calculation's own lookup (it records what it found), instead of the runner's. */
+  lookup?: CoefficientLookup;
 }
 
 /**
@@ -123,11 +125,17 @@ export class SandboxPool {
     );
   }
 
-  calculate(runner: RunnerState, inputs: unknown, context: CalculationContext): Promise<CalculationResult> {
+  calculate(
+    runner: RunnerState,
+    inputs: unknown,
+    context: CalculationContext,
+    lookup?: CoefficientLookup,
+  ): Promise<CalculationResult> {
     if (runner.closed) return Promise.reject(new Error('this calculation runner has been disposed'));
     return this.request(
       { type: 'calculate', requestId: 0, runnerId: runner.id, inputs, context },
       runner,
+      lookup,
     ) as Promise<CalculationResult>;
   }
 
@@ -161,10 +169,22 @@ export class SandboxPool {
     }
   }
 
-  private request(message: Request['message'], runner?: RunnerState): Promise<unknown> {
+  private request(
+    message: Request['message'],
+    runner?: RunnerState,
+    lookup?: CoefficientLookup,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const budgetMs = runner?.limits.cpuTimeMs ?? DEFAULT_LIMITS.cpuTimeMs;
-      this.enqueue({ message, runner, budgetMs, resolve, reject, attempts: 1 });
+      this.enqueue({
+        message,
+        runner,
+        budgetMs,
+        resolve,
+        reject,
+        attempts: 1,
+        ...(lookup ? { lookup } : {}),
+      });
     });
   }
 
@@ -260,7 +280,7 @@ export class SandboxPool {
       return;
     }
     const { lookupId } = message;
-    const lookup = request.runner?.lookup ?? (async () => null);
+    const lookup = request.lookup ?? request.runner?.lookup ?? (async () => null);
     Promise.resolve()
       .then(() => lookup(message.key, message.options))
       .then(

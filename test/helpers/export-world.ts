@@ -47,6 +47,8 @@ export interface ExportWorld {
   definitionKey: string;
   calcCode: string;
   datasetId: string;
+  /** The dataset items diesel-ef (2025) and diesel-wtt (2024). */
+  itemIds: { ef: string; wtt: string };
 }
 
 export async function createExportWorld(t: TestContext): Promise<ExportWorld> {
@@ -68,8 +70,18 @@ export async function createExportWorld(t: TestContext): Promise<ExportWorld> {
   await assignSites(t, org, tenant.manager.userId, [group, other]);
 
   const datasetId = await createDataset(t, org, { name: 'Fuel factors' });
-  await createDatasetItem(t, org, datasetId, { key: 'diesel-ef', value: 2.5, year: 2025, unit: 'kgCO2e' });
-  await createDatasetItem(t, org, datasetId, { key: 'diesel-wtt', value: 0.5, year: 2024, unit: 'kgCO2e' });
+  const ef = await createDatasetItem(t, org, datasetId, {
+    key: 'diesel-ef',
+    value: 2.5,
+    year: 2025,
+    unit: 'kgCO2e',
+  });
+  const wtt = await createDatasetItem(t, org, datasetId, {
+    key: 'diesel-wtt',
+    value: 0.5,
+    year: 2024,
+    unit: 'kgCO2e',
+  });
   const definitionKey = `fuel-${randomBytes(3).toString('hex')}`;
   const calcCode =
     "const ef = await context.coefficient('diesel-ef'); const wtt = await context.coefficient('diesel-wtt');\nreturn { value: inputs.litres * ef.value + inputs.litres * wtt.value, metadata: { kind: inputs.kind } };";
@@ -204,5 +216,6 @@ export async function createExportWorld(t: TestContext): Promise<ExportWorld> {
     definitionKey,
     calcCode,
     datasetId,
+    itemIds: { ef, wtt },
   };
 }

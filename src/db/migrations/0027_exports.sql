@@ -80,3 +80,9 @@ CREATE TRIGGER activities_places
 CREATE INDEX activity_places_year_idx ON activity_places (organization_id, year);
 CREATE INDEX form_value_history_export_idx ON form_value_history (organization_id, seq);
 CREATE INDEX activity_history_export_idx ON activity_history (organization_id, seq);
+
+-- The coefficients an activity's calculation looked up, in the order it asked for them:
+-- [{key, datasetId, datasetItemId, year, value, unit}] (nulls where nothing was found). Null for
+-- activities calculated before this migration ("not recorded"). Written with the result by the
+-- same statement, so it always belongs to the stored value.
+ALTER TABLE activities ADD COLUMN coefficients jsonb;

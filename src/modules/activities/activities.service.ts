@@ -8,9 +8,9 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { valuesRepository } from '../submissions/values.repository.ts';
-import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import {
   type CalcLimits,
   CalcSession,
@@ -208,7 +208,9 @@ export async function patchActivity(
       await runGuards(deps.guards, tx, org, [
         { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit },
       ]);
-      await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
+      await repo.update(tx, org, caller.userId, [
+        { id: row.id, definitionId: definition.id, ...after, coefficients: outcome.coefficients },
+      ]);
       await repo.insertHistory(tx, org, caller.userId, [
         { activityId: row.id, action: 'UPDATE', before, after },
       ]);

@@ -6,6 +6,47 @@ import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
 import { commonFilters } from './values.export.ts';
 
+/** A coefficient as the activities table records it (see `activities.calculate.ts`). */
+interface UsedCoefficient {
+  key: string;
+  datasetId: string | null;
+  datasetItemId: string | null;
+  year: number | null;
+  value: number | null;
+  unit: string | null;
+}
+
+/** Names of the datasets the organization can read (its own and the common ones), by id. */
+export async function datasetNames(tx: Tx, organizationId: string): Promise<Map<string, string>> {
+  const rows = await tx
+    .selectFrom('datasets')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('is_common', '=', true)]))
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+function coefficientCells(list: UsedCoefficient[] | null, datasets: Map<string, string>) {
+  if (!list) return [null, null];
+  const named = list.map((c) => ({
+    key: c.key,
+    datasetId: c.datasetId,
+    datasetName: c.datasetId ? (datasets.get(c.datasetId) ?? null) : null,
+    datasetItemId: c.datasetItemId,
+    year: c.year,
+    value: c.value,
+    unit: c.unit,
+  }));
+  const text = named
+    .map((c) =>
+      c.value === null
+        ? `${c.key} = not found`
+        : `${c.key} (${c.datasetName ?? c.datasetId}, ${c.year}) = ${c.value}${c.unit ? ` ${c.unit}` : ''}`,
+    )
+    .join('; ');
+  return [named, text];
+}
+
 interface ActivityRecord {
   id: string;
   value_id: string;
@@ -24,6 +65,7 @@ interface ActivityRecord {
   unit: string | null;
   metadata: unknown;
   calc_code_sha256: string | null;
+  coefficients: UsedCoefficient[] | null;
   user_name: string | null;
   user_email: string | null;
   updated_at: Date;
@@ -86,7 +128,7 @@ export function activitiesQuery(ctx: ExportContext): OrderedQuery<ActivityRecord
         select a.id, a.form_element_submission_id as value_id, a.position, a.site_id, f.id as form_id,
                f.name as form_name, f.period_type, e.key as element_key, a.year, a.period_unit,
                d.id as definition_id, d.key as definition_key, a.input, a.value, eu.symbol as unit,
-               a.metadata, a.calc_code_sha256, u.name as user_name, u.email as user_email, a.updated_at
+               a.metadata, a.calc_code_sha256, a.coefficients, u.name as user_name, u.email as user_email, a.updated_at
           ${FROM}
           join activity_definitions d on d.id = a.activity_definition_id
           left join units eu on eu.id = e.unit_id
@@ -98,7 +140,12 @@ export function activitiesQuery(ctx: ExportContext): OrderedQuery<ActivityRecord
   };
 }
 
-export function activityCells(r: ActivityRecord, ctx: ExportContext, inputNames: string[]): Row {
+export function activityCells(
+  r: ActivityRecord,
+  ctx: ExportContext,
+  inputNames: string[],
+  datasets: Map<string, string>,
+): Row {
   const site = ctx.sites.get(r.site_id);
   return [
     r.id,
@@ -121,6 +168,7 @@ export function activityCells(r: ActivityRecord, ctx: ExportContext, inputNames:
     r.unit,
     r.metadata,
     r.calc_code_sha256,
+    ...coefficientCells(r.coefficients, datasets),
     r.user_name,
     r.user_email,
     r.updated_at,

@@ -95,6 +95,16 @@ export const ACTIVITY_TAIL_COLUMNS: Column[] = [
     'string',
     'SHA-256 (hex) of the calcCode that calculated the activity; empty for activities written before exports existed',
   ),
+  col(
+    'coefficients',
+    'json',
+    'The coefficients the calculation looked up, in order: [{key, datasetId, datasetName, datasetItemId, year, value, unit}] (null fields: not found); empty when not recorded (activities calculated before exports existed)',
+  ),
+  col(
+    'coefficientsText',
+    'string',
+    'The same for people: `key (dataset, year) = value unit`, joined by "; "',
+  ),
   col('enteredByName', 'string', 'Who wrote the activity last'),
   col('enteredByEmail', 'string', 'Their e-mail address'),
   col('updatedAt', 'datetime', 'When the activity was last written'),

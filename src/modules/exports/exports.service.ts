@@ -1,6 +1,12 @@
 import type { Engine, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { activitiesQuery, activityCells, activityColumns, inputColumns } from './activities.export.ts';
+import {
+  activitiesQuery,
+  activityCells,
+  activityColumns,
+  datasetNames,
+  inputColumns,
+} from './activities.export.ts';
 import { type Column, HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
 import { exportContext } from './exports.filters.ts';
 import type { RowWriter } from './exports.formats.ts';
@@ -34,12 +40,13 @@ export async function valuesExport(tx: Tx, caller: Caller, query: ExportQuery): 
 export async function activitiesExport(tx: Tx, caller: Caller, query: ExportQuery): Promise<ExportPlan> {
   const ctx = await exportContext(tx, caller, query);
   const inputs = await inputColumns(tx, ctx);
+  const datasets = await datasetNames(tx, ctx.organizationId);
   return {
     name: `activities-${ctx.year}`,
     columns: activityColumns(inputs.columns),
     write: (engine, run, signal, writer) =>
       readPages(engine, run, activitiesQuery(ctx), signal, (rows) =>
-        writer.rows(rows.map((r) => activityCells(r, ctx, inputs.names))),
+        writer.rows(rows.map((r) => activityCells(r, ctx, inputs.names, datasets))),
       ),
   };
 }

@@ -328,6 +328,8 @@ describe('GET /exports/activities', () => {
       'unit',
       'metadata',
       'calcCodeSha256',
+      'coefficients',
+      'coefficientsText',
       'enteredByName',
       'enteredByEmail',
       'updatedAt',
@@ -358,6 +360,28 @@ describe('GET /exports/activities', () => {
       unit: '',
       metadata: '{"kind":"diesel"}',
       calcCodeSha256: createHash('sha256').update(w.calcCode).digest('hex'),
+      coefficients: JSON.stringify([
+        {
+          key: 'diesel-ef',
+          datasetId: w.datasetId,
+          datasetName: 'Fuel factors',
+          datasetItemId: w.itemIds.ef,
+          year: 2025,
+          value: 2.5,
+          unit: 'kgCO2e',
+        },
+        {
+          key: 'diesel-wtt',
+          datasetId: w.datasetId,
+          datasetName: 'Fuel factors',
+          datasetItemId: w.itemIds.wtt,
+          year: 2024,
+          value: 0.5,
+          unit: 'kgCO2e',
+        },
+      ]),
+      coefficientsText:
+        'diesel-ef (Fuel factors, 2025) = 2.5 kgCO2e; diesel-wtt (Fuel factors, 2024) = 0.5 kgCO2e',
       enteredByName: `COLLECTOR ${w.tenant.collector.email}`,
       enteredByEmail: w.tenant.collector.email,
       updatedAt: row['updatedAt'],
@@ -402,5 +426,43 @@ describe('GET /exports/history', () => {
     const viewer = (await csvRows('/exports/history?year=2025', w.tenant.viewer.token)).rows;
     expect(viewer).toHaveLength(9);
     expect(viewer.every((r) => r['siteId'] === w.sites.plant)).toBe(true);
+  });
+});
+
+// Last: it changes the world (a February activity, a coefficient's value).
+describe('recorded coefficients', () => {
+  it('are those of the activity’s last calculation', async () => {
+    const submit = () =>
+      api(t, 'POST', '/form-submissions', {
+        token: w.tenant.collector.token,
+        body: {
+          formId: w.form.id,
+          siteId: w.sites.plant,
+          year: 2025,
+          values: [
+            { elementId: w.elementId('fuel'), periodUnit: 2, value: [{ litres: 10, kind: 'diesel' }] },
+          ],
+        },
+      });
+    const coefficientsOf = async () => {
+      const { rows } = await csvRows('/exports/activities?year=2025&periodUnits=2');
+      expect(rows).toHaveLength(1);
+      return { value: rows[0]!['value'], text: rows[0]!['coefficientsText'] };
+    };
+    expect((await submit()).status).toBe(200);
+    // 10 x 2.5 + 10 x 0.5 = 30.
+    expect(await coefficientsOf()).toEqual({
+      value: '30',
+      text: 'diesel-ef (Fuel factors, 2025) = 2.5 kgCO2e; diesel-wtt (Fuel factors, 2024) = 0.5 kgCO2e',
+    });
+    await t.database.tenant(w.tenant.organizationId, (tx) =>
+      tx.updateTable('dataset_items').set({ value: 3 }).where('id', '=', w.itemIds.ef).execute(),
+    );
+    // The same input again: calculated with the new factor and rewritten, 10 x 3 + 10 x 0.5 = 35.
+    expect((await submit()).status).toBe(200);
+    expect(await coefficientsOf()).toEqual({
+      value: '35',
+      text: 'diesel-ef (Fuel factors, 2025) = 3 kgCO2e; diesel-wtt (Fuel factors, 2024) = 0.5 kgCO2e',
+    });
   });
 });
