@@ -1,5 +1,5 @@
-import Type, { type Static } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
+import Type, { type Static } from 'typebox';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 import { Year } from '../form-sites/form-sites.schemas.ts';
