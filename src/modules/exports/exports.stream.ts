@@ -18,6 +18,18 @@ export function formatOf(accept: string | undefined): ExportFormat {
   return 'csv';
 }
 
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Waits (a few turns of the event loop at most) until the response's head and first bytes are on
+ * their way, so that the answer starts before the first page is read: on PGlite a statement holds
+ * the service's thread while it runs.
+ */
+async function sent(reply: FastifyReply): Promise<void> {
+  for (let i = 0; i < 50 && !reply.raw.headersSent; i++) await tick();
+  await tick();
+}
+
 /**
  * Answers an export as a stream: the filters are checked first (a 400 is still a JSON error),
  * then the header row goes out at once and each page of rows as it is read. When the client goes
@@ -39,6 +51,7 @@ export async function sendExport(
   const writer = createWriter(format, out, plan.name);
   const produce = async () => {
     await writer.start(plan.columns);
+    await sent(reply);
     await plan.write(engine, tenantRun(request), signal, writer);
     await writer.end();
     out.end();
