@@ -161,15 +161,16 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
   }, 50);
-  // Another organization's GET /me every 100 ms while the export runs.
+  // Another organization's GET /me every 100 ms while the export runs, timed from when it was due
+  // (a statement of the export holding the thread delays the call's start: that counts).
   const meTimes: number[] = [];
   let exporting = true;
   const probe = (async () => {
     while (exporting) {
-      const start = performance.now();
-      await call(app, other!.apiKey, 'GET', '/me');
-      meTimes.push(performance.now() - start);
+      const due = performance.now() + 100;
       await new Promise((r) => setTimeout(r, 100));
+      await call(app, other!.apiKey, 'GET', '/me');
+      meTimes.push(performance.now() - due);
     }
   })();
   const got = await download(port, '/api/v1/exports/values?year=2025', key);

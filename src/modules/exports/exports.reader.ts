@@ -18,7 +18,7 @@ export interface OrderedQuery<R, K> {
  * Rows per fetch on PostgreSQL, and per page on PGlite, whose statements run on the service's own
  * thread: a smaller page there keeps what another request may wait for short.
  */
-export const PAGE_SIZE = { postgres: 2_000, pglite: 500 } as const;
+export const PAGE_SIZE = { postgres: 2_000, pglite: 250 } as const;
 
 /**
  * Reads every row of `query`, a page at a time, handing each page to `onPage` before reading the
@@ -58,6 +58,10 @@ export async function readPages<R, K>(
   }
   let after: K | null = null;
   for (;;) {
+    // PGlite answers on this thread, so without a real turn of the event loop between pages the
+    // whole export would run as one task (the client keeps up over loopback): timers, other
+    // requests and their statements get their turn here, before the next page is asked for.
+    await new Promise((resolve) => setImmediate(resolve));
     if (signal.aborted) throw new ExportCancelled();
     const from = after;
     const page = await run((tx) => query.statement(from, pageSize).execute(tx));
