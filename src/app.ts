@@ -35,6 +35,7 @@ import { publicHead } from './modules/dashboards/dashboards.public.ts';
 import { dashboardsRoutes } from './modules/dashboards/dashboards.routes.ts';
 import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
 import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
+import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
 import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
@@ -218,6 +219,7 @@ export async function buildApp({
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock });
+      await api.register(exportsRoutes, { database, storage });
     },
     { prefix: API_PREFIX },
   );

@@ -54,6 +54,8 @@ interface Request {
   sentTo?: SandboxWorker;
   /** The service's own error from a lookup; the request fails with it. */
   hostError?: { error: unknown };
+  /** This calculation's own lookup (it records what it found), instead of the runner's. */
+  lookup?: CoefficientLookup;
 }
 
 /**
@@ -123,11 +125,17 @@ export class SandboxPool {
     );
   }
 
-  calculate(runner: RunnerState, inputs: unknown, context: CalculationContext): Promise<CalculationResult> {
+  calculate(
+    runner: RunnerState,
+    inputs: unknown,
+    context: CalculationContext,
+    lookup?: CoefficientLookup,
+  ): Promise<CalculationResult> {
     if (runner.closed) return Promise.reject(new Error('this calculation runner has been disposed'));
     return this.request(
       { type: 'calculate', requestId: 0, runnerId: runner.id, inputs, context },
       runner,
+      lookup,
     ) as Promise<CalculationResult>;
   }
 
@@ -161,10 +169,22 @@ export class SandboxPool {
     }
   }
 
-  private request(message: Request['message'], runner?: RunnerState): Promise<unknown> {
+  private request(
+    message: Request['message'],
+    runner?: RunnerState,
+    lookup?: CoefficientLookup,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const budgetMs = runner?.limits.cpuTimeMs ?? DEFAULT_LIMITS.cpuTimeMs;
-      this.enqueue({ message, runner, budgetMs, resolve, reject, attempts: 1 });
+      this.enqueue({
+        message,
+        runner,
+        budgetMs,
+        resolve,
+        reject,
+        attempts: 1,
+        ...(lookup ? { lookup } : {}),
+      });
     });
   }
 
@@ -260,7 +280,7 @@ export class SandboxPool {
       return;
     }
     const { lookupId } = message;
-    const lookup = request.runner?.lookup ?? (async () => null);
+    const lookup = request.lookup ?? request.runner?.lookup ?? (async () => null);
     Promise.resolve()
       .then(() => lookup(message.key, message.options))
       .then(

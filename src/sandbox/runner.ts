@@ -28,7 +28,11 @@ export interface CalcRunner {
    * The result, or a CalculationError (the calculation's fault: its code, its inputs or a limit).
    * Any other error is the service's (a failed coefficient lookup, a crashed sandbox).
    */
-  calculate(inputs: unknown, context: CalculationContext): Promise<CalculationResult>;
+  calculate(
+    inputs: unknown,
+    context: CalculationContext,
+    lookup?: CoefficientLookup,
+  ): Promise<CalculationResult>;
   /** Frees the runner's QuickJS context; later calls fail. */
   dispose(): void;
 }
@@ -57,8 +61,9 @@ export async function createCalcRunner(
   return {
     limits: state.limits,
     // Results are rounded as every computed number the service stores (src/lib/numbers.ts).
-    calculate: async (inputs, context) => {
-      const result = await pool.calculate(state, inputs, context);
+    // `lookup`, when given, backs this calculation's lookups instead of `options.coefficient`.
+    calculate: async (inputs, context, lookup) => {
+      const result = await pool.calculate(state, inputs, context, lookup);
       return { ...result, value: roundStored(result.value) };
     },
     dispose: () => pool.close(state),

@@ -18,6 +18,22 @@ export interface ActivitiesTable {
   user_id: string;
   created_at: CreatedAt;
   updated_at: CreatedAt;
+  /** SHA-256 of the calcCode that calculated it (set by a trigger, 0027); null: not recorded. */
+  calc_code_sha256: Generated<string | null>;
+  /** The coefficients its calculation looked up (0027); null: not recorded. */
+  coefficients: Generated<Json<unknown[]> | null>;
+}
+
+/** Where an activity is, kept after it is deleted (filled by a trigger, 0027). */
+export interface ActivityPlacesTable {
+  organization_id: string;
+  activity_id: string;
+  value_id: string;
+  element_id: string;
+  form_site_id: string;
+  site_id: string;
+  year: number;
+  period_unit: number;
 }
 
 export type ActivityHistoryAction = 'CREATE' | 'UPDATE' | 'RECALCULATE' | 'DELETE';

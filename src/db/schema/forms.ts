@@ -119,3 +119,12 @@ export interface FormValueHistoryTable {
   after: Json;
   comment: string | null;
 }
+
+/** The import run (and rows) that wrote a value (0027); shown while recorded_at is the value's. */
+export interface ValueImportSourcesTable {
+  organization_id: string;
+  value_id: string;
+  run_id: string;
+  rows: Json<{ sheet: string; rowIndex: number }[]>;
+  recorded_at: CreatedAt;
+}

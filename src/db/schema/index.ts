@@ -1,4 +1,9 @@
-import type { ActivitiesTable, ActivityHistoryTable, NoActivityMarkersTable } from './activities.ts';
+import type {
+  ActivitiesTable,
+  ActivityHistoryTable,
+  ActivityPlacesTable,
+  NoActivityMarkersTable,
+} from './activities.ts';
 import type { ActivityDefinitionsTable } from './activity-definitions.ts';
 import type { CompletenessRemindersTable, FormLocksTable } from './completeness.ts';
 import type {
@@ -17,6 +22,7 @@ import type {
   FormSubmissionsTable,
   FormsTable,
   FormValueHistoryTable,
+  ValueImportSourcesTable,
 } from './forms.ts';
 import type {
   AccessTokensTable,
@@ -88,4 +94,6 @@ export interface DB {
   dashboard_grants: DashboardGrantsTable;
   dashboard_access_codes: DashboardAccessCodesTable;
   dashboard_access_attempts: DashboardAccessAttemptsTable;
+  value_import_sources: ValueImportSourcesTable;
+  activity_places: ActivityPlacesTable;
 }

@@ -26,8 +26,23 @@ export interface CalcJob {
   context: CalculationContext;
 }
 
+/** A coefficient a calculation looked up, as the activity records it (null fields: not found). */
+export interface UsedCoefficient {
+  key: string;
+  datasetId: string | null;
+  datasetItemId: string | null;
+  year: number | null;
+  value: number | null;
+  unit: string | null;
+}
+
+/** A result with the coefficients its calculation looked up, in the order it asked for them. */
+export interface CalcResult extends CalculationResult {
+  coefficients: UsedCoefficient[];
+}
+
 /** A calculation's result, or why it failed (the calculation's own fault). */
-export type CalcOutcome = CalculationResult | CalculationError;
+export type CalcOutcome = CalcResult | CalculationError;
 
 export const failed = (outcome: CalcOutcome): outcome is CalculationError =>
   outcome instanceof CalculationError;
@@ -173,9 +188,29 @@ export class CalcSession {
     }
     if (this.inFlight++ === 0) this.busySince = Date.now();
     let outcome: CalcOutcome;
+    // What this calculation looks up (through the session's shared cache), once per lookup.
+    const used = new Map<string, UsedCoefficient>();
+    const recording: CoefficientLookup = async (key, options) => {
+      const found = await this.lookup(key, options);
+      used.set(JSON.stringify([key, options.datasetId ?? null, options.year ?? null]), {
+        key,
+        datasetId: found?.datasetId ?? options.datasetId ?? null,
+        datasetItemId: found?.datasetItemId ?? null,
+        year: found?.year ?? null,
+        value: found?.value ?? null,
+        unit: found?.unit ?? null,
+      });
+      return found;
+    };
     try {
       const runner = await this.runner(job.source);
-      outcome = runner instanceof CalculationError ? runner : await runner.calculate(job.input, job.context);
+      outcome =
+        runner instanceof CalculationError
+          ? runner
+          : {
+              ...(await runner.calculate(job.input, job.context, recording)),
+              coefficients: [...used.values()],
+            };
     } catch (error) {
       if (!(error instanceof CalculationError)) throw error;
       // Only the limit of a calculation itself counts (not the refusals above).

@@ -18,6 +18,7 @@ import { valuesRepository } from '../submissions/values.repository.ts';
 import {
   type CalcJob,
   type CalcLimits,
+  type CalcResult,
   CalcSession,
   DEFAULT_CALC_LIMITS,
   failed,
@@ -44,7 +45,7 @@ interface Work {
   definition: ActivityDefinition | undefined;
   inputs: ActivityInput[];
   jobs: CalcJob[];
-  results: CalculationResult[];
+  results: CalcResult[];
 }
 
 /**
@@ -223,6 +224,7 @@ async function saveActivities(
     const summaries: ActivitySummary[] = [];
     w.inputs.forEach((input, position) => {
       const after = snapshot(input, w.results[position]!);
+      const coefficients = w.results[position]!.coefficients;
       const old = before[position];
       const id = old?.id ?? randomUUID();
       summaries.push({ activityId: id, ...after });
@@ -238,13 +240,14 @@ async function saveActivities(
           periodUnit: w.plan.periodUnit,
           position,
           ...after,
+          coefficients,
         });
         history.push({ activityId: id, action: 'CREATE', before: null, after });
         return;
       }
       const previous: ActivitySnapshot = { input: old.input, value: old.value, metadata: old.metadata };
       if (isDeepStrictEqual(previous, after)) return;
-      updates.push({ id, definitionId: w.definition!.id, ...after });
+      updates.push({ id, definitionId: w.definition!.id, ...after, coefficients });
       history.push({ activityId: id, action: 'UPDATE', before: previous, after });
     });
     for (const old of before.slice(w.inputs.length)) {

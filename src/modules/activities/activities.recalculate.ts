@@ -134,7 +134,12 @@ export async function recalculateDefinition(
           };
           if (isDeepStrictEqual(before, now)) continue;
           out.changed += 1;
-          updates.push({ id: row.id, definitionId: definition.id, ...now });
+          updates.push({
+            id: row.id,
+            definitionId: definition.id,
+            ...now,
+            coefficients: outcome.coefficients,
+          });
           history.push({ activityId: row.id, action: 'RECALCULATE', before, after: now });
           touched.add(row.form_element_submission_id);
           slots.push({ formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit });

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import { appendHistory } from '../../db/history.ts';
 import type { ActivityHistoryAction } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
+import type { UsedCoefficient } from './activities.calculate.ts';
 
 /** What the history keeps of an activity before and after a change. */
 export interface ActivitySnapshot {
@@ -13,6 +14,8 @@ export interface ActivitySnapshot {
 
 export interface ActivityInsert extends ActivitySnapshot {
   id: string;
+  /** The coefficients the calculation looked up (exports); null: not recorded. */
+  coefficients?: UsedCoefficient[] | null;
   valueId: string;
   elementId: string;
   definitionId: string;
@@ -25,6 +28,8 @@ export interface ActivityInsert extends ActivitySnapshot {
 
 export interface ActivityUpdate extends ActivitySnapshot {
   id: string;
+  /** The coefficients the calculation looked up (exports); null: not recorded. */
+  coefficients?: UsedCoefficient[] | null;
   definitionId: string;
 }
 
@@ -68,14 +73,15 @@ export const activitiesRepository = {
         input: r.input,
         value: r.value,
         metadata: r.metadata,
+        coefficients: r.coefficients ?? null,
         user_id: userId,
       }));
       await sql`
         insert into activities (id, organization_id, form_element_submission_id, element_id,
                activity_definition_id, form_site_id, site_id, year, period_unit, position, input,
-               value, metadata, user_id)
+               value, metadata, coefficients, user_id)
         select id, organization_id, form_element_submission_id, element_id, activity_definition_id,
-               form_site_id, site_id, year, period_unit, position, input, value, metadata, user_id
+               form_site_id, site_id, year, period_unit, position, input, value, metadata, coefficients, user_id
           from jsonb_populate_recordset(null::activities, ${JSON.stringify(doc)}::jsonb)`.execute(tx);
     }
   },
@@ -88,15 +94,17 @@ export const activitiesRepository = {
         input: r.input,
         value: r.value,
         metadata: r.metadata,
+        coefficients: r.coefficients ?? null,
         definition_id: r.definitionId,
       }));
       await sql`
         update activities a
            set input = r.input, value = r.value, metadata = r.metadata,
-               activity_definition_id = r.definition_id,
+               activity_definition_id = r.definition_id, coefficients = r.coefficients,
                user_id = coalesce(${userId}::uuid, a.user_id), updated_at = now()
           from jsonb_to_recordset(${JSON.stringify(doc)}::jsonb)
-               as r(id uuid, input jsonb, value double precision, metadata jsonb, definition_id uuid)
+               as r(id uuid, input jsonb, value double precision, metadata jsonb, coefficients jsonb,
+                  definition_id uuid)
          where a.organization_id = ${organizationId} and a.id = r.id`.execute(tx);
     }
   },

@@ -210,7 +210,9 @@ export async function patchActivity(
       await runGuards(deps.guards, tx, org, [
         { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit },
       ]);
-      await repo.update(tx, org, caller.userId, [{ id: row.id, definitionId: definition.id, ...after }]);
+      await repo.update(tx, org, caller.userId, [
+        { id: row.id, definitionId: definition.id, ...after, coefficients: outcome.coefficients },
+      ]);
       await repo.insertHistory(tx, org, caller.userId, [
         { activityId: row.id, action: 'UPDATE', before, after },
       ]);

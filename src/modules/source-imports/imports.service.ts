@@ -8,6 +8,7 @@ import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type CalcLimits, CalcSession, DEFAULT_CALC_LIMITS } from '../activities/activities.calculate.ts';
 import { activityElementHandler } from '../activities/activities.element.ts';
+import { recordImportSources } from '../exports/import-sources.repository.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
@@ -170,7 +171,7 @@ async function importRows(
         ...deps.pipeline,
         handlers: { ...deps.pipeline.handlers, ACTIVITY: activityElementHandler(DEFAULT_CALC_LIMITS, calc) },
       };
-      writes = await write(tx, caller, analysis, pipeline);
+      writes = await write(tx, caller, analysis, pipeline, runId);
     } catch (e) {
       deps.log(e);
       status = 'failed';
@@ -209,11 +210,13 @@ async function importRows(
 }
 
 /** Writes the drafts inside a savepoint: if anything raises, nothing of them stays. */
-async function write(tx: Tx, caller: Caller, analysis: Analysis, pipeline: ValuesPipeline) {
+async function write(tx: Tx, caller: Caller, analysis: Analysis, pipeline: ValuesPipeline, runId: string) {
   await sql`savepoint source_import_write`.execute(tx);
   try {
     await createFormSites(tx, caller.organizationId, analysis.readiness.missingFormSites);
     const writes = await storeDrafts(tx, caller, analysis.drafts, pipeline);
+    // Which run and rows wrote each value, for the exports.
+    await recordImportSources(tx, caller.organizationId, runId, analysis.drafts);
     await sql`release savepoint source_import_write`.execute(tx);
     return writes;
   } catch (e) {

@@ -1,0 +1,195 @@
+// Exports: GET /api/v1/exports/values?year=2025 as CSV over a real loopback connection (the
+// service listening in this process, a client reading and discarding the stream), with the
+// process's RSS before, at its peak during, and after the export; beside a bare baseline in the
+// same run: the same rows' table read through a cursor by a bare pg client (PostgreSQL), or in
+// keyset pages through PGlite's own query API (embedded). On PGlite, meanwhile, GET /me of another
+// organization is timed every 100 ms (the export must leave the one connection to others).
+// `npm run bench -- exports` (VALUES=1000000 by default on PostgreSQL, PGLITE_VALUES=200000 on
+// PGlite; ENGINES=postgres or pglite to run one).
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import type { Database } from '../src/db/client.ts';
+import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
+import { call, engines, freshDatabase, median } from './lib.ts';
+
+const ELEMENTS = 50;
+const MONTHS = 12;
+const only = process.env['ENGINES']?.split(',');
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** Seeds `values` values of 2025: sites × 50 NUMBER elements × 12 months, in SQL. */
+async function seed(database: Database, app: Awaited<ReturnType<typeof buildApp>>, values: number) {
+  const org = await createOrganizationWithKey(database, {
+    organizationName: 'Bench',
+    email: 'bench@example.com',
+    name: 'Bench',
+    password: null,
+  });
+  const key = org!.apiKey;
+  const orgId = org!.organization.id;
+  const userId = org!.user.id;
+  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
+  const kwh = units.find((u) => u.symbol === 'kWh')!.id;
+  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
+  const form = await call(app, key, 'POST', '/forms', {
+    name: 'Energy',
+    periodType: 'MONTHLY',
+    elements: Array.from({ length: ELEMENTS }, (_, i) => ({
+      key: `e${i}`,
+      label: `Element ${i}`,
+      type: 'NUMBER',
+      unitId: kwh,
+    })),
+  });
+  const elementIds: string[] = form.elements.map((e: { id: string }) => e.id);
+  const sites = Math.ceil(values / (ELEMENTS * MONTHS));
+  await database.system(async (tx) => {
+    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+    await sql`
+      insert into sites (organization_id, name, code, parent_id, metadata, address)
+      select ${orgId}, 'Plant ' || p, 'P' || p, ${root.id}::uuid, '{}', '{}' from generate_series(1, ${sites}) p`.execute(
+      tx,
+    );
+    await sql`
+      insert into form_sites (organization_id, form_id, site_id, year)
+      select ${orgId}, ${form.id}::uuid, id, 2025 from sites where organization_id = ${orgId} and parent_id is not null`.execute(
+      tx,
+    );
+    await sql`
+      insert into form_submissions (organization_id, form_site_id, user_id)
+      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
+    await sql`
+      insert into form_element_submissions
+        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
+      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
+             fs.site_id, fs.year
+        from form_submissions s
+        join form_sites fs on fs.id = s.form_site_id
+        cross join unnest(${elementIds}::uuid[]) e(id)
+        cross join generate_series(1, ${MONTHS}) m
+        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
+       where s.organization_id = ${orgId}`.execute(tx);
+  });
+  await database.system((tx) => sql`analyze`.execute(tx));
+  return { key, orgId, sites, values: sites * ELEMENTS * MONTHS };
+}
+
+/** Reads a URL of the listening service to the end; answers bytes, lines and time to first byte. */
+function download(port: number, path: string, key: string) {
+  return new Promise<{ bytes: number; lines: number; firstByteMs: number; ms: number }>((resolve, reject) => {
+    const start = performance.now();
+    let firstByteMs = 0;
+    let bytes = 0;
+    let lines = 0;
+    const req = httpRequest({ port, path, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
+      res.on('data', (chunk: Buffer) => {
+        if (bytes === 0) firstByteMs = performance.now() - start;
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      });
+      res.on('end', () => resolve({ bytes, lines, firstByteMs, ms: performance.now() - start }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The bare baseline: the values table's rows of the year read in pages of 2,000, nothing else. */
+async function bare(database: Database, orgId: string, databaseUrl: string | undefined): Promise<number> {
+  const start = performance.now();
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query('begin');
+    await client.query(
+      'declare c no scroll cursor for select * from form_element_submissions where organization_id = $1 and year = 2025 order by id',
+      [orgId],
+    );
+    for (;;) {
+      const page = await client.query('fetch forward 2000 from c');
+      if (page.rows.length < 2000) break;
+    }
+    await client.query('commit');
+    await client.end();
+  } else {
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const page = await database.system((tx) =>
+        sql<{
+          id: string;
+        }>`select * from form_element_submissions where organization_id = ${orgId} and year = 2025
+                             and deleted_at is null and id > ${after}::uuid order by id limit 2000`.execute(
+          tx,
+        ),
+      );
+      if (page.rows.length < 2000) break;
+      after = page.rows.at(-1)!.id;
+    }
+  }
+  return performance.now() - start;
+}
+
+const results: string[] = [];
+for (const engine of engines().filter((e) => !only || only.includes(e))) {
+  const wanted = Number(
+    engine === 'postgres' ? (process.env['VALUES'] ?? 1_000_000) : (process.env['PGLITE_VALUES'] ?? 200_000),
+  );
+  const { database, config, drop } = await freshDatabase(engine);
+  const app = await buildApp({ database, config });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as AddressInfo).port;
+  const seedStart = performance.now();
+  const { key, orgId, values } = await seed(database, app, wanted);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const other = await createOrganizationWithKey(database, {
+    organizationName: 'Other',
+    email: 'other@example.com',
+    name: 'Other',
+    password: null,
+  });
+
+  const bareMs = await bare(database, orgId, engine === 'postgres' ? config.databaseUrl : undefined);
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 50);
+  // Another organization's GET /me every 100 ms while the export runs, timed from when it was due
+  // (a statement of the export holding the thread delays the call's start: that counts).
+  const meTimes: number[] = [];
+  let exporting = true;
+  const probe = (async () => {
+    while (exporting) {
+      const due = performance.now() + 100;
+      await new Promise((r) => setTimeout(r, 100));
+      await call(app, other!.apiKey, 'GET', '/me');
+      meTimes.push(performance.now() - due);
+    }
+  })();
+  const got = await download(port, '/api/v1/exports/values?year=2025', key);
+  exporting = false;
+  await probe;
+  clearInterval(sampler);
+  global.gc?.();
+  const rssAfter = process.memoryUsage().rss;
+  if (got.lines !== values + 1) throw new Error(`exported ${got.lines - 1} rows of ${values}`);
+  const sorted = [...meTimes].sort((a, b) => a - b);
+  results.push(
+    `| ${engine} | ${values.toLocaleString('en')} | ${(seedSeconds).toFixed(0)} s | ${(got.ms / 1000).toFixed(1)} s | ${got.firstByteMs.toFixed(0)} ms | ${mb(got.bytes)} MB | ${(bareMs / 1000).toFixed(1)} s | ${(got.ms / bareMs).toFixed(1)} | ${mb(rssBefore)} | ${mb(rssPeak)} (+${mb(rssPeak - rssBefore)}) | ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)}) | ${meTimes.length} calls: p50 ${median(meTimes).toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms |`,
+  );
+  console.log(results.at(-1));
+  await app.close();
+  await drop();
+}
+console.log(
+  '| engine | values | seeding | export (CSV, loopback) | first byte | size | bare read | ratio | RSS before MB | RSS peak MB | RSS after MB | GET /me of another organization meanwhile |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of results) console.log(r);

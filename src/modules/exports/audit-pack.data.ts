@@ -1,0 +1,149 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { siteScope } from '../access/site-scope.ts';
+import { listIndicators } from '../indicators/indicators.service.ts';
+import { currentValues } from '../indicators/indicators.values.ts';
+import type { Column, Row } from './exports.columns.ts';
+
+const col = (name: string, type: Column['type'], description: string): Column => ({
+  name,
+  type,
+  description,
+});
+
+export const DATASET_COLUMNS: Column[] = [
+  col('datasetId', 'string', 'The dataset'),
+  col('datasetName', 'string', 'Its name'),
+  col('common', 'boolean', 'A common dataset (shared by every organization)'),
+  col('itemId', 'string', 'The coefficient (dataset item)'),
+  col('key', 'string', 'Its key, as calculations look it up'),
+  col('label', 'string', 'Its label'),
+  col('value', 'number', 'Its value'),
+  col('unit', 'string', 'The unit it yields'),
+  col('inputUnit', 'string', 'The unit it applies per'),
+  col('year', 'integer', 'Its year'),
+  col('updatedAt', 'datetime', 'When it last changed'),
+];
+
+export const INDICATOR_COLUMNS: Column[] = [
+  col('indicatorId', 'string', 'The indicator'),
+  col('name', 'string', 'Its name'),
+  col('expression', 'json', 'Its expression parts, as stored'),
+  col('year', 'integer', 'The year computed'),
+  col('value', 'number', 'Its value over the sites exported, in its unit (empty when it cannot be computed)'),
+  col('unit', 'string', 'The unit of `value`'),
+  col('displayValue', 'number', 'The value in the display unit'),
+  col('displayUnit', 'string', 'The display unit'),
+  col('issues', 'json', 'Why a value is missing or partial (noData, missingDatasetItem, …)'),
+];
+
+export const LOCK_COLUMNS: Column[] = [
+  col('lockId', 'string', 'The lock'),
+  col('formId', 'string', 'The form'),
+  col('formName', 'string', 'Its name'),
+  col('year', 'integer', 'The year'),
+  col('periodUnit', 'integer', 'The period locked; empty: the whole year'),
+  col('siteId', 'string', 'The site locked; empty: every site'),
+  col('siteName', 'string', 'Its name'),
+  col('lockedByName', 'string', 'Who locked'),
+  col('lockedAt', 'datetime', 'When'),
+  col('unlockedByName', 'string', 'Who unlocked, when it was unlocked'),
+  col('unlockedAt', 'datetime', 'When'),
+];
+
+/**
+ * The coefficients the organization's calculations and indicators can use: its own datasets'
+ * items and those of the common datasets (calculations do not record which ones they looked up).
+ */
+export async function datasetRows(tx: Tx, caller: Caller): Promise<Row[]> {
+  const rows = await sql<Record<string, unknown>>`
+    select d.id as dataset_id, d.name as dataset_name, d.is_common, i.id, i.key, i.name, i.value, i.unit,
+           iu.symbol as input_unit, i.year, i.updated_at
+      from dataset_items i
+      join datasets d on d.id = i.dataset_id
+      left join units iu on iu.id = i.input_unit_id
+     where d.organization_id = ${caller.organizationId} or d.is_common
+     order by d.name, d.id, i.key, i.year, i.id`.execute(tx);
+  return rows.rows.map((r) => [
+    r['dataset_id'],
+    r['dataset_name'],
+    r['is_common'],
+    r['id'],
+    r['key'],
+    r['name'],
+    r['value'],
+    r['unit'],
+    r['input_unit'],
+    r['year'],
+    r['updated_at'],
+  ]);
+}
+
+/** Every indicator with its expression and its value for the year over the sites exported. */
+export async function indicatorRows(
+  tx: Tx,
+  caller: Caller,
+  year: number,
+  siteIds: string[] | undefined,
+  now: Date,
+): Promise<Row[]> {
+  const indicators = await listIndicators(tx, caller);
+  const rows: Row[] = [];
+  for (let i = 0; i < indicators.length; i += 500) {
+    const part = indicators.slice(i, i + 500);
+    const { results } = await currentValues(
+      tx,
+      caller,
+      { indicatorIds: part.map((x) => x.id), year, ...(siteIds ? { siteIds } : {}) },
+      now,
+    );
+    for (const indicator of part) {
+      const r = results[indicator.id]!;
+      rows.push([
+        indicator.id,
+        indicator.name,
+        indicator.expressionParts,
+        year,
+        r.value,
+        r.unit,
+        r.displayValue,
+        r.displayUnit,
+        r.issues,
+      ]);
+    }
+  }
+  return rows;
+}
+
+/** The year's locks (live and lifted) on every site or on a site the caller can read. */
+export async function lockRows(tx: Tx, caller: Caller, year: number, formId: string | null): Promise<Row[]> {
+  const scope = await siteScope(tx, caller);
+  const rows = await sql<Record<string, unknown>>`
+    select l.id, l.form_id, f.name as form_name, l.year, l.period_unit, l.site_id, s.name as site_name,
+           coalesce(nullif(cu.name, ''), cu.email) as locked_by, l.created_at,
+           coalesce(nullif(uu.name, ''), uu.email) as unlocked_by, l.unlocked_at
+      from form_locks l
+      join forms f on f.organization_id = l.organization_id and f.id = l.form_id
+      left join sites s on s.organization_id = l.organization_id and s.id = l.site_id
+      left join users cu on cu.id = l.created_by
+      left join users uu on uu.id = l.unlocked_by
+     where l.organization_id = ${caller.organizationId} and l.year = ${year}
+       ${formId ? sql`and l.form_id = ${formId}` : sql``}
+     order by l.created_at, l.id`.execute(tx);
+  return rows.rows
+    .filter((r) => r['site_id'] === null || scope.all || scope.siteIds.has(r['site_id'] as string))
+    .map((r) => [
+      r['id'],
+      r['form_id'],
+      r['form_name'],
+      r['year'],
+      r['period_unit'],
+      r['site_id'],
+      r['site_name'],
+      r['locked_by'],
+      r['created_at'],
+      r['unlocked_by'],
+      r['unlocked_at'],
+    ]);
+}

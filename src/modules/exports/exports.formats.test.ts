@@ -1,0 +1,49 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { cellText, createWriter } from './exports.formats.ts';
+import { formatOf } from './exports.stream.ts';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+describe('formatOf', () => {
+  it.each([
+    [undefined, 'csv'],
+    ['*/*', 'csv'],
+    ['application/json', 'csv'],
+    ['text/csv', 'csv'],
+    ['application/x-ndjson', 'ndjson'],
+    [XLSX, 'xlsx'],
+    ['text/csv;q=0.5, application/x-ndjson', 'ndjson'],
+    [`application/x-ndjson;q=0.2, ${XLSX};q=0.9`, 'xlsx'],
+    ['application/*', 'csv'],
+  ])('Accept %s -> %s', (accept, format) => {
+    expect(formatOf(accept)).toBe(format);
+  });
+});
+
+describe('the CSV writer', () => {
+  it('neutralises formulas but not numbers, and writes empty cells for null', async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const writer = createWriter('csv', out);
+    await writer.start([
+      { name: 'a', type: 'string', description: '' },
+      { name: 'b', type: 'json', description: '' },
+    ]);
+    await writer.rows([
+      ['=HYPERLINK("x")', -5],
+      ['@SUM(A1)', null],
+      [new Date(Date.UTC(2025, 0, 2)), { k: 'v' }],
+    ]);
+    await writer.end();
+    out.end();
+    expect(Buffer.concat(chunks).toString()).toBe(
+      'a,b\n"\'=HYPERLINK(""x"")",-5\n\'@SUM(A1),\n2025-01-02T00:00:00.000Z,"{""k"":""v""}"\n',
+    );
+  });
+
+  it('writes every kind of cell as text the same way', () => {
+    expect([null, undefined, 1.5, true, 'x', [1]].map(cellText)).toEqual(['', '', '1.5', 'true', 'x', '[1]']);
+  });
+});

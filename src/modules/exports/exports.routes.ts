@@ -1,0 +1,132 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { errors } from '../../http/schemas.ts';
+import type { Storage } from '../../storage/storage.ts';
+import { activityColumns } from './activities.export.ts';
+import { sendAuditPack } from './audit-pack.ts';
+import { HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
+import {
+  ActivitiesExportQuery,
+  AuditPackQuery,
+  columnList,
+  HistoryQuery,
+  tableContent,
+  ValuesQuery,
+} from './exports.schemas.ts';
+import { activitiesExport, historyExport, valuesExport } from './exports.service.ts';
+import { sendExport } from './exports.stream.ts';
+
+const TAGS = ['Exports'];
+const FORMATS =
+  'Send `Accept: text/csv` (the default), `application/x-ndjson` or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: the three hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export. Only the sites you can read are exported.';
+
+/** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
+export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; storage: Storage }> = async (
+  app,
+  { database, storage },
+) => {
+  app.get(
+    '/exports/values',
+    {
+      config: { minRole: 'VIEWER' },
+      schema: {
+        operationId: 'exports.values',
+        tags: TAGS,
+        summary: 'Export every stored value of a year',
+        description: `One row per live value of the year, in value id order. ${FORMATS}\n\nColumns:\n${columnList(VALUE_COLUMNS)}`,
+        querystring: ValuesQuery,
+        response: {
+          200: tableContent('The values', {
+            csv: `${VALUE_COLUMNS.map((c) => c.name).join(',')}\n`,
+            ndjson:
+              '{"valueId":"6f1c…","siteId":"…","value":1500,"unit":"kWh","originalValue":1.5,"selectedUnit":"MWh",…}\n',
+          }),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    (request, reply) =>
+      sendExport(request, reply, database.engine, (tx, caller) => valuesExport(tx, caller, request.query)),
+  );
+
+  app.get(
+    '/exports/activities',
+    {
+      config: { minRole: 'VIEWER' },
+      schema: {
+        operationId: 'exports.activities',
+        tags: TAGS,
+        summary: 'Export every activity of a year with its inputs and calculation',
+        description: `One row per activity of the year, in activity id order. ${FORMATS}\n\nColumns (the \`input.<name>\` columns, one per input of the definitions met, ordered by definition key and then as each definition declares them, come after \`definitionKey\`):\n${columnList(activityColumns([]))}`,
+        querystring: ActivitiesExportQuery,
+        response: {
+          200: tableContent('The activities', {
+            csv: `${activityColumns([{ name: 'input.kwh', type: 'json', description: '' }])
+              .map((c) => c.name)
+              .join(',')}\n`,
+            ndjson: '{"activityId":"…","input.kwh":1200,"value":480,"calcCodeSha256":"9f86d0…",…}\n',
+          }),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    (request, reply) =>
+      sendExport(request, reply, database.engine, (tx, caller) =>
+        activitiesExport(tx, caller, request.query),
+      ),
+  );
+
+  app.get(
+    '/exports/history',
+    {
+      config: { minRole: 'VIEWER' },
+      schema: {
+        operationId: 'exports.history',
+        tags: TAGS,
+        summary: 'Export every change of the year’s values and activities',
+        description: `The changes of values (in the order they were made), then those of activities, made up to the export's start. ${FORMATS}\n\nColumns:\n${columnList(HISTORY_COLUMNS)}`,
+        querystring: HistoryQuery,
+        response: {
+          200: tableContent('The changes', {
+            csv: `${HISTORY_COLUMNS.map((c) => c.name).join(',')}\n`,
+            ndjson:
+              '{"changeId":"…","recordType":"value","action":"REVIEW","comment":"meter photo missing",…}\n',
+          }),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    (request, reply) =>
+      sendExport(request, reply, database.engine, (tx, caller) => historyExport(tx, caller, request.query)),
+  );
+
+  app.get(
+    '/exports/audit-pack',
+    {
+      config: { minRole: 'MANAGER' },
+      schema: {
+        operationId: 'exports.auditPack',
+        tags: TAGS,
+        summary: 'Download everything behind a year’s figures as one zip (managers and owners)',
+        description:
+          'A zip streamed as it is made, holding `values.csv`, `activities.csv` and `history.csv` (the columns of the three exports), `datasets.csv` (the coefficients of the organization’s datasets and of the common ones), `indicators.csv` (every indicator, its expression and its value for the year over the sites exported), `locks.csv` (the year’s locks, live and lifted), the evidence files of the FILE values exported under `evidence/<mediaId>/<file name>`, and `manifest.json` and `SHA256SUMS` with the size and SHA-256 of every other file. Evidence that storage cannot give the service is listed under `missingEvidence` in the manifest. Managers and owners only, because it holds the datasets (which viewers cannot read); only the sites you can read are exported.',
+        querystring: AuditPackQuery,
+        response: {
+          200: {
+            description: 'The zip',
+            headers: {
+              'content-disposition': {
+                description: 'attachment; filename="audit-pack-<year>.zip"',
+                schema: { type: 'string' },
+              },
+            },
+            content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
+          },
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    (request, reply) => sendAuditPack(request, reply, database.engine, storage, request.query),
+  );
+};
