@@ -92,6 +92,7 @@ export async function createExportWorld(t: TestContext): Promise<ExportWorld> {
       { name: 'kind', type: 'string' },
     ],
     calcCode,
+    unitId: units['kgCO2e'],
   });
   const form = await createForm(t, tenant, {
     name: 'Energy',

@@ -237,6 +237,8 @@ export async function createActivityDefinition(
     inputs?: { name: string; type: 'string' | 'number' | 'boolean' | 'date'; required?: boolean }[];
     metadataSchema?: Record<string, unknown> | null;
     isCommon?: boolean;
+    /** The unit the calcCode's value is in. */
+    unitId?: string | null;
   } = {},
 ): Promise<string> {
   const key = fields.key ?? `activity-${unique()}`;
@@ -257,6 +259,7 @@ export async function createActivityDefinition(
         inputs: JSON.stringify(inputs),
         metadata_schema: fields.metadataSchema ? JSON.stringify(fields.metadataSchema) : null,
         is_common: fields.isCommon ?? false,
+        unit_id: fields.unitId ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow(),

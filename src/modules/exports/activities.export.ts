@@ -131,7 +131,7 @@ export function activitiesQuery(ctx: ExportContext): OrderedQuery<ActivityRecord
                a.metadata, a.calc_code_sha256, a.coefficients, u.name as user_name, u.email as user_email, a.updated_at
           ${FROM}
           join activity_definitions d on d.id = a.activity_definition_id
-          left join units eu on eu.id = e.unit_id
+          left join units eu on eu.id = coalesce(d.unit_id, e.unit_id)
           left join users u on u.id = a.user_id
          where ${activityFilters(ctx)} ${after === null ? sql`` : sql`and a.id > ${after}::uuid`}
          order by a.id

@@ -357,7 +357,7 @@ describe('GET /exports/activities', () => {
       'input.kind': 'diesel',
       // 100 l x 2.5 (diesel-ef, 2025) + 100 l x 0.5 (diesel-wtt, 2024) = 250 + 50 = 300.
       value: '300',
-      unit: '',
+      unit: 'kgCO2e',
       metadata: '{"kind":"diesel"}',
       calcCodeSha256: createHash('sha256').update(w.calcCode).digest('hex'),
       coefficients: JSON.stringify([
