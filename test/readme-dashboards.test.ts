@@ -1,65 +1,19 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { marked, missingTools, readmeService, under } from './helpers/readme.ts';
 
 // The README's dashboards walk-through, run as a reader following the README from the top gets
 // there: the worked example, the indicators and targets block, the spreadsheet import, then the
 // dashboards block (the completeness part only reads, reminds and locks: no figure changes). Every
 // `# {…}` answer the README shows under the dashboards block must be what the service prints.
-const ROOT = join(import.meta.dirname, '..');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const marked = (name: string) =>
-  new RegExp(`<!-- ${name}:start -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(
-    readme,
-  )?.[1];
-/** The first sh block under a heading. */
-const under = (heading: string) => {
-  const at = readme.indexOf(`\n${heading}\n`);
-  return at < 0 ? undefined : /```sh\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
-};
 const blocks = {
   scenario: marked('scenario'),
   indicators: under('### Indicators and targets'),
   imports: marked('scenario-imports'),
   dashboards: marked('scenario-dashboards'),
 };
-const tools = ['curl', 'jq', 'bash', 'grep'].filter((tool) => spawnSync('which', [tool]).status !== 0);
-
-let server: ChildProcess | undefined;
-let api = '';
-let key = '';
-const dataDir = mkdtempSync(join(tmpdir(), 'sdcs-readme-dashboards-'));
-
-beforeAll(async () => {
-  if (tools.length > 0) return;
-  const env: NodeJS.ProcessEnv = { ...process.env, SDCS_DATA_DIR: dataDir, PORT: '0', LOG_FORMAT: 'json' };
-  delete env['DATABASE_URL'];
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'sdcs.mjs'), 'serve'], { env });
-  server = child;
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const base = /SDCS listening on (http:\/\/[^\s]+) /.exec(out)?.[1];
-      const bearer = /Bearer (sdcs_\w+)/.exec(out)?.[1];
-      if (base && bearer) {
-        api = `${base}/api/v1`;
-        key = bearer;
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`the service exited with ${code}: ${out}`)));
-  });
-}, 120_000);
-
-afterAll(() => {
-  server?.removeAllListeners('exit');
-  server?.kill('SIGTERM');
-});
+const tools = missingTools(['curl', 'jq', 'bash', 'grep']);
+const service = readmeService(tools.length > 0);
 
 describe('the README’s dashboards walk-through', () => {
   it('has its blocks', () => {
@@ -71,7 +25,7 @@ describe('the README’s dashboards walk-through', () => {
     () => {
       const script = [blocks.scenario, blocks.indicators, blocks.imports, blocks.dashboards].join('\n');
       const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-        env: { ...process.env, API: api, KEY: key, SDCS_DATA_DIR: dataDir },
+        env: { ...process.env, API: service.api, KEY: service.key, SDCS_DATA_DIR: service.dataDir },
         encoding: 'utf8',
         timeout: 90_000,
       });

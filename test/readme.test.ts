@@ -1,61 +1,16 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { marked, missingTools, readmeService } from './helpers/readme.ts';
 
-// The README's worked example, run exactly as written against the real service (the bundle that
-// `npm start` runs, on a fresh embedded database), so that the README cannot drift from the API.
-const ROOT = join(import.meta.dirname, '..');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const scenario = /<!-- scenario:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario:end -->/.exec(readme)?.[1];
+// The README's worked example, run exactly as written against the real service, so that the
+// README cannot drift from the API.
+const scenario = marked('scenario');
 // The source-import walk-through continues the worked example (same variables), so both run as one.
-const imports = /<!-- scenario-imports:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario-imports:end -->/.exec(
-  readme,
-)?.[1];
+const imports = marked('scenario-imports');
 // The two-country Scope 2 walk-through continues them too (same `call` and `GROUP`).
-const ghg = /<!-- scenario-ghg:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scenario-ghg:end -->/.exec(
-  readme,
-)?.[1];
-const tools = ['curl', 'jq', 'bash'].filter((tool) => spawnSync('which', [tool]).status !== 0);
-
-let server: ChildProcess | undefined;
-let api = '';
-let key = '';
-
-beforeAll(async () => {
-  if (tools.length > 0) return;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    SDCS_DATA_DIR: mkdtempSync(join(tmpdir(), 'sdcs-readme-')),
-    PORT: '0',
-    LOG_FORMAT: 'json',
-  };
-  delete env['DATABASE_URL'];
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'sdcs.mjs'), 'serve'], { env });
-  server = child;
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const base = /SDCS listening on (http:\/\/[^\s]+) /.exec(out)?.[1];
-      const bearer = /Bearer (sdcs_\w+)/.exec(out)?.[1];
-      if (base && bearer) {
-        api = `${base}/api/v1`;
-        key = bearer;
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`the service exited with ${code}: ${out}`)));
-  });
-}, 120_000);
-
-afterAll(() => {
-  server?.removeAllListeners('exit');
-  server?.kill('SIGTERM');
-});
+const ghg = marked('scenario-ghg');
+const tools = missingTools(['curl', 'jq', 'bash']);
+const service = readmeService(tools.length > 0);
 
 describe('the README’s worked example', () => {
   it('is in the README', () => {
@@ -69,7 +24,7 @@ describe('the README’s worked example', () => {
         'bash',
         ['-euo', 'pipefail', '-c', `${scenario!}\n${imports ?? ''}\n${ghg ?? ''}`],
         {
-          env: { ...process.env, API: api, KEY: key },
+          env: { ...process.env, API: service.api, KEY: service.key },
           encoding: 'utf8',
           timeout: 60_000,
         },

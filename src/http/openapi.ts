@@ -100,6 +100,21 @@ export const COMMON_HEADERS: Record<string, unknown> = {
   'RateLimit-Limit': integerHeader('Requests allowed in the current window (when a rate limit applies)'),
   'RateLimit-Remaining': integerHeader('Requests left in the current window'),
   'RateLimit-Reset': integerHeader('Seconds until the window resets'),
+  'X-Content-Type-Options': {
+    type: 'string',
+    enum: ['nosniff'],
+    description: 'Browsers must not guess another content type than the one declared',
+  },
+  'Content-Security-Policy': {
+    type: 'string',
+    description: "`frame-ancestors 'none'` (no framing), unless the route declares a policy of its own",
+  },
+  'X-Frame-Options': {
+    type: 'string',
+    enum: ['DENY'],
+    description:
+      'No framing, for browsers that do not read `frame-ancestors` (absent where a route sets its own policy)',
+  },
 };
 
 const RETRY_HEADERS: Record<string, unknown> = {

@@ -118,7 +118,7 @@ export async function listActivities(tx: Tx, caller: Caller, query: ActivitiesQu
     if (hidden) throw forbidden(`You cannot read the data of site ${hidden}`);
   }
 
-  const unit = await listingRepository.unitOf(tx, org, found.element.id);
+  const unit = found.element.unit;
   return {
     activities: found.rows.map((r) => ({
       activityId: r.id,

@@ -122,6 +122,8 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
         formElementSubmissionId: march.formElementSubmissionId,
         input: { fuelType: 'diesel', litres: 100 },
         value: 268,
+        // The definition names no unit.
+        unit: null,
         siteId: site,
         siteName: 'Plant A',
         year: 2025,

@@ -35,7 +35,7 @@ export interface Listing {
   /** The live form (null: none with that id). */
   form: { periodType: PeriodType } | null;
   /** The element the key names (see `resolveActivityElement`; null: none). */
-  element: { id: string; type: ElementType } | null;
+  element: { id: string; type: ElementType; unit: string | null } | null;
   /** Which of `namedSiteIds` are sites of the organization. */
   knownSiteIds: Set<string>;
   total: number;
@@ -96,6 +96,7 @@ export const listingRepository = {
         form_period_type: PeriodType | null;
         element_id: string | null;
         element_type: ElementType | null;
+        element_unit: string | null;
         known_site_ids: string[] | null;
         created_at: Date | null;
       }
@@ -105,16 +106,16 @@ export const listingRepository = {
          where organization_id = ${organizationId} and id = ${request.formId} and deleted_at is null
       ),
       els as materialized (
-        select e.id, e.key, e.type, e.position, e.created_at, d.key as definition_key
+        select e.id, e.key, e.type, e.position, e.created_at, d.key as definition_key, d.unit_id
           from form_elements e
           left join activity_definitions d
             on d.id = e.activity_definition_id and (d.organization_id = ${organizationId} or d.is_common)
          where e.organization_id = ${organizationId} and e.form_id = (select id from f) and e.deleted_at is null
       ),
       el as materialized (
-        (select id, type from els where key = ${request.key} order by position, created_at, key limit 1)
+        (select id, type, unit_id from els where key = ${request.key} order by position, created_at, key limit 1)
         union all
-        select id, type from els
+        select id, type, unit_id from els
          where type = 'ACTIVITY' and definition_key = ${request.key}
            and not exists (select 1 from els where key = ${request.key})
            and (select count(*) from els where type = 'ACTIVITY' and definition_key = ${request.key}) = 1
@@ -153,6 +154,7 @@ export const listingRepository = {
         select 'page' as kind, 0 as part, p.ord, p.position,
                (select period_type from f) as form_period_type,
                (select id from el) as element_id, (select type from el) as element_type,
+               (select symbol from units where id = (select unit_id from el)) as element_unit,
                array(select id::text from sites
                       where organization_id = ${organizationId}
                         and id = any(${request.namedSiteIds}::uuid[])) as known_site_ids,
@@ -174,7 +176,7 @@ export const listingRepository = {
              where c.before < ${to}::bigint and c.before + c.n > ${from}::bigint
           ) p on true
         union all
-        select 'marker', 1, m.ord, 0, null, null, null, null, null, m.id, null, null, null, m.site_id,
+        select 'marker', 1, m.ord, 0, null, null, null, null, null, null, m.id, null, null, null, m.site_id,
                m.site_name, m.year, m.period_unit, null, m.created_at
           from markers m
       ) listing
@@ -182,7 +184,9 @@ export const listingRepository = {
     const head = rows[0]!;
     return {
       form: head.form_period_type ? { periodType: head.form_period_type } : null,
-      element: head.element_id ? { id: head.element_id, type: head.element_type! } : null,
+      element: head.element_id
+        ? { id: head.element_id, type: head.element_type!, unit: head.element_unit }
+        : null,
       knownSiteIds: new Set(head.known_site_ids ?? []),
       total: head.total ?? 0,
       rows: rows.filter((r) => r.kind === 'page' && r.id !== null) as Array<PageRow & { id: string }>,
@@ -197,15 +201,5 @@ export const listingRepository = {
           created_at: r.created_at!,
         })),
     };
-  },
-
-  /** The symbol of the unit an ACTIVITY element's values are in (its definition's; null: none). */
-  async unitOf(tx: Tx, organizationId: string, elementId: string): Promise<string | null> {
-    const result = await sql<{ symbol: string }>`
-      select u.symbol from form_elements e
-        join activity_definitions d on d.id = e.activity_definition_id
-        join units u on u.id = d.unit_id
-       where e.organization_id = ${organizationId} and e.id = ${elementId}`.execute(tx);
-    return result.rows[0]?.symbol ?? null;
   },
 };

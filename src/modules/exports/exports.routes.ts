@@ -120,6 +120,10 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; stor
                 description: 'attachment; filename="audit-pack-<year>.zip"',
                 schema: { type: 'string' },
               },
+              'cache-control': {
+                description: '`no-store`: an export is never cached',
+                schema: { type: 'string' },
+              },
             },
             content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
           },

@@ -91,6 +91,7 @@ export function tableContent(what: string, example: { csv: string; ndjson: strin
         description: 'attachment; filename="<export>-<year>.<csv|ndjson|xlsx>"',
         schema: { type: 'string' },
       },
+      'cache-control': { description: '`no-store`: an export is never cached', schema: { type: 'string' } },
     },
     content: {
       [MEDIA_TYPES.csv]: {

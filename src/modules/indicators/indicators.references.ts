@@ -93,8 +93,8 @@ export async function loadReferences(
   return refs;
 }
 
-const NO_FIELDS = {
-  partIndex: null,
+/** An issue's fields, all empty; each issue sets the ones it names. */
+export const NO_ISSUE_FIELDS = {
   formElementId: null,
   formName: null,
   fieldName: null,
@@ -107,6 +107,8 @@ const NO_FIELDS = {
   indicatorUnitSymbol: null,
   inputUnitSymbol: null,
 };
+
+const NO_FIELDS = { partIndex: null, ...NO_ISSUE_FIELDS };
 
 /**
  * (data operand, coefficient) part indexes multiplied directly in the parsed expression (`a * f`

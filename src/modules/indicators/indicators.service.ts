@@ -9,6 +9,7 @@ import {
   findItem,
   listIssues,
   loadReferences,
+  NO_ISSUE_FIELDS,
   type References,
   usedIndicators,
 } from './indicators.references.ts';
@@ -24,20 +25,6 @@ import { isTemplate, templateProblem } from './indicators.sites.ts';
 import { widgetUsage } from './indicators.usage.ts';
 
 type Row = Awaited<ReturnType<typeof repo.list>>[number];
-
-const NO_ISSUE_FIELDS = {
-  formElementId: null,
-  formName: null,
-  fieldName: null,
-  indicatorId: null,
-  indicatorName: null,
-  status: null,
-  datasetId: null,
-  datasetName: null,
-  datasetItemName: null,
-  indicatorUnitSymbol: null,
-  inputUnitSymbol: null,
-};
 
 const partsOf = (row: Row) => row.expression_parts as ExpressionPart[];
 const labelOf = (row: Row) => row.label ?? row.name;
