@@ -13,6 +13,9 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import type { Database } from '../src/db/client.ts';
+import type { ExportContext } from '../src/modules/exports/exports.filters.ts';
+import { PAGE_SIZE } from '../src/modules/exports/exports.reader.ts';
+import { valuesQuery } from '../src/modules/exports/values.export.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
 
@@ -135,6 +138,37 @@ async function bare(database: Database, orgId: string, databaseUrl: string | und
   return performance.now() - start;
 }
 
+/** Prints EXPLAIN (ANALYZE, BUFFERS) of the values export's statement for the benchmark's year. */
+async function explain(database: Database, engine: 'pglite' | 'postgres', orgId: string) {
+  const ctx: ExportContext = {
+    organizationId: orgId,
+    asOf: new Date(Date.now() + 60_000),
+    year: 2025,
+    formId: null,
+    siteIds: null,
+    periodUnits: null,
+    statuses: null,
+    updatedSince: null,
+    key: null,
+    sites: new Map(),
+  };
+  const query = valuesQuery(ctx);
+  await database.system(async (tx) => {
+    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+    const middle = await sql<{ id: string }>`
+      select id from form_element_submissions where organization_id = ${orgId} and year = 2025
+       order by id offset (select count(*) / 2 from form_element_submissions where organization_id = ${orgId}) limit 1`.execute(
+      tx,
+    );
+    const statement =
+      engine === 'postgres'
+        ? query.statement(null, null)
+        : query.statement(middle.rows[0]!.id, PAGE_SIZE.pglite);
+    const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${statement}`.execute(tx);
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  });
+}
+
 const results: string[] = [];
 for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const wanted = Number(
@@ -154,6 +188,9 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     password: null,
   });
 
+  // EXPLAIN=1: the plan of the values export's statement, as run (the whole of it on PostgreSQL,
+  // one page in the middle of the year on PGlite), with its timings and buffers.
+  if (process.env['EXPLAIN']) await explain(database, engine, orgId);
   const bareMs = await bare(database, orgId, engine === 'postgres' ? config.databaseUrl : undefined);
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
