@@ -152,7 +152,14 @@ async function explain(database: Database, engine: 'pglite' | 'postgres', orgId:
     key: null,
     sites: new Map(),
   };
-  const query = valuesQuery(ctx);
+  // The statement does not depend on the lookups (they complete its rows per page).
+  const query = valuesQuery(ctx, {
+    forms: new Map(),
+    elements: new Map(),
+    units: new Map(),
+    locks: [],
+    users: new Map(),
+  });
   await database.system(async (tx) => {
     await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
     const middle = await sql<{ id: string }>`
