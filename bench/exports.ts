@@ -226,7 +226,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   if (got.lines !== values + 1) throw new Error(`exported ${got.lines - 1} rows of ${values}`);
   const sorted = [...meTimes].sort((a, b) => a - b);
   results.push(
-    `| ${engine} | ${values.toLocaleString('en')} | ${(seedSeconds).toFixed(0)} s | ${(got.ms / 1000).toFixed(1)} s | ${got.firstByteMs.toFixed(0)} ms | ${mb(got.bytes)} MB | ${(bareMs / 1000).toFixed(1)} s | ${(got.ms / bareMs).toFixed(1)} | ${mb(rssBefore)} | ${mb(rssPeak)} (+${mb(rssPeak - rssBefore)}) | ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)}) | ${meTimes.length} calls: p50 ${median(meTimes).toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms |`,
+    `| ${engine} | ${values.toLocaleString('en')} | ${(seedSeconds).toFixed(0)} s | ${(got.ms / 1000).toFixed(1)} s | ${got.firstByteMs.toFixed(0)} ms | ${mb(got.bytes)} MB | ${(bareMs / 1000).toFixed(1)} s | ${(got.ms / bareMs).toFixed(1)} | ${mb(rssBefore)} | ${mb(rssPeak)} (+${mb(rssPeak - rssBefore)}) | ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)}) | ${meTimes.length} calls: p50 ${median(meTimes).toFixed(0)} ms, p95 ${(sorted[Math.floor(sorted.length * 0.95)] ?? 0).toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms, ${sorted.filter((ms) => ms > 100).length} over 100 ms |`,
   );
   console.log(results.at(-1));
   await app.close();

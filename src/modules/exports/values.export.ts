@@ -19,7 +19,8 @@ interface ValueRecord {
   selected_unit_id: string | null;
   status: string;
   user_id: string;
-  recorded_at: Date;
+  /** ISO 8601 text in UTC, as `Date#toISOString` writes it (formatted by the statement: cheaper). */
+  recorded_at: string;
   submission_id: string;
   run_id: string | null;
   run_rows: { sheet: string; rowIndex: number }[] | null;
@@ -143,7 +144,8 @@ export function valuesQuery(ctx: ExportContext, lookups: ValueLookups): OrderedQ
       if (after !== null) extra.push(sql`and v.id > ${after}::uuid`);
       return sql<ValueRecord>`
         select v.id, v.site_id, fs.form_id, v.element_id, v.year, v.period_unit, v."timestamp", v.value,
-               v.original_value, v.selected_unit_id, v.status, v.user_id, v.recorded_at,
+               v.original_value, v.selected_unit_id, v.status, v.user_id,
+               to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at,
                v.form_submission_id as submission_id, vis.run_id, vis.rows as run_rows
           from form_element_submissions v
           join form_submissions s on s.organization_id = v.organization_id and s.id = v.form_submission_id
