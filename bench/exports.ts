@@ -8,11 +8,14 @@
 // PGlite; ENGINES=postgres or pglite to run one).
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import type { Database } from '../src/db/client.ts';
+import type { ExportContext } from '../src/modules/exports/exports.filters.ts';
+import { PAGE_SIZE } from '../src/modules/exports/exports.reader.ts';
+import { valuesQuery } from '../src/modules/exports/values.export.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
 
@@ -75,6 +78,11 @@ async function seed(database: Database, app: Awaited<ReturnType<typeof buildApp>
        where s.organization_id = ${orgId}`.execute(tx);
   });
   await database.system((tx) => sql`analyze`.execute(tx));
+  // PGlite has no autovacuum: the service's upkeep (src/db/maintenance.ts) vacuums a table once a
+  // minute after many inserts, and on the freshly seeded values that takes some 400 ms of the
+  // thread. Done here, after seeding, so that it does not fall during the export (it would hold
+  // the thread as long in a service that had just bulk-loaded values, export or not).
+  if (database.engine === 'pglite') await database.execScript('VACUUM (ANALYZE)');
   return { key, orgId, sites, values: sites * ELEMENTS * MONTHS };
 }
 
@@ -135,6 +143,44 @@ async function bare(database: Database, orgId: string, databaseUrl: string | und
   return performance.now() - start;
 }
 
+/** Prints EXPLAIN (ANALYZE, BUFFERS) of the values export's statement for the benchmark's year. */
+async function explain(database: Database, engine: 'pglite' | 'postgres', orgId: string) {
+  const ctx: ExportContext = {
+    organizationId: orgId,
+    asOf: new Date(Date.now() + 60_000),
+    year: 2025,
+    formId: null,
+    siteIds: null,
+    periodUnits: null,
+    statuses: null,
+    updatedSince: null,
+    key: null,
+    sites: new Map(),
+  };
+  // The statement does not depend on the lookups (they complete its rows per page).
+  const query = valuesQuery(ctx, {
+    forms: new Map(),
+    elements: new Map(),
+    units: new Map(),
+    locks: [],
+    users: new Map(),
+  });
+  await database.system(async (tx) => {
+    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+    const middle = await sql<{ id: string }>`
+      select id from form_element_submissions where organization_id = ${orgId} and year = 2025
+       order by id offset (select count(*) / 2 from form_element_submissions where organization_id = ${orgId}) limit 1`.execute(
+      tx,
+    );
+    const statement =
+      engine === 'postgres'
+        ? query.statement(null, null)
+        : query.statement(middle.rows[0]!.id, PAGE_SIZE.pglite);
+    const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${statement}`.execute(tx);
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  });
+}
+
 const results: string[] = [];
 for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const wanted = Number(
@@ -154,9 +200,16 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     password: null,
   });
 
+  // EXPLAIN=1: the plan of the values export's statement, as run (the whole of it on PostgreSQL,
+  // one page in the middle of the year on PGlite), with its timings and buffers.
+  if (process.env['EXPLAIN']) await explain(database, engine, orgId);
   const bareMs = await bare(database, orgId, engine === 'postgres' ? config.databaseUrl : undefined);
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
+  // What JavaScript holds (heap and buffers), beside RSS: memory freed by a GC is not always given
+  // back to the system at once, so RSS after a GC can stay above what the process still uses.
+  const held = () => process.memoryUsage().heapUsed + process.memoryUsage().external;
+  const heldBefore = held();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
@@ -164,6 +217,9 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   // Another organization's GET /me every 100 ms while the export runs, timed from when it was due
   // (a statement of the export holding the thread delays the call's start: that counts).
   const meTimes: number[] = [];
+  // The longest task the thread ran meanwhile (a page's statements on PGlite, a GC, …).
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   let exporting = true;
   const probe = (async () => {
     while (exporting) {
@@ -175,21 +231,23 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   })();
   const got = await download(port, '/api/v1/exports/values?year=2025', key);
   exporting = false;
+  loop.disable();
   await probe;
   clearInterval(sampler);
   global.gc?.();
   const rssAfter = process.memoryUsage().rss;
+  const heldAfter = held();
   if (got.lines !== values + 1) throw new Error(`exported ${got.lines - 1} rows of ${values}`);
   const sorted = [...meTimes].sort((a, b) => a - b);
   results.push(
-    `| ${engine} | ${values.toLocaleString('en')} | ${(seedSeconds).toFixed(0)} s | ${(got.ms / 1000).toFixed(1)} s | ${got.firstByteMs.toFixed(0)} ms | ${mb(got.bytes)} MB | ${(bareMs / 1000).toFixed(1)} s | ${(got.ms / bareMs).toFixed(1)} | ${mb(rssBefore)} | ${mb(rssPeak)} (+${mb(rssPeak - rssBefore)}) | ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)}) | ${meTimes.length} calls: p50 ${median(meTimes).toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms |`,
+    `| ${engine} | ${values.toLocaleString('en')} | ${(seedSeconds).toFixed(0)} s | ${(got.ms / 1000).toFixed(1)} s | ${got.firstByteMs.toFixed(0)} ms | ${mb(got.bytes)} MB | ${(bareMs / 1000).toFixed(1)} s | ${(got.ms / bareMs).toFixed(1)} | ${mb(rssBefore)} | ${mb(rssPeak)} (+${mb(rssPeak - rssBefore)}) | ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)}) | ${mb(heldBefore)} → ${mb(heldAfter)} | ${meTimes.length} calls: p50 ${median(meTimes).toFixed(0)} ms, p95 ${(sorted[Math.floor(sorted.length * 0.95)] ?? 0).toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms, ${sorted.filter((ms) => ms > 100).length} over 100 ms; event loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms |`,
   );
   console.log(results.at(-1));
   await app.close();
   await drop();
 }
 console.log(
-  '| engine | values | seeding | export (CSV, loopback) | first byte | size | bare read | ratio | RSS before MB | RSS peak MB | RSS after MB | GET /me of another organization meanwhile |',
+  '| engine | values | seeding | export (CSV, loopback) | first byte | size | bare read | ratio | RSS before MB | RSS peak MB | RSS after MB | heap + external MB, before → after | GET /me of another organization meanwhile |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) console.log(r);

@@ -1,6 +1,9 @@
 import { PassThrough } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { cellText, createWriter } from './exports.formats.ts';
+import { neutralizeCell } from '../datasets/datasets.csv.ts';
+import { cellText, createWriter, csvLines } from './exports.formats.ts';
 import { formatOf } from './exports.stream.ts';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -45,5 +48,46 @@ describe('the CSV writer', () => {
 
   it('writes every kind of cell as text the same way', () => {
     expect([null, undefined, 1.5, true, 'x', [1]].map(cellText)).toEqual(['', '', '1.5', 'true', 'x', '[1]']);
+  });
+
+  it('writes exactly what csv-stringify writes, and reads back to the cells', () => {
+    const cells = [
+      '',
+      'plain',
+      'a,b',
+      'say "hi"',
+      '"',
+      '""',
+      'line\nbreak',
+      'carriage\rreturn',
+      'crlf\r\n',
+      '\n',
+      ' spaced ',
+      'Group / UK / Plant 1',
+      'ünïcödé ✓ 🌍',
+      '=1+2',
+      '-5',
+      '-x',
+      "'=already",
+      '\tTab',
+      '@x,"y"\n',
+      ';',
+      null,
+      undefined,
+      -0.5,
+      1e21,
+      true,
+      new Date(Date.UTC(2025, 11, 31, 23, 59, 59, 999)),
+      { k: 'v,"w"' },
+      [1, 'a\nb'],
+    ];
+    // Every cell alone, and every pair in both orders (first, middle and last positions).
+    const rows: unknown[][] = cells.map((c) => [c]);
+    for (const a of cells) for (const b of cells) rows.push([a, b, a]);
+    const expected = stringify(rows.map((row) => row.map((cell) => neutralizeCell(cellText(cell)))));
+    const written = csvLines(rows);
+    expect(written).toBe(expected);
+    const back = parse(written, { relax_column_count: true }) as string[][];
+    expect(back).toEqual(rows.map((row) => row.map((cell) => neutralizeCell(cellText(cell)))));
   });
 });

@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 import { neutralizeCell } from '../datasets/datasets.csv.ts';
 import type { Cell, Column, Row } from './exports.columns.ts';
@@ -79,13 +78,34 @@ export function createWriter(format: ExportFormat, out: Writable, sheetName = 'e
   return csvWriter(out);
 }
 
+/** Characters that make a CSV field need quotes (RFC 4180: separator, quote, line breaks). */
+const NEEDS_QUOTES = /[",\n\r]/;
+const QUOTE = /"/g;
+
+/**
+ * Rows as CSV lines, each cell neutralised: the same text csv-stringify writes with its defaults
+ * (`,` between fields, `\n` after each record, a field quoted only when it holds `,`, `"`, CR or
+ * LF, quotes doubled, empty cells left empty), written out here because the general library
+ * cost four times as much per row in the exports' profile (a test compares both on every case).
+ */
+export function csvLines(rows: Row[]): string {
+  let text = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const cell = neutralizeCell(cellText(row[i]));
+      if (i > 0) text += ',';
+      text += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTE, '""')}"` : cell;
+    }
+    text += '\n';
+  }
+  return text;
+}
+
 function csvWriter(out: Writable): RowWriter {
-  const text = (rows: Row[]) =>
-    stringify(rows.map((row) => row.map((cell) => neutralizeCell(cellText(cell)))));
   return {
-    start: (columns) => put(out, text([columns.map((c) => c.name)])),
+    start: (columns) => put(out, csvLines([columns.map((c) => c.name)])),
     async rows(rows) {
-      if (rows.length > 0) await put(out, text(rows));
+      if (rows.length > 0) await put(out, csvLines(rows));
     },
     async end() {},
   };

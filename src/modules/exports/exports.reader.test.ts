@@ -4,7 +4,7 @@ import { useTestApp } from '../../../test/helpers/app.ts';
 import { createTenant, type Tenant } from '../../../test/helpers/factories.ts';
 import type { Tx } from '../../db/client.ts';
 import { ExportCancelled } from './exports.formats.ts';
-import { type OrderedQuery, readPages } from './exports.reader.ts';
+import { nextPageSize, type OrderedQuery, PGLITE_PAGE, readPages } from './exports.reader.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -122,5 +122,46 @@ describe('readPages', () => {
       5_000,
       run((tx) => sql`select 1`.execute(tx)),
     );
+  });
+
+  it('completes each page in the transaction that read it, before handing it over', async () => {
+    const completed: string[][] = [];
+    const handed: string[][] = [];
+    await readPages(
+      t.database.engine,
+      run,
+      {
+        ...sites,
+        async complete(tx, rows) {
+          // A statement in the page's transaction (the cursor's, on PostgreSQL, while it is open).
+          const n = await tx.executeQuery(sql`select count(*)::int as n from sites`.compile(tx));
+          expect((n.rows[0] as { n: number }).n).toBe(7);
+          completed.push(rows.map((r) => r.id));
+          for (const r of rows) r.organization_id = 'completed';
+        },
+      },
+      new AbortController().signal,
+      async (rows) => {
+        expect(rows.every((r) => r.organization_id === 'completed')).toBe(true);
+        handed.push(rows.map((r) => r.id));
+      },
+      3,
+    );
+    expect(completed).toEqual(handed);
+    expect(handed.flat()).toHaveLength(7);
+  });
+});
+
+describe('nextPageSize (PGlite)', () => {
+  it('scales the page towards the time budget, by at most 2x either way, within bounds', () => {
+    const budget = PGLITE_PAGE.budgetMs;
+    expect(nextPageSize(200, budget)).toBe(200);
+    expect(nextPageSize(200, budget / 2)).toBe(400);
+    expect(nextPageSize(200, budget / 10)).toBe(400); // at most doubled
+    expect(nextPageSize(200, budget * 2)).toBe(100);
+    expect(nextPageSize(200, budget * 10)).toBe(100); // at most halved
+    expect(nextPageSize(200, 0)).toBe(400);
+    expect(nextPageSize(PGLITE_PAGE.max, 1)).toBe(PGLITE_PAGE.max);
+    expect(nextPageSize(PGLITE_PAGE.min, budget * 10)).toBe(PGLITE_PAGE.min);
   });
 });

@@ -7,13 +7,13 @@ import {
   datasetNames,
   inputColumns,
 } from './activities.export.ts';
-import { type Column, HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
+import { type Column, HISTORY_COLUMNS, type Row, VALUE_COLUMNS } from './exports.columns.ts';
 import { exportContext } from './exports.filters.ts';
 import type { RowWriter } from './exports.formats.ts';
 import { readPages, type TenantRun } from './exports.reader.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { changeCells, historyQuery } from './history.export.ts';
-import { valueCells, valuesQuery } from './values.export.ts';
+import { valueCells, valueLookups, valuesQuery } from './values.export.ts';
 
 /** An export whose filters are checked: its columns, and how to read its rows into a writer. */
 export interface ExportPlan {
@@ -26,13 +26,19 @@ export interface ExportPlan {
 /** GET /exports/values: checks the filters (in the request's first transaction). */
 export async function valuesExport(tx: Tx, caller: Caller, query: ExportQuery): Promise<ExportPlan> {
   const ctx = await exportContext(tx, caller, { ...query, key: undefined });
+  const lookups = await valueLookups(tx, ctx);
   return {
     name: `values-${ctx.year}`,
     columns: VALUE_COLUMNS,
     write: (engine, run, signal, writer) =>
-      readPages(engine, run, valuesQuery(ctx), signal, (rows) =>
-        writer.rows(rows.map((r) => valueCells(r, ctx))),
-      ),
+      readPages(engine, run, valuesQuery(ctx, lookups), signal, (rows) => {
+        const cells: Row[] = [];
+        for (const r of rows) {
+          const row = valueCells(r, ctx, lookups);
+          if (row) cells.push(row);
+        }
+        return writer.rows(cells);
+      }),
   };
 }
 
