@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
-import { rebuildTotals, verifyAllTotals, verifyTotals } from './totals.verify.ts';
+import { verifyAllTotals, verifyTotals } from './totals.verify.ts';
 import { coverOf, totalsSource } from './values.repository.ts';
 
 const t = useTestApp();
