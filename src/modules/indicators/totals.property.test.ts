@@ -185,7 +185,7 @@ function expectSame(actual: unknown, expected: unknown, path = '$'): void {
   }
   if (Array.isArray(actual) && Array.isArray(expected)) {
     expect(actual.length, path).toBe(expected.length);
-    actual.forEach((a, i) => expectSame(a, expected[i], `${path}[${i}]`));
+    for (const [i, a] of actual.entries()) expectSame(a, expected[i], `${path}[${i}]`);
     return;
   }
   if (actual && expected && typeof actual === 'object' && typeof expected === 'object') {
