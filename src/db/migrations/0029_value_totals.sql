@@ -105,6 +105,12 @@ DECLARE
   added constant text := format('SELECT %s, numeric_value::numeric AS v, 1 AS c FROM after_rows WHERE %s', cols, live);
   removed constant text := format('SELECT %s, -numeric_value::numeric AS v, -1 AS c FROM before_rows WHERE %s', cols, live);
 BEGIN
+  -- A statement that changed no row (applyChanges' update branches usually) costs nothing here.
+  IF TG_OP = 'DELETE' THEN
+    IF NOT EXISTS (SELECT 1 FROM before_rows) THEN RETURN NULL; END IF;
+  ELSIF NOT EXISTS (SELECT 1 FROM after_rows) THEN
+    RETURN NULL;
+  END IF;
   IF TG_OP = 'INSERT' THEN
     PERFORM sdcs_lock_value_totals_of(ARRAY(SELECT DISTINCT organization_id FROM after_rows));
     EXECUTE sdcs_value_delta_sql(added);
