@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { createDatasetItem } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld, op } from '../../../test/helpers/indicator-world.ts';
 import { indicatorSeries } from './indicators.series.ts';
 import { verifyTotals } from './totals.verify.ts';
@@ -32,6 +33,38 @@ beforeAll(async () => {
   await make('scope2', {
     unitId: w.units['kgCO2e'],
     expressionParts: [el(w.element.elec), op('*'), w.gridKey],
+  });
+  // Per-site factors: the group is in DE (plant 1, plant 2 and line 1 inherit it unless moved
+  // out), plant 2 in FR; the other site has no country (its data is left out, with an issue).
+  for (const [site, country] of [
+    ['group', 'DE'],
+    ['plant2', 'FR'],
+  ] as const) {
+    const res = await api(t, 'PATCH', `/sites/${w.sites[site]}`, {
+      token: w.tenant.owner.token,
+      body: { metadata: { country } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  for (const [key, value] of [
+    ['grid_DE', 0.4],
+    ['grid_FR', 0.05],
+  ] as const)
+    await createDatasetItem(t, w.tenant.organizationId, w.datasetId, {
+      key,
+      name: key,
+      value,
+      year: 2025,
+      unit: 'kgCO2e',
+      inputUnitId: w.units['kWh'],
+    });
+  await make('scope2Local', {
+    unitId: w.units['kgCO2e'],
+    expressionParts: [
+      el(w.element.elec),
+      op('*'),
+      { type: 'datasetItem', value: 'grid_{site.metadata.country}', metadata: { datasetId: w.datasetId } },
+    ],
   });
   await make('energy', {
     unitId: w.units['kWh'],
@@ -155,6 +188,21 @@ async function answers(useTotals: boolean) {
     }
     const collector = await w.values({ indicatorIds: ids, year: 2025 }, w.tenant.collector.token);
     out.push(collector.status === 200 ? collector.body.results : collector.status);
+    const bySite = [
+      [w.sites.plant1, w.sites.plant2],
+      [w.sites.group, w.sites.other, w.sites.line1],
+    ];
+    for (const siteIds of bySite)
+      out.push(
+        await t.database.tenant(w.tenant.organizationId, (tx) =>
+          indicatorSeries(
+            tx,
+            { organizationId: w.tenant.organizationId },
+            { indicatorIds: ids, siteIds, bySite: true, fromYear: 2024, toYear: 2025, grouping: 'QUARTERLY' },
+            new Date('2026-06-01T00:00:00Z'),
+          ),
+        ),
+      );
     for (const grouping of ['MONTHLY', 'QUARTERLY', 'YEARLY'] as const)
       out.push(
         await t.database.tenant(w.tenant.organizationId, (tx) =>

@@ -187,11 +187,13 @@ export const valuesRepository = {
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
     const inactive = await valuesRepository.inactiveSubmissions(tx, organizationId, scope);
-    // SUM operands summed without a per-site step are read from the totals (not per site group:
-    // the site-dependent evaluation groups sites by key, and reads values per site).
+    // SUM operands summed without a per-site step are read from the totals: over the scope, or
+    // per site group (bySite series, the site-dependent evaluation's groups of sites by key).
     const cover =
-      totalsSource.enabled && sumOnlyIds.length > 0 && !breakdown?.groups
-        ? await valuesRepository.cover(tx, organizationId, scope.siteIds)
+      totalsSource.enabled && sumOnlyIds.length > 0
+        ? breakdown?.groups
+          ? await valuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)
+          : await valuesRepository.cover(tx, organizationId, scope.siteIds)
         : undefined;
     const statement = valuesRepository.elementsStatement(
       organizationId,
@@ -221,6 +223,36 @@ export const valuesRepository = {
   },
 
   /**
+   * The weighted sites of `value_totals` of each group: the group's sites that are in the scope
+   * (as the direct computation joins them), covered as in coverOf, one tree read for all groups.
+   */
+  async groupCover(
+    tx: Tx,
+    organizationId: string,
+    siteIds: string[] | null,
+    groups: { groupIds: string[]; siteIds: string[] },
+  ): Promise<{ siteIds: string[]; weights: number[]; groupIds: string[] }> {
+    const tree = await sql<{ id: string; parent_id: string | null }>`
+      select id, parent_id from sites where organization_id = ${organizationId}`.execute(tx);
+    const inScope = siteIds ? new Set(siteIds) : null;
+    const members = new Map<string, string[]>();
+    groups.groupIds.forEach((group, i) => {
+      const site = groups.siteIds[i]!;
+      if (inScope && !inScope.has(site)) return;
+      if (!members.has(group)) members.set(group, []);
+      members.get(group)!.push(site);
+    });
+    const out = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
+    for (const [group, sites] of members) {
+      const cover = coverOf(tree.rows, sites);
+      out.siteIds.push(...cover.siteIds);
+      out.weights.push(...cover.weights);
+      out.groupIds.push(...cover.siteIds.map(() => group));
+    }
+    return out;
+  },
+
+  /**
    * The submissions of deactivated form-sites in the scope's years: their values are left out.
    * Usually none, and then the aggregate has no condition for them at all.
    */
@@ -245,8 +277,11 @@ export const valuesRepository = {
     lastIds: string[],
     scope: Scope & {
       inactiveSubmissionIds?: string[];
-      /** Read the summed operands from `value_totals` of these weighted sites (see coverOf). */
-      cover?: { siteIds: string[]; weights: number[] } | undefined;
+      /**
+       * Read the summed operands from `value_totals` of these weighted sites (see coverOf), per
+       * group when the breakdown has groups (`groupIds`, one per site).
+       */
+      cover?: { siteIds: string[]; weights: number[]; groupIds?: string[] } | undefined;
     },
     breakdown?: Breakdown,
     sumOnlyIds: string[] = [],
@@ -297,13 +332,20 @@ export const valuesRepository = {
     // The summed operands from the totals: the weighted subtree rows of the cover, in the same
     // shape as the values' branch (no site, no group). Values of inactive form-sites are already
     // left out of the totals; a key whose values were all removed has a count of 0 and no row.
-    const fromTotals = (ids: string[], cover: { siteIds: string[]; weights: number[] }) => sql`
-        select t.element_id, null::uuid as site_id, null::uuid as grp,
+    const fromTotals = (
+      ids: string[],
+      cover: { siteIds: string[]; weights: number[]; groupIds?: string[] },
+    ) => sql`
+        select t.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp,
                ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
                sum(c.w * t.total)::float8 as s, sum(c.w * t.value_count)::bigint as n,
                null::float8 as lk, null::float8 as l
           from value_totals t
-          join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id
+          ${
+            cover.groupIds
+              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = t.site_id`
+              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id`
+          }
          where t.organization_id = ${organizationId}
            and t.element_id = any(${ids}::uuid[])
            and t.year between ${scope.fromYear} and ${scope.toYear}
@@ -314,7 +356,11 @@ export const valuesRepository = {
         having sum(c.w * t.value_count) > 0`;
     const branches = [
       ...(summed.length > 0
-        ? [scope.cover && !breakdown?.groups ? fromTotals(summed, scope.cover) : branch(summed, 'sum')]
+        ? [
+            scope.cover && Boolean(breakdown?.groups) === Boolean(scope.cover.groupIds)
+              ? fromTotals(summed, scope.cover)
+              : branch(summed, 'sum'),
+          ]
         : []),
       ...(perSite.length > 0 ? [branch(perSite, 'site')] : []),
       ...(lastOnly.length > 0 ? [branch(lastOnly, 'last')] : []),
