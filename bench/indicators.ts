@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
-import { valuesRepository } from '../src/modules/indicators/values.repository.ts';
+import { totalsSource, valuesRepository } from '../src/modules/indicators/values.repository.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
 
@@ -168,9 +168,8 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     (
       await sql<{ id: string }>`
         select id from sites where organization_id = ${orgId}
-           and (name = 'Region 1' or parent_id = (select id from sites where organization_id = ${orgId} and name = 'Region 1'))`.execute(
-        tx,
-      )
+           and (name = 'Region 1' or parent_id = (select id from sites where organization_id = ${orgId} and name = 'Region 1'))
+         order by (name = 'Region 1') desc`.execute(tx)
     ).rows.map((r) => r.id),
   );
   const regionBody = { indicatorIds: measured, siteIds: [region[0]], year: 2025 };
@@ -197,6 +196,63 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       ),
     ),
   );
+  // The same without the pre-aggregated totals (migration 0029): the direct computation, as a
+  // baseline of the same run. And 10 indicators of SUM elements only, `(a + b) × grid`, which the
+  // totals answer entirely (the LAST elements above are still read from the values).
+  const direct = async <T>(fn: () => Promise<T>): Promise<T> => {
+    totalsSource.enabled = false;
+    try {
+      return await fn();
+    } finally {
+      totalsSource.enabled = true;
+    }
+  };
+  const valuesDirect = await direct(() =>
+    timed(() => call(app, key, 'POST', '/indicators/current-values', body)),
+  );
+  const sums: string[] = [];
+  for (let k = 0; k < 10; k++)
+    sums.push(
+      (
+        await call(app, key, 'POST', '/indicators', {
+          name: `Sum ${k}`,
+          expressionParts: [
+            { type: 'parenthesis', value: '(' },
+            el(k),
+            op('+'),
+            el(k + 10),
+            { type: 'parenthesis', value: ')' },
+            op('*'),
+            grid,
+          ],
+        })
+      ).id,
+    );
+  const sumBody = { indicatorIds: sums, siteIds: [root.id], year: 2025 };
+  const sumRegionBody = { indicatorIds: sums, siteIds: [region[0]], year: 2025 };
+  const sumCheck = await call(app, key, 'POST', '/indicators/current-values', sumBody);
+  const sumCheckDirect = await direct(() => call(app, key, 'POST', '/indicators/current-values', sumBody));
+  if (JSON.stringify(sumCheck) !== JSON.stringify(sumCheckDirect))
+    throw new Error('the totals and the direct computation differ');
+  const sumRoot = await timed(() => call(app, key, 'POST', '/indicators/current-values', sumBody));
+  const sumRootDirect = await direct(() =>
+    timed(() => call(app, key, 'POST', '/indicators/current-values', sumBody)),
+  );
+  const sumRegion = await timed(() => call(app, key, 'POST', '/indicators/current-values', sumRegionBody));
+  const sumRegionDirect = await direct(() =>
+    timed(() => call(app, key, 'POST', '/indicators/current-values', sumRegionBody)),
+  );
+  const sumSeries = (ids: string[]) => () =>
+    database.tenant(orgId, (tx) =>
+      indicatorSeries(
+        tx,
+        { organizationId: orgId },
+        { indicatorIds: ids, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        new Date(),
+      ),
+    );
+  const sumMonthly = await timed(sumSeries(sums));
+  const sumMonthlyDirect = await direct(() => timed(sumSeries(sums)));
   const q1 = await timed(() =>
     call(app, key, 'POST', '/indicators/current-values', {
       ...body,
@@ -268,6 +324,14 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     );
   const withTrigger = await writeCost(false);
   const withoutTrigger = await writeCost(true);
+  // The same insert with the totals' trigger (0029) disabled: what the totals add to it.
+  await database.execScript(
+    'alter table form_element_submissions disable trigger form_element_submissions_totals_on_insert',
+  );
+  const withoutTotals = await writeCost(true);
+  await database.execScript(
+    'alter table form_element_submissions enable trigger form_element_submissions_totals_on_insert',
+  );
 
   const values_ = SITES * ELEMENTS * MONTHS;
   const fmt = (t: number[]) =>
@@ -284,6 +348,20 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   rows.push(`| ${engine} | series, 10 indicators × 12 months, root | ${values_} | ${fmt(monthly)} |`);
   rows.push(`| ${engine} | current values, root, after VACUUM | ${values_} | ${fmt(vacuumed)} |`);
   rows.push(`| ${engine} | series × 12 months, root, after VACUUM | ${values_} | ${fmt(monthlyVacuumed)} |`);
+  rows.push(`| ${engine} | current values, root, direct (no totals) | ${values_} | ${fmt(valuesDirect)} |`);
+  rows.push(`| ${engine} | 10 SUM-only indicators, root, totals | ${values_} | ${fmt(sumRoot)} |`);
+  rows.push(`| ${engine} | 10 SUM-only indicators, root, direct | ${values_} | ${fmt(sumRootDirect)} |`);
+  rows.push(`| ${engine} | 10 SUM-only indicators, one region, totals | ${values_} | ${fmt(sumRegion)} |`);
+  rows.push(
+    `| ${engine} | 10 SUM-only indicators, one region, direct | ${values_} | ${fmt(sumRegionDirect)} |`,
+  );
+  rows.push(
+    `| ${engine} | 10 SUM-only indicators × 12 months, root, totals | ${values_} | ${fmt(sumMonthly)} |`,
+  );
+  rows.push(
+    `| ${engine} | 10 SUM-only indicators × 12 months, root, direct | ${values_} | ${fmt(sumMonthlyDirect)} |`,
+  );
+  rows.push(`| ${engine} | insert 960 values, totals trigger disabled | - | ${fmt(withoutTotals)} |`);
   rows.push(`| ${engine} | insert 960 values, site/year by trigger | - | ${fmt(withTrigger)} |`);
   rows.push(`| ${engine} | insert 960 values, site/year given | - | ${fmt(withoutTrigger)} |`);
   console.error(`${engine}: seeded ${values_} values in ${seedSeconds.toFixed(1)} s`);

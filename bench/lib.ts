@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { Database } from '../src/db/client.ts';
@@ -30,6 +30,7 @@ export async function freshDatabase(
   if (engine === 'pglite') {
     const database = await Database.open({ dataDir: join(dataDir, 'pglite') });
     await migrate(database);
+    await withoutTotals(database);
     return { database, config, drop: () => database.close() };
   }
   const url = process.env['DATABASE_URL']!;
@@ -61,6 +62,7 @@ export async function freshDatabase(
   target.pathname = `/${name}`;
   const database = await Database.open({ databaseUrl: target.toString() });
   await migrate(database);
+  await withoutTotals(database);
   return {
     database,
     config: { ...config, databaseUrl: target.toString() },
@@ -70,6 +72,19 @@ export async function freshDatabase(
       await admin.end();
     },
   };
+}
+
+/**
+ * NO_TOTALS=1: the pre-aggregated totals' triggers (migration 0029) are disabled, a baseline of
+ * the write cost they add (reads then answer wrong figures: for write benchmarks only).
+ */
+async function withoutTotals(database: Database): Promise<void> {
+  if (process.env['NO_TOTALS'] !== '1') return;
+  await database.execScript(
+    `alter table form_element_submissions disable trigger form_element_submissions_totals_on_insert;
+     alter table form_element_submissions disable trigger form_element_submissions_totals_on_update;
+     alter table form_element_submissions disable trigger form_element_submissions_totals_on_delete;`,
+  );
 }
 
 /** Median of a list of numbers. */

@@ -6,6 +6,7 @@ import { backupEmbedded, restoreEmbedded } from './db/backup.ts';
 import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
+import { verifyAllTotals } from './modules/indicators/totals.verify.ts';
 import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
 import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
 
@@ -19,6 +20,10 @@ Commands:
   backup FILE           write a copy of the embedded database to FILE (stop the server first)
   restore FILE          replace the embedded database with the copy in FILE (stop the server
                         first; the current database is kept beside it)
+  verify-aggregates [--org ID] [--repair]
+                        recompute the pre-aggregated indicator totals from the values and list
+                        every difference (exit status 1 when there is one); --repair rebuilds
+                        the organizations that differ
   With DATABASE_URL, back up and restore with pg_dump and pg_restore instead (see the README).
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
@@ -103,6 +108,36 @@ async function main(argv: string[]): Promise<void> {
         `Created organization "${created.organization.name}" (${created.organization.id}) with owner ${created.user.email}.\n` +
           `API key (shown only now): ${created.apiKey}\n${login}`,
       );
+    } finally {
+      await database.close();
+    }
+    return;
+  }
+  if (command === 'verify-aggregates') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { org: { type: 'string' }, repair: { type: 'boolean' } },
+    });
+    if (!config.databaseUrl) await acquireDataDirLock(config.dataDir);
+    const database = await openConfiguredDatabase(config);
+    try {
+      await migrate(database);
+      const report = await verifyAllTotals(database, {
+        ...(values.org ? { organizationId: values.org } : {}),
+        repair: values.repair === true,
+      });
+      for (const d of report.differences.slice(0, 100))
+        process.stdout.write(
+          `difference: organization ${d.organizationId} site ${d.siteId} element ${d.elementId} ${d.year} ${d.status} period ${d.periodUnit}: stored ${d.stored.total} (${d.stored.count} values), computed ${d.computed.total} (${d.computed.count} values)\n`,
+        );
+      if (report.differences.length > 100)
+        process.stdout.write(`... and ${report.differences.length - 100} more\n`);
+      process.stdout.write(
+        `Checked ${report.organizations} organization(s): ${report.differences.length} difference(s)` +
+          (report.repaired.length > 0 ? `; rebuilt ${report.repaired.length} organization(s)` : '') +
+          '\n',
+      );
+      if (report.differences.length > 0 && report.repaired.length === 0) process.exitCode = 1;
     } finally {
       await database.close();
     }

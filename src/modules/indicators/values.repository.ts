@@ -113,6 +113,62 @@ const acrossSites = (b?: Breakdown) => sql`
          sum(a)::float8 as average_sum, sum(n)::int as value_count, count(site_id)::int as site_count
     from per_site group by element_id, grp, period`;
 
+/**
+ * Whether SUM operands are read from the pre-aggregated totals (migration 0029) rather than from
+ * the values. Always on in the service; the property test and the benchmarks turn it off to
+ * compare with the direct computation.
+ */
+export const totalsSource = { enabled: true };
+
+/**
+ * The sites whose subtree rows of `value_totals`, weighted, add up to exactly the values of the
+ * sites of `siteIds`: a site in the set whose whole subtree is in the set counts once at the top
+ * of such a subtree (+1); a site in the set with a descendant outside it counts its own values
+ * alone: its subtree row (+1) minus each child's subtree row (−1). null: every site (the roots).
+ */
+export function coverOf(
+  tree: { id: string; parent_id: string | null }[],
+  siteIds: string[],
+): { siteIds: string[]; weights: number[] } {
+  const inSet = new Set(siteIds);
+  const children = new Map<string, string[]>();
+  for (const s of tree)
+    if (s.parent_id) {
+      if (!children.has(s.parent_id)) children.set(s.parent_id, []);
+      children.get(s.parent_id)!.push(s.id);
+    }
+  const parentOf = new Map(tree.map((s) => [s.id, s.parent_id]));
+  // Complete: in the set with every descendant. Computed bottom-up without recursion.
+  const complete = new Map<string, boolean>();
+  const isComplete = (id: string): boolean => {
+    const stack: [string, boolean][] = [[id, false]];
+    while (stack.length > 0) {
+      const [x, expanded] = stack.pop()!;
+      if (complete.has(x)) continue;
+      const kids = children.get(x) ?? [];
+      if (!expanded) {
+        stack.push([x, true]);
+        for (const k of kids) if (!complete.has(k)) stack.push([k, false]);
+      } else complete.set(x, inSet.has(x) && kids.every((k) => complete.get(k) === true));
+    }
+    return complete.get(id)!;
+  };
+  const weights = new Map<string, number>();
+  const add = (id: string, w: number) => weights.set(id, (weights.get(id) ?? 0) + w);
+  for (const id of inSet) {
+    if (!parentOf.has(id)) continue; // not a site of the organization: no values either
+    if (isComplete(id)) {
+      const parent = parentOf.get(id);
+      if (!parent || !isComplete(parent)) add(id, 1);
+    } else {
+      add(id, 1);
+      for (const k of children.get(id) ?? []) add(k, -1);
+    }
+  }
+  const ids = [...weights.entries()].filter(([, w]) => w !== 0);
+  return { siteIds: ids.map(([id]) => id), weights: ids.map(([, w]) => w) };
+}
+
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
 export const valuesRepository = {
   /**
@@ -131,15 +187,69 @@ export const valuesRepository = {
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
     const inactive = await valuesRepository.inactiveSubmissions(tx, organizationId, scope);
+    // SUM operands summed without a per-site step are read from the totals: over the scope, or
+    // per site group (bySite series, the site-dependent evaluation's groups of sites by key).
+    const cover =
+      totalsSource.enabled && sumOnlyIds.length > 0
+        ? breakdown?.groups
+          ? await valuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)
+          : await valuesRepository.cover(tx, organizationId, scope.siteIds)
+        : undefined;
     const statement = valuesRepository.elementsStatement(
       organizationId,
       elementIds,
       lastIds,
-      { ...scope, inactiveSubmissionIds: inactive },
+      { ...scope, inactiveSubmissionIds: inactive, cover },
       breakdown,
       sumOnlyIds,
     );
     return (await statement.execute(tx)).rows;
+  },
+
+  /** The weighted sites of `value_totals` that add up to the scope's sites (see coverOf). */
+  async cover(
+    tx: Tx,
+    organizationId: string,
+    siteIds: string[] | null,
+  ): Promise<{ siteIds: string[]; weights: number[] }> {
+    if (siteIds === null) {
+      const roots = await sql<{ id: string }>`
+        select id from sites where organization_id = ${organizationId} and parent_id is null`.execute(tx);
+      return { siteIds: roots.rows.map((r) => r.id), weights: roots.rows.map(() => 1) };
+    }
+    const tree = await sql<{ id: string; parent_id: string | null }>`
+      select id, parent_id from sites where organization_id = ${organizationId}`.execute(tx);
+    return coverOf(tree.rows, siteIds);
+  },
+
+  /**
+   * The weighted sites of `value_totals` of each group: the group's sites that are in the scope
+   * (as the direct computation joins them), covered as in coverOf, one tree read for all groups.
+   */
+  async groupCover(
+    tx: Tx,
+    organizationId: string,
+    siteIds: string[] | null,
+    groups: { groupIds: string[]; siteIds: string[] },
+  ): Promise<{ siteIds: string[]; weights: number[]; groupIds: string[] }> {
+    const tree = await sql<{ id: string; parent_id: string | null }>`
+      select id, parent_id from sites where organization_id = ${organizationId}`.execute(tx);
+    const inScope = siteIds ? new Set(siteIds) : null;
+    const members = new Map<string, string[]>();
+    groups.groupIds.forEach((group, i) => {
+      const site = groups.siteIds[i]!;
+      if (inScope && !inScope.has(site)) return;
+      if (!members.has(group)) members.set(group, []);
+      members.get(group)!.push(site);
+    });
+    const out = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
+    for (const [group, sites] of members) {
+      const cover = coverOf(tree.rows, sites);
+      out.siteIds.push(...cover.siteIds);
+      out.weights.push(...cover.weights);
+      out.groupIds.push(...cover.siteIds.map(() => group));
+    }
+    return out;
   },
 
   /**
@@ -165,7 +275,14 @@ export const valuesRepository = {
     organizationId: string,
     elementIds: string[],
     lastIds: string[],
-    scope: Scope & { inactiveSubmissionIds?: string[] },
+    scope: Scope & {
+      inactiveSubmissionIds?: string[];
+      /**
+       * Read the summed operands from `value_totals` of these weighted sites (see coverOf), per
+       * group when the breakdown has groups (`groupIds`, one per site).
+       */
+      cover?: { siteIds: string[]; weights: number[]; groupIds?: string[] } | undefined;
+    },
     breakdown?: Breakdown,
     sumOnlyIds: string[] = [],
   ) {
@@ -212,8 +329,39 @@ export const valuesRepository = {
           ${groupJoin(sql`x.site_id`, breakdown)}
          group by 1, 2, 3, 4`;
     };
+    // The summed operands from the totals: the weighted subtree rows of the cover, in the same
+    // shape as the values' branch (no site, no group). Values of inactive form-sites are already
+    // left out of the totals; a key whose values were all removed has a count of 0 and no row.
+    const fromTotals = (
+      ids: string[],
+      cover: { siteIds: string[]; weights: number[]; groupIds?: string[] },
+    ) => sql`
+        select t.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp,
+               ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
+               sum(c.w * t.total)::float8 as s, sum(c.w * t.value_count)::bigint as n,
+               null::float8 as lk, null::float8 as l
+          from value_totals t
+          ${
+            cover.groupIds
+              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = t.site_id`
+              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id`
+          }
+         where t.organization_id = ${organizationId}
+           and t.element_id = any(${ids}::uuid[])
+           and t.year between ${scope.fromYear} and ${scope.toYear}
+           and t.status = any(${scope.statuses}::text[])
+           ${periodFilter(sql`t.period_unit`, scope)}
+           ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}
+         group by 1, 2, 3, 4
+        having sum(c.w * t.value_count) > 0`;
     const branches = [
-      ...(summed.length > 0 ? [branch(summed, 'sum')] : []),
+      ...(summed.length > 0
+        ? [
+            scope.cover && Boolean(breakdown?.groups) === Boolean(scope.cover.groupIds)
+              ? fromTotals(summed, scope.cover)
+              : branch(summed, 'sum'),
+          ]
+        : []),
       ...(perSite.length > 0 ? [branch(perSite, 'site')] : []),
       ...(lastOnly.length > 0 ? [branch(lastOnly, 'last')] : []),
     ];
