@@ -17,7 +17,7 @@ import type { ExportContext } from '../src/modules/exports/exports.filters.ts';
 import { PAGE_SIZE } from '../src/modules/exports/exports.reader.ts';
 import { valuesQuery } from '../src/modules/exports/values.export.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { call, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
 
 const ELEMENTS = 50;
 const MONTHS = 12;
@@ -26,40 +26,22 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** Seeds `values` values of 2025: sites × 50 NUMBER elements × 12 months, in SQL. */
 async function seed(database: Database, app: Awaited<ReturnType<typeof buildApp>>, values: number) {
-  const org = await createOrganizationWithKey(database, {
-    organizationName: 'Bench',
-    email: 'bench@example.com',
-    name: 'Bench',
-    password: null,
-  });
-  const key = org!.apiKey;
-  const orgId = org!.organization.id;
-  const userId = org!.user.id;
-  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
-  const kwh = units.find((u) => u.symbol === 'kWh')!.id;
-  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
-  const form = await call(app, key, 'POST', '/forms', {
-    name: 'Energy',
-    periodType: 'MONTHLY',
-    elements: Array.from({ length: ELEMENTS }, (_, i) => ({
-      key: `e${i}`,
-      label: `Element ${i}`,
-      type: 'NUMBER',
-      unitId: kwh,
-    })),
-  });
-  const elementIds: string[] = form.elements.map((e: { id: string }) => e.id);
+  const { key, orgId, userId, rootId, formId, elementIds } = await energyOrganization(
+    database,
+    app,
+    ELEMENTS,
+  );
   const sites = Math.ceil(values / (ELEMENTS * MONTHS));
   await database.system(async (tx) => {
     await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
     await sql`
       insert into sites (organization_id, name, code, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, 'P' || p, ${root.id}::uuid, '{}', '{}' from generate_series(1, ${sites}) p`.execute(
+      select ${orgId}, 'Plant ' || p, 'P' || p, ${rootId}::uuid, '{}', '{}' from generate_series(1, ${sites}) p`.execute(
       tx,
     );
     await sql`
       insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${form.id}::uuid, id, 2025 from sites where organization_id = ${orgId} and parent_id is not null`.execute(
+      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and parent_id is not null`.execute(
       tx,
     );
     await sql`

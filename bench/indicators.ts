@@ -7,8 +7,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
 import { totalsSource, valuesRepository } from '../src/modules/indicators/values.repository.ts';
-import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { call, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -33,30 +32,12 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config });
   await app.ready();
-  const org = await createOrganizationWithKey(database, {
-    organizationName: 'Bench',
-    email: 'bench@example.com',
-    name: 'Bench',
-    password: null,
-  });
-  const key = org!.apiKey;
-  const orgId = org!.organization.id;
-  const userId = org!.user.id;
-  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
-  const kwh = units.find((u) => u.symbol === 'kWh')!.id;
-  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
-  const form = await call(app, key, 'POST', '/forms', {
-    name: 'Energy',
-    periodType: 'MONTHLY',
-    elements: Array.from({ length: ELEMENTS }, (_, i) => ({
-      key: `e${i}`,
-      label: `Element ${i}`,
-      type: 'NUMBER',
-      unitId: kwh,
-      aggregation: i % 10 === 9 ? 'LAST' : 'SUM',
-    })),
-  });
-  const elementIds: string[] = form.elements.map((e: { id: string }) => e.id);
+  const { key, orgId, userId, rootId, formId, elementIds, unitIds } = await energyOrganization(
+    database,
+    app,
+    ELEMENTS,
+    (i) => (i % 10 === 9 ? 'LAST' : 'SUM'),
+  );
 
   const seedStart = performance.now();
   await database.system(async (tx) => {
@@ -64,16 +45,14 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     // Ten regions under the root, the plants spread below them.
     await sql`
       insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${root.id}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(
-      tx,
-    );
+      select ${orgId}, 'Region ' || r, ${rootId}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(tx);
     await sql`
       insert into sites (organization_id, name, parent_id, metadata, address)
       select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
         from generate_series(1, ${SITES}) p`.execute(tx);
     await sql`
       insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${form.id}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
+      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
       tx,
     );
     await sql`
@@ -100,7 +79,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     name: 'Grid',
     year: 2025,
     data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
-    inputUnitId: kwh,
+    inputUnitId: unitIds.get('kWh'),
   });
   const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
   const op = (value: string) => ({ type: 'operator', value });
@@ -124,7 +103,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     });
     measured.push(created.id);
   }
-  const body = { indicatorIds: measured, siteIds: [root.id], year: 2025 };
+  const body = { indicatorIds: measured, siteIds: [rootId], year: 2025 };
   const check = await call(app, key, 'POST', '/indicators/current-values', body);
   if (Object.values(check.results).some((r) => (r as { value: unknown }).value === null))
     throw new Error('a value is null');
@@ -191,7 +170,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       indicatorSeries(
         tx,
         { organizationId: orgId },
-        { indicatorIds: measured, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        { indicatorIds: measured, siteIds: [rootId], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
         new Date(),
       ),
     ),
@@ -228,7 +207,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
         })
       ).id,
     );
-  const sumBody = { indicatorIds: sums, siteIds: [root.id], year: 2025 };
+  const sumBody = { indicatorIds: sums, siteIds: [rootId], year: 2025 };
   const sumRegionBody = { indicatorIds: sums, siteIds: [region[0]], year: 2025 };
   const sumCheck = await call(app, key, 'POST', '/indicators/current-values', sumBody);
   const sumCheckDirect = await direct(() => call(app, key, 'POST', '/indicators/current-values', sumBody));
@@ -247,7 +226,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       indicatorSeries(
         tx,
         { organizationId: orgId },
-        { indicatorIds: ids, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        { indicatorIds: ids, siteIds: [rootId], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
         new Date(),
       ),
     );
@@ -282,7 +261,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       indicatorSeries(
         tx,
         { organizationId: orgId },
-        { indicatorIds: measured, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        { indicatorIds: measured, siteIds: [rootId], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
         new Date(),
       ),
     ),
@@ -303,7 +282,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
           const { rows: made } = await sql<{ id: string; site_id: string }>`
             with fs as (
               insert into form_sites (organization_id, form_id, site_id, year)
-              values (${orgId}, ${form.id}, ${root.id}, 2024) returning id, site_id)
+              values (${orgId}, ${formId}, ${rootId}, 2024) returning id, site_id)
             insert into form_submissions (organization_id, form_site_id, user_id)
             select ${orgId}, fs.id, ${userId}::uuid from fs returning id, (select site_id from fs)`.execute(
             tx,

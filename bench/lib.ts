@@ -7,6 +7,7 @@ import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { Database } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 
 /** The engines a benchmark runs on: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export function engines(): Array<'pglite' | 'postgres'> {
@@ -114,4 +115,58 @@ export async function call(
   if (res.statusCode !== 200)
     throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   return res.json();
+}
+
+/** What `energyOrganization` made: the key, ids and the catalog's units by symbol. */
+export interface EnergyOrganization {
+  key: string;
+  orgId: string;
+  userId: string;
+  unitIds: Map<string, string>;
+  rootId: string;
+  formId: string;
+  elementIds: string[];
+}
+
+/**
+ * The start every reporting benchmark shares: an organization with an API key, a root site
+ * "Group", and a monthly form "Energy" of `elements` kWh NUMBER elements `e0…` (the aggregation
+ * of element i from `aggregationOf`, SUM by default). Values are then seeded in SQL.
+ */
+export async function energyOrganization(
+  database: Database,
+  app: InjectApp,
+  elements: number,
+  aggregationOf: (i: number) => 'SUM' | 'LAST' = () => 'SUM',
+): Promise<EnergyOrganization> {
+  const org = await createOrganizationWithKey(database, {
+    organizationName: 'Bench',
+    email: 'bench@example.com',
+    name: 'Bench',
+    password: null,
+  });
+  const key = org!.apiKey;
+  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
+  const unitIds = new Map(units.map((u) => [u.symbol, u.id]));
+  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
+  const form = await call(app, key, 'POST', '/forms', {
+    name: 'Energy',
+    periodType: 'MONTHLY',
+    elements: Array.from({ length: elements }, (_, i) => ({
+      key: `e${i}`,
+      label: `Element ${i}`,
+      type: 'NUMBER',
+      unitId: unitIds.get('kWh'),
+      aggregation: aggregationOf(i),
+    })),
+  });
+  return {
+    key,
+    orgId: org!.organization.id,
+    userId: org!.user.id,
+    unitIds,
+    rootId: root.id,
+    formId: form.id,
+    elementIds: form.elements.map((e: { id: string }) => e.id),
+  };
 }

@@ -8,8 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
-import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { call, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -44,30 +43,12 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config });
   await app.ready();
-  const org = await createOrganizationWithKey(database, {
-    organizationName: 'Bench',
-    email: 'bench@example.com',
-    name: 'Bench',
-    password: null,
-  });
-  const key = org!.apiKey;
-  const orgId = org!.organization.id;
-  const userId = org!.user.id;
-  const units = (await call(app, key, 'GET', '/units')) as { id: string; symbol: string }[];
-  const kwh = units.find((u) => u.symbol === 'kWh')!.id;
-  const kg = units.find((u) => u.symbol === 'kgCO2e')!.id;
-  const root = await call(app, key, 'POST', '/sites', { name: 'Group' });
-  const form = await call(app, key, 'POST', '/forms', {
-    name: 'Energy',
-    periodType: 'MONTHLY',
-    elements: Array.from({ length: ELEMENTS }, (_, i) => ({
-      key: `e${i}`,
-      label: `Element ${i}`,
-      type: 'NUMBER',
-      unitId: kwh,
-    })),
-  });
-  const elementIds: string[] = form.elements.map((e: { id: string }) => e.id);
+  const { key, orgId, userId, rootId, formId, elementIds, unitIds } = await energyOrganization(
+    database,
+    app,
+    ELEMENTS,
+  );
+  const kg = unitIds.get('kgCO2e')!;
 
   const seedStart = performance.now();
   await database.system(async (tx) => {
@@ -75,7 +56,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
     // Ten regions under the root with a country each (FR, DE, PL in turn); plants inherit it.
     await sql`
       insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${root.id}::uuid,
+      select ${orgId}, 'Region ' || r, ${rootId}::uuid,
              jsonb_build_object('country', (array['FR', 'DE', 'PL'])[1 + r % 3]), '{}'
         from generate_series(1, 10) r`.execute(tx);
     await sql`
@@ -84,7 +65,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
         from generate_series(1, ${SITES}) p`.execute(tx);
     await sql`
       insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${form.id}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
+      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
       tx,
     );
     await sql`
@@ -115,7 +96,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       name: `Grid ${country}`,
       year: 2025,
       data: { key: `grid_${country}`, value, unit: 'kgCO2e' },
-      inputUnitId: kwh,
+      inputUnitId: unitIds.get('kWh'),
     });
   const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
   const op = (value: string) => ({ type: 'operator', value });
@@ -146,7 +127,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const current = (ids: string[]) => async () => {
     const answer = await call(app, key, 'POST', '/indicators/current-values', {
       indicatorIds: ids,
-      siteIds: [root.id],
+      siteIds: [rootId],
       year: 2025,
     });
     for (const r of Object.values(answer.results) as { value: number | null; issues: unknown[] }[])
@@ -157,7 +138,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
       indicatorSeries(
         tx,
         { organizationId: orgId },
-        { indicatorIds: ids, siteIds: [root.id], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
+        { indicatorIds: ids, siteIds: [rootId], fromYear: 2025, toYear: 2025, grouping: 'MONTHLY' },
         new Date(),
       ),
     );
