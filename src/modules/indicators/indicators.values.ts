@@ -18,6 +18,7 @@ import {
   listIssues,
   loadReferences,
   type References,
+  unknownUnitParts,
 } from './indicators.references.ts';
 import { indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
@@ -317,6 +318,32 @@ export function perSiteOf(
   return { groups, items: items ?? found.siteGroups.items, aggregates };
 }
 
+const warningsOf = new WeakMap<References, Map<string, ResultIssue[]>>();
+
+/**
+ * What is true of an indicator's every value, computed once per request: deleted elements, and
+ * parts whose unknown unit leaves the figure unchecked and unconverted (`unknownUnit`).
+ */
+function unitWarnings(row: Row, refs: References): ResultIssue[] {
+  let byRow = warningsOf.get(refs);
+  if (!byRow) {
+    byRow = new Map();
+    warningsOf.set(refs, byRow);
+  }
+  let found = byRow.get(row.id);
+  if (!found) {
+    const parts = row.expression_parts as ExpressionPart[];
+    found = [
+      ...listIssues(parts, refs)
+        .filter((i) => i.type === 'deletedFormElement')
+        .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined })),
+      ...unknownUnitParts(parts, refs, row.unit_id).map((p) => ({ type: 'unknownUnit', ...p })),
+    ];
+    byRow.set(row.id, found);
+  }
+  return found;
+}
+
 /** An indicator's evaluation as answered: units, display value, formatting and issues. */
 export function present(
   row: Row,
@@ -329,9 +356,7 @@ export function present(
   const displayUnit = display ?? unit;
   const value = evaluation.value;
   const displayValue = value === null ? null : unit && display ? convertValue(value, unit, display) : value;
-  const warnings = listIssues(row.expression_parts as ExpressionPart[], refs)
-    .filter((i) => i.type === 'deletedFormElement')
-    .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined }));
+  const warnings = unitWarnings(row, refs);
   return {
     value,
     unit: unit?.symbol ?? null,
