@@ -279,6 +279,50 @@ export function dimensionProblems(
   return problems;
 }
 
+/**
+ * The parts whose unit is unknown in an indicator that has a unit: an element or activity without
+ * unit, a coefficient without unit or whose unit symbol is not in the catalog, a nested indicator
+ * without unit. Such a part is neither checked against the indicator's unit nor converted into it,
+ * so the figure may be in another scale than it says: each one is reported, naming the part.
+ * Placeholder keys are resolved per site and left out here; deleted elements and missing
+ * coefficients have issues of their own.
+ */
+export function unknownUnitParts(
+  parts: ExpressionPart[],
+  refs: References,
+  unitId: string | null,
+  indicators?: Map<string, { name: string; unit_id: string | null }>,
+): { partIndex: number; message: string }[] {
+  const unit = unitId ? refs.units.get(unitId) : undefined;
+  if (!unit) return [];
+  const found: { partIndex: number; message: string }[] = [];
+  const tail = `: its unit is unknown, so it is neither checked against the indicator's unit (${unit.symbol}) nor converted into it`;
+  parts.forEach((part, i) => {
+    if (part.type === 'formElement' || part.type === 'activity') {
+      const element = findElement(refs, part);
+      if (element && !element.deleted && !(element.unit_id && refs.units.has(element.unit_id)))
+        found.push({
+          partIndex: i,
+          message: `${part.type === 'activity' ? 'The activity' : 'The element'} "${element.label}" has no unit${tail}`,
+        });
+    } else if (part.type === 'datasetItem' && !isTemplate(part)) {
+      const item = findItem(refs, part);
+      if (item && !unitOfSymbol(refs, item.unit))
+        found.push({
+          partIndex: i,
+          message: item.unit
+            ? `The coefficient "${item.name}" has the unit "${item.unit}", which is not in the unit catalog${tail}`
+            : `The coefficient "${item.name}" has no unit${tail}`,
+        });
+    } else if (part.type === 'indicator' && indicators) {
+      const nested = indicators.get(part.value);
+      if (nested && !(nested.unit_id && refs.units.has(nested.unit_id)))
+        found.push({ partIndex: i, message: `The indicator "${nested.name}" has no unit${tail}` });
+    }
+  });
+  return found;
+}
+
 /** The indicator ids an expression uses directly. */
 export function usedIndicators(parts: ExpressionPart[]): string[] {
   return parts.filter((p) => p.type === 'indicator').map((p) => p.value);

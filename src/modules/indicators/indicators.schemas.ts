@@ -65,7 +65,7 @@ const S = Nullable(Type.String());
 export const ListIssue = Type.Object({
   type: Type.String({
     description:
-      '`deletedFormElement`, `unitMismatch`, `missingDatasetItem` or `dimensionMismatch` (saved before units were checked: the expression’s dimension is not the unit’s, or it adds different dimensions; the value is computed as before)',
+      '`deletedFormElement`, `unitMismatch`, `missingDatasetItem` or `dimensionMismatch` (saved before units were checked: the expression’s dimension is not the unit’s, or it adds different dimensions; the value is computed as before) or `unknownUnit` (a part without a known unit in an indicator that has one: that part is neither checked nor converted)',
   }),
   message: Type.String(),
   partIndex: Nullable(Type.Integer()),
@@ -188,7 +188,7 @@ export const ValueIssue = Type.Object(
   {
     type: Type.String({
       description:
-        '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`, `overflow`, `invalidExpression`. A `missingDatasetItem` of a site-dependent coefficient also has `siteId`, `siteName` and `key` (the key the site looked for): that site’s data is left out of the value',
+        '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`, `overflow`, `invalidExpression`, `unknownUnit` (a part without a known unit: the value is not checked against the indicator’s unit nor converted into it). A `missingDatasetItem` of a site-dependent coefficient also has `siteId`, `siteName` and `key` (the key the site looked for): that site’s data is left out of the value',
     }),
     message: Type.String(),
     partIndex: Type.Optional(Type.Integer()),

@@ -11,6 +11,7 @@ import {
   loadReferences,
   NO_ISSUE_FIELDS,
   type References,
+  unknownUnitParts,
   usedIndicators,
 } from './indicators.references.ts';
 import { type IndicatorFields, indicatorsRepository as repo } from './indicators.repository.ts';
@@ -94,6 +95,12 @@ function presentOne(
       ...dimensionProblems(parts, refs, row.unit_id, byId).map((p) => ({
         ...NO_ISSUE_FIELDS,
         type: 'dimensionMismatch',
+        message: p.message,
+        partIndex: p.partIndex,
+      })),
+      ...unknownUnitParts(parts, refs, row.unit_id, byId).map((p) => ({
+        ...NO_ISSUE_FIELDS,
+        type: 'unknownUnit',
         message: p.message,
         partIndex: p.partIndex,
       })),

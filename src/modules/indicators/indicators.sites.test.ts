@@ -182,6 +182,43 @@ describe('site-dependent coefficients', () => {
     expect(res.issues.map((i: { siteId: string }) => i.siteId).sort()).toEqual([sites.d, sites.e].sort());
   });
 
+  it('names a resolved coefficient whose unit is not in the catalog (unknownUnit), once per key', async () => {
+    const org = tenant.organizationId;
+    const odd = await createDataset(t, org, { name: 'Odd grid factors' });
+    await createDatasetItem(t, org, odd, { key: 'grid_FR', value: 0.05, year: 2024, unit: 'kgCO2e/unicorn' });
+    await createDatasetItem(t, org, odd, {
+      key: 'grid_DE',
+      value: 380,
+      year: 2024,
+      unit: 'kgCO2e',
+      inputUnitId: units['MWh'],
+    });
+    const res = await api(t, 'POST', '/indicators', {
+      token: tenant.manager.token,
+      body: {
+        name: 'scope2 odd',
+        unitId: units['kgCO2e'],
+        expressionParts: [
+          el(elec),
+          op('*'),
+          { type: 'datasetItem', value: 'grid_{site.metadata.country}', metadata: { datasetId: odd } },
+        ],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    ids.scope2odd = res.body.id;
+    const all = await values('scope2odd');
+    // France: 4500 × 0.05 = 225, unconverted (unit unknown); Plant C: 2 MWh × 380 = 760.
+    expect(all.value).toBe(985);
+    const unknown = all.issues.filter((i: { type: string }) => i.type === 'unknownUnit');
+    expect(unknown).toHaveLength(1);
+    expect(unknown[0]).toMatchObject({ partIndex: 2, key: 'grid_FR' });
+    expect(unknown[0].message).toContain('"kgCO2e/unicorn", which is not in the unit catalog');
+    // Plant C alone resolves to a known unit: no such issue.
+    const c = await values('scope2odd', { siteIds: [sites.c] });
+    expect(c).toMatchObject({ value: 760, issues: [] });
+  });
+
   it('explains which item each key resolved to and how many sites used it', async () => {
     const res = await values('scope2', { explain: true });
     const used = res.explain.siteCoefficients as { key: string; datasetItemId: string; siteCount: number }[];

@@ -42,6 +42,7 @@ beforeAll(async () => {
       { key: 'gas', label: 'Gas', type: 'NUMBER', unitId: units['MWh'] },
       { key: 'diesel', label: 'Diesel', type: 'NUMBER', unitId: units['L'] },
       { key: 'head', label: 'Headcount', type: 'NUMBER', unitId: units['count'], aggregation: 'LAST' },
+      { key: 'misc', label: 'Misc', type: 'NUMBER' },
     ],
   });
   for (const x of form.elements) e[x.key] = x.id;
@@ -57,6 +58,7 @@ beforeAll(async () => {
         { elementKey: 'gas', periodUnit: 1, value: 3 },
         { elementKey: 'diesel', periodUnit: 1, value: 100 },
         { elementKey: 'head', periodUnit: 1, value: 10 },
+        { elementKey: 'misc', periodUnit: 1, value: 7 },
       ],
     },
   });
@@ -74,6 +76,12 @@ beforeAll(async () => {
     value: 0.4,
     year: 2025,
     unit: 'kgCO2e',
+  });
+  ids.odd = await createDatasetItem(t, org, datasetId, {
+    key: 'odd',
+    value: 2,
+    year: 2025,
+    unit: 'kgCO2e/unicorn',
   });
 });
 
@@ -196,5 +204,45 @@ describe('dimensional analysis of expressions', () => {
     expect(got.body.issues).toMatchObject([{ type: 'dimensionMismatch', partIndex: 1 }]);
     // 2000 × 0.4 = 800, as before (not converted: its dimension is not the unit's).
     expect((await value('legacy')).value).toBe(800);
+  });
+
+  it('names each part whose unit is unknown (unknownUnit) instead of leaving the figure unchecked silently', async () => {
+    // An element without unit in a tCO2e indicator: 7, neither checked nor converted, and said so.
+    await make('misc', { unitId: units['tCO2e'], expressionParts: [el('misc')] });
+    const got = await api(t, 'GET', `/indicators/${ids.misc}`, { token: tenant.viewer.token });
+    expect(got.status).toBe(200);
+    expect(got.body.issues).toHaveLength(1);
+    expect(got.body.issues[0]).toMatchObject({ type: 'unknownUnit', partIndex: 0 });
+    expect(got.body.issues[0].message).toContain('The element "Misc" has no unit');
+    expect(got.body.issues[0].message).toContain("the indicator's unit (tCO2e)");
+    const v = await value('misc');
+    expect(v.value).toBe(7);
+    expect(v.issues).toMatchObject([{ type: 'unknownUnit', partIndex: 0 }]);
+
+    // A coefficient whose unit is not in the catalog: 2000 kWh × 2 = 4000, unconverted, and said so.
+    await make('oddFactor', { unitId: units['kgCO2e'], expressionParts: [el('elec'), op('*'), item('odd')] });
+    const odd = await api(t, 'GET', `/indicators/${ids.oddFactor}`, { token: tenant.viewer.token });
+    expect(odd.body.issues).toMatchObject([{ type: 'unknownUnit', partIndex: 2 }]);
+    expect(odd.body.issues[0].message).toContain('"kgCO2e/unicorn", which is not in the unit catalog');
+    expect(await value('oddFactor')).toMatchObject({
+      value: 4000,
+      issues: [{ type: 'unknownUnit', partIndex: 2 }],
+    });
+
+    // A nested indicator without unit inside one with a unit.
+    await make('bareMisc', { expressionParts: [el('misc')] });
+    expect(
+      (await api(t, 'GET', `/indicators/${ids.bareMisc}`, { token: tenant.viewer.token })).body.issues,
+    ).toEqual([]);
+    await make('nestedBare', {
+      unitId: units['kWh'],
+      expressionParts: [ind('bareMisc'), op('+'), el('elec')],
+    });
+    const nested = await api(t, 'GET', `/indicators/${ids.nestedBare}`, { token: tenant.viewer.token });
+    expect(nested.body.issues).toMatchObject([{ type: 'unknownUnit', partIndex: 0 }]);
+    expect(nested.body.issues[0].message).toContain('The indicator "bareMisc" has no unit');
+
+    // Every part known: no such issue (the scope2 indicator above).
+    expect((await value('scope2')).issues).toEqual([]);
   });
 });

@@ -18,8 +18,10 @@ import {
   listIssues,
   loadReferences,
   type References,
+  unitOfSymbol,
+  unknownUnitParts,
 } from './indicators.references.ts';
-import { indicatorsRepository as repo } from './indicators.repository.ts';
+import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
 import {
   groupSites,
@@ -317,6 +319,32 @@ export function perSiteOf(
   return { groups, items: items ?? found.siteGroups.items, aggregates };
 }
 
+const warningsOf = new WeakMap<References, Map<string, ResultIssue[]>>();
+
+/**
+ * What is true of an indicator's every value, computed once per request: deleted elements, and
+ * parts whose unknown unit leaves the figure unchecked and unconverted (`unknownUnit`).
+ */
+function unitWarnings(row: Row, refs: References): ResultIssue[] {
+  let byRow = warningsOf.get(refs);
+  if (!byRow) {
+    byRow = new Map();
+    warningsOf.set(refs, byRow);
+  }
+  let found = byRow.get(row.id);
+  if (!found) {
+    const parts = row.expression_parts as ExpressionPart[];
+    found = [
+      ...listIssues(parts, refs)
+        .filter((i) => i.type === 'deletedFormElement')
+        .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined })),
+      ...unknownUnitParts(parts, refs, row.unit_id).map((p) => ({ type: 'unknownUnit', ...p })),
+    ];
+    byRow.set(row.id, found);
+  }
+  return found;
+}
+
 /** An indicator's evaluation as answered: units, display value, formatting and issues. */
 export function present(
   row: Row,
@@ -329,9 +357,7 @@ export function present(
   const displayUnit = display ?? unit;
   const value = evaluation.value;
   const displayValue = value === null ? null : unit && display ? convertValue(value, unit, display) : value;
-  const warnings = listIssues(row.expression_parts as ExpressionPart[], refs)
-    .filter((i) => i.type === 'deletedFormElement')
-    .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined }));
+  const warnings = unitWarnings(row, refs);
   return {
     value,
     unit: unit?.symbol ?? null,
@@ -525,6 +551,14 @@ export class Evaluator {
       if (evaluation.value !== null) {
         sum += evaluation.value;
         counted = true;
+        for (const issue of evaluation.issues)
+          if (
+            issue.type === 'unknownUnit' &&
+            !issues.some(
+              (i) => i.type === issue.type && i.partIndex === issue.partIndex && i.key === issue.key,
+            )
+          )
+            issues.push(issue);
         if (this.explaining) {
           explanation.operands.push(...groupExplanation.operands);
           explanation.conversions.push(...groupExplanation.conversions);
@@ -615,6 +649,32 @@ export class Evaluator {
         },
       ],
     };
+  }
+
+  /**
+   * The coefficients a site group's placeholder keys resolved to whose unit is not in the catalog:
+   * like any part of unknown unit, neither checked nor converted, and said so (`unknownUnit`).
+   */
+  private unknownTemplateUnits(
+    row: Row,
+    parts: ExpressionPart[],
+    itemOf: (part: ExpressionPart) => ReferencedItem | undefined,
+  ): ResultIssue[] {
+    const unit = this.refs.units.get(row.unit_id!);
+    if (!unit) return [];
+    const found: ResultIssue[] = [];
+    parts.forEach((part, partIndex) => {
+      if (part.type !== 'datasetItem' || !isTemplate(part)) return;
+      const item = itemOf(part);
+      if (!item || unitOfSymbol(this.refs, item.unit)) return;
+      found.push({
+        type: 'unknownUnit',
+        partIndex,
+        key: item.key,
+        message: `The coefficient "${item.name}" (key ${item.key}) has ${item.unit ? `the unit "${item.unit}", which is not in the unit catalog` : 'no unit'}: its unit is unknown, so it is neither checked against the indicator's unit (${unit.symbol}) nor converted into it`,
+      });
+    });
+    return found;
   }
 
   private direct(row: Row, path: string[]): Result {
@@ -731,6 +791,7 @@ export class Evaluator {
       dims.terms,
     );
     const evaluation = this.inUnit(row, evaluated, dims.terms.get(tree) ?? null);
+    if (this.group && row.unit_id) passed.push(...this.unknownTemplateUnits(row, parts, itemOf));
     return {
       evaluation:
         evaluation.value === null ? evaluation : { ...evaluation, issues: [...evaluation.issues, ...passed] },
