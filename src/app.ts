@@ -11,6 +11,7 @@ import Fastify, {
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
+import type { Clock } from './domain/clock.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
@@ -76,8 +77,6 @@ export interface AppDeps {
   /** Slot guards added to those app.ts registers (tests). */
   slotGuards?: SlotGuard[];
 }
-
-export type Clock = () => Date;
 
 declare module 'fastify' {
   interface FastifyInstance {

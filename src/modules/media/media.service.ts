@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../app.ts';
 import type { Config } from '../../config.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { roleAtLeast } from '../../domain/roles.ts';
 import { iso } from '../../domain/time.ts';

@@ -8,7 +8,7 @@ import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/acti
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
-import type { ElementInfo } from '../submissions/submissions.resolve.ts';
+import type { ElementInfo } from '../submissions/element-types.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';

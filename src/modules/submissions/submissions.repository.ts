@@ -4,7 +4,7 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import type { SiteScope } from '../access/access.policy.ts';
 import { inSiteScope } from '../access/site-scope.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
-import type { ElementInfo } from './submissions.resolve.ts';
+import type { ElementInfo } from './element-types.ts';
 
 const SUBMISSION_COLUMNS = [
   's.id',

@@ -1,22 +1,11 @@
 import type { Tx } from '../../db/client.ts';
-import type { ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
+import type { PeriodType, SelectOption } from '../../db/schema/index.ts';
 import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
+import type { ElementInfo } from './element-types.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';
-
-/** An element as submissions need it. */
-export interface ElementInfo {
-  id: string;
-  key: string;
-  type: ElementType;
-  unit_id: string | null;
-  options: unknown;
-  metadata: Record<string, unknown>;
-  /** ACTIVITY elements: the definition that calculates their activities. */
-  activity_definition_id?: string | null;
-}
 
 export const optionValues = (element: ElementInfo) =>
   ((element.options ?? []) as SelectOption[]).map((o) => o.value);

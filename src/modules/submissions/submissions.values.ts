@@ -10,12 +10,13 @@ import {
 import type {
   CheckContext,
   Checked,
+  ElementInfo,
   ElementTypeHandler,
   ElementTypeHandlers,
   PlannedValue,
   Refusal,
 } from './element-types.ts';
-import { type ElementInfo, optionValues } from './submissions.resolve.ts';
+import { optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
 
