@@ -14,7 +14,7 @@ import type {
   ValuesSession,
 } from '../submissions/element-types.ts';
 import type { ActivitySummary, ValueItem } from '../submissions/submissions.schemas.ts';
-import { valuesRepository } from '../submissions/values.repository.ts';
+import { submissionValuesRepository } from '../submissions/values.repository.ts';
 import {
   type CalcJob,
   type CalcLimits,
@@ -276,5 +276,5 @@ async function saveActivities(
   await repo.insert(tx, org, caller.userId, inserts);
   await repo.insertHistory(tx, org, caller.userId, history);
   // A list entered again unchanged is not rewritten, but its results may differ (calcCode changed).
-  await valuesRepository.setNumericValues(tx, org, sums);
+  await submissionValuesRepository.setNumericValues(tx, org, sums);
 }

@@ -34,7 +34,7 @@ import {
   type Breakdown,
   type BucketAggregate,
   type Scope,
-  valuesRepository as values,
+  indicatorValuesRepository as values,
 } from './values.repository.ts';
 
 export type Row = Awaited<ReturnType<typeof repo.list>>[number];

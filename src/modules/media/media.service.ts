@@ -180,13 +180,13 @@ export async function getMedia(tx: Tx, caller: Caller, id: string, deps: MediaDe
         })
       : null;
   return {
-    ...present(row),
+    ...presentMedia(row),
     downloadUrl,
     downloadUrlExpiresAt: downloadUrl ? iso(new Date(now.getTime() + DOWNLOAD_TTL_SECONDS * 1000)) : null,
   };
 }
 
-export function present(row: MediaRow): Omit<Media, 'downloadUrl' | 'downloadUrlExpiresAt'> {
+export function presentMedia(row: MediaRow): Omit<Media, 'downloadUrl' | 'downloadUrlExpiresAt'> {
   return {
     id: row.id,
     fileName: row.file_name,

@@ -8,7 +8,7 @@ import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { submissionsRepository } from './submissions.repository.ts';
 import type { ReviewBody, ValueItem } from './submissions.schemas.ts';
-import { valuesRepository as repo } from './values.repository.ts';
+import { submissionValuesRepository as repo } from './values.repository.ts';
 
 /** What the history keeps of a value before and after a change. */
 export interface Snapshot {

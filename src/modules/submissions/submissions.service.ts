@@ -12,7 +12,7 @@ import { presentValue } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
-import { valuesRepository } from './values.repository.ts';
+import { submissionValuesRepository } from './values.repository.ts';
 
 /** POST /form-submissions: the values pipeline over the request's body. */
 export function submit(
@@ -29,7 +29,7 @@ type SubmissionRow = NonNullable<Awaited<ReturnType<typeof repo.findSubmission>>
 
 /** Submissions with all their current values (one query for the values of all of them). */
 async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[]): Promise<Submission[]> {
-  const values = await valuesRepository.currentValues(
+  const values = await submissionValuesRepository.currentValues(
     tx,
     organizationId,
     rows.map((r) => r.id),
