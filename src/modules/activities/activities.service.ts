@@ -5,8 +5,7 @@ import { authorize, badRequest, forbidden, invalidField, notFound } from '../../
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
 import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
 import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';

@@ -5,7 +5,7 @@ import { authorize, badRequest, type Issue, notFound } from '../../domain/errors
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';

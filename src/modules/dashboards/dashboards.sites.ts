@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { siteScope } from '../access/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 
 /** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */

@@ -4,8 +4,7 @@ import type { PeriodType, ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { forbidden, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 
 const STATUSES: readonly ValueStatus[] = ['COMPLETED', 'APPROVED', 'REJECTED'];

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/access.repository.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 
 /** Which (form, site, year) triples are active; every method takes the organization id. */
 export const formSitesRepository = {

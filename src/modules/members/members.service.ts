@@ -4,7 +4,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 import { membersRepository as repo } from './members.repository.ts';

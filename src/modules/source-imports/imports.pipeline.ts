@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { siteScope } from '../access/index.ts';
 import { type CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
 import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/access.repository.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './element-types.ts';
 

@@ -4,8 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, conflict, type Issue, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,

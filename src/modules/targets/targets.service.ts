@@ -3,8 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
