@@ -3,8 +3,13 @@ import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/index.ts';
-import { type CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
-import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
+import {
+  type ActivityInput,
+  type CalcSession,
+  failed,
+  failureMessage,
+  MAX_ACTIVITIES_PER_VALUE,
+} from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
 import { formsRepository } from '../forms/forms.repository.ts';

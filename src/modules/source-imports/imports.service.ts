@@ -6,8 +6,12 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { type CalcLimits, CalcSession, DEFAULT_CALC_LIMITS } from '../activities/activities.calculate.ts';
-import { activityElementHandler } from '../activities/activities.element.ts';
+import {
+  activityElementHandler,
+  type CalcLimits,
+  CalcSession,
+  DEFAULT_CALC_LIMITS,
+} from '../activities/index.ts';
 import { recordImportSources } from '../exports/import-sources.repository.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import { adaptersRepository } from './adapters.repository.ts';
