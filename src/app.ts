@@ -24,7 +24,7 @@ import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
-import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
+import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
 import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';

@@ -4,8 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import type {
   ElementTypeHandler,
   PlannedValue,

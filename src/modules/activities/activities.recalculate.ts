@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { lockedActivities } from '../form-locks/form-locks.guard.ts';
 import { runGuards, type TenantRun } from '../submissions/element-types.ts';
 import { submissionValuesRepository } from '../submissions/values.repository.ts';

@@ -6,7 +6,7 @@ import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
 import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';

@@ -10,8 +10,7 @@ import {
   failureMessage,
   MAX_ACTIVITIES_PER_VALUE,
 } from '../activities/index.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
+import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import type { ElementInfo } from '../submissions/element-types.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';

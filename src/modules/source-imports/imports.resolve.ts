@@ -2,7 +2,7 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput } from '../activities/index.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
+import type { ActivityDefinition } from '../activity-definitions/index.ts';
 import type { Checked, ElementInfo, ElementTypeHandlers } from '../submissions/element-types.ts';
 import { checkValues } from '../submissions/submissions.values.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
