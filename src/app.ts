@@ -25,7 +25,7 @@ import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
-import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
+import { apiKeysRoutes } from './modules/apikeys/index.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { credentialResolver } from './modules/auth/auth.service.ts';
 import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
