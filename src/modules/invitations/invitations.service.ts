@@ -5,7 +5,7 @@ import { authorize, badRequest } from '../../domain/errors.ts';
 import { hashPassword, randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { siteScope } from '../access/index.ts';
-import { issueAccessToken } from '../auth/auth.service.ts';
+import { issueAccessToken } from '../auth/index.ts';
 import { memberPolicy } from '../members/members.policy.ts';
 import { membersRepository as members } from '../members/members.repository.ts';
 import { grantMessage, requireRole, requireSites } from '../members/members.service.ts';
