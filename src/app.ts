@@ -27,7 +27,7 @@ import { activitiesRoutes, activityElementHandler } from './modules/activities/i
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
 import { apiKeysRoutes } from './modules/apikeys/index.ts';
 import { authRoutes, credentialResolver } from './modules/auth/index.ts';
-import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
+import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/dashboard-page.ts';
 import { publicDashboardsRoutes } from './modules/dashboards/dashboards.public.routes.ts';
 import { publicHead } from './modules/dashboards/dashboards.public.ts';

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
+import { LAST_PERIOD } from '../completeness/index.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 
 export interface ActivityElement {

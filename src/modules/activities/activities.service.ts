@@ -7,7 +7,7 @@ import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
-import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
+import { LAST_PERIOD } from '../completeness/index.ts';
 import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
 import { snapshotOf } from '../submissions/submissions.history.ts';
 import { submissionValuesRepository } from '../submissions/values.repository.ts';

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { badRequest } from '../../domain/errors.ts';
-import { periodLabel } from '../completeness/completeness.periods.ts';
+import { periodLabel } from '../completeness/index.ts';
 import { formLocksRepository, type LockQuery } from './form-locks.repository.ts';
 
 /** One (form, site, year, period) a write would change; `path`/`label` name it in the refusal. */

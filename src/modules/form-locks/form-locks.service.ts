@@ -4,7 +4,7 @@ import { authorize, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
+import { LAST_PERIOD } from '../completeness/index.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { type LockRow, formLocksRepository as repo } from './form-locks.repository.ts';
