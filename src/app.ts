@@ -28,7 +28,7 @@ import { activityDefinitionsRoutes } from './modules/activity-definitions/index.
 import { apiKeysRoutes } from './modules/apikeys/index.ts';
 import { authRoutes, credentialResolver } from './modules/auth/index.ts';
 import { completenessRoutes } from './modules/completeness/index.ts';
-import { registerDashboardPage } from './modules/dashboard-page/dashboard-page.ts';
+import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { publicDashboardsRoutes } from './modules/dashboards/dashboards.public.routes.ts';
 import { publicHead } from './modules/dashboards/dashboards.public.ts';
 import { dashboardsRoutes } from './modules/dashboards/dashboards.routes.ts';
