@@ -10,7 +10,7 @@ import {
   type CoefficientLookup,
   createCalcRunner,
 } from '../../sandbox/index.ts';
-import { lookupCoefficient } from '../datasets/coefficients.repository.ts';
+import { lookupCoefficient } from '../datasets/index.ts';
 import type { TenantRun } from '../submissions/element-types.ts';
 
 /** A definition as calculations need it. */
