@@ -31,7 +31,7 @@ import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
-import { exportsRoutes } from './modules/exports/exports.routes.ts';
+import { exportsRoutes } from './modules/exports/index.ts';
 import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
 import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
 import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';

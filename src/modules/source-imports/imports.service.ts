@@ -12,7 +12,7 @@ import {
   CalcSession,
   DEFAULT_CALC_LIMITS,
 } from '../activities/index.ts';
-import { recordImportSources } from '../exports/import-sources.repository.ts';
+import { recordImportSources } from '../exports/index.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
