@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
 import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
-import { lockedActivities } from '../form-locks/form-locks.guard.ts';
+import { lockedActivities } from '../form-locks/index.ts';
 import { runGuards, type TenantRun } from '../submissions/element-types.ts';
 import { submissionValuesRepository } from '../submissions/values.repository.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';

@@ -3,7 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { lockedSlots } from '../form-locks/form-locks.guard.ts';
+import { lockedSlots } from '../form-locks/index.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { formSitesRepository as repo } from './form-sites.repository.ts';
