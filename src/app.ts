@@ -33,7 +33,7 @@ import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
 import { exportsRoutes } from './modules/exports/index.ts';
 import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
-import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
+import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/forms.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { formSitesRepository } from '../form-sites/form-sites.repository.ts';
+import { formSitesRepository } from '../form-sites/index.ts';
 import type { SubmitBody, SubmitValue } from '../submissions/submissions.schemas.ts';
 import { storeValueSets, type ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Draft } from './imports.pipeline.ts';
