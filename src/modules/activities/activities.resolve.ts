@@ -3,7 +3,7 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import { invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { formsRepository } from '../forms/index.ts';
 
 export interface ActivityElement {
   formId: string;

@@ -6,7 +6,7 @@ import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { formsRepository } from '../forms/index.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { reminderMail } from './completeness.mail.ts';
 import { dueAt, LAST_PERIOD } from './completeness.periods.ts';

@@ -5,7 +5,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { formsRepository } from '../forms/index.ts';
 import { sitesRepository } from '../sites/sites.repository.ts';
 import { type LockRow, formLocksRepository as repo } from './form-locks.repository.ts';
 import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';

@@ -11,7 +11,7 @@ import {
   MAX_ACTIVITIES_PER_VALUE,
 } from '../activities/index.ts';
 import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { formsRepository } from '../forms/index.ts';
 import type { ElementInfo } from '../submissions/element-types.ts';
 import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
 import type { Mapping } from './adapters.schemas.ts';

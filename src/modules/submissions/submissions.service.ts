@@ -5,7 +5,7 @@ import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { formsRepository } from '../forms/index.ts';
 import type { TenantRun } from './element-types.ts';
 import { presentValue } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
