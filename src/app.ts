@@ -36,7 +36,7 @@ import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
 import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
-import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';
+import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { registerAcceptPage } from './modules/invitations/accept-page.ts';
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
 import { scheduleMediaCleanup } from './modules/media/media.cleanup.ts';

@@ -7,8 +7,12 @@ import type {
   WidgetData,
   WidgetIssue,
 } from '../../domain/dashboards.ts';
-import { indicatorSeries, type SeriesGrouping, type SeriesResult } from '../indicators/indicators.series.ts';
-import type { CurrentValue } from '../indicators/indicators.values.ts';
+import {
+  type CurrentValue,
+  indicatorSeries,
+  type SeriesGrouping,
+  type SeriesResult,
+} from '../indicators/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { SiteTree, sitesFor, type Viewer } from './dashboards.sites.ts';
 import { type TargetContext, targetLines } from './dashboards.targets.ts';

@@ -1,6 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import type { WidgetUsage } from '../indicators/indicators.schemas.ts';
-import { registerWidgetUsage } from '../indicators/indicators.usage.ts';
+import { registerWidgetUsage, type WidgetUsage } from '../indicators/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 
 /** The dashboard widgets naming each indicator (one query for all of them). */
