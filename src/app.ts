@@ -39,7 +39,7 @@ import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
 import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
-import { membersRoutes } from './modules/members/members.routes.ts';
+import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
 import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
