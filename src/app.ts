@@ -40,7 +40,7 @@ import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
 import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
 import { membersRoutes } from './modules/members/index.ts';
-import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
+import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/sites.routes.ts';
 import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
 import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';

@@ -7,7 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
 import { verifyAllTotals } from './modules/indicators/index.ts';
-import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
+import { createOrganizationWithKey } from './modules/organizations/index.ts';
 import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
 
 const USAGE = `Usage: sdcs <command> [options]

@@ -6,7 +6,7 @@ import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../d
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
-import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
+import { createOrganizationWithOwner } from '../organizations/index.ts';
 import { usersRepository } from '../users/users.repository.ts';
 import {
   activeMemberships,
