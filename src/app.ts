@@ -41,7 +41,7 @@ import { invitationsRoutes, registerAcceptPage } from './modules/invitations/ind
 import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
 import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
-import { sitesRoutes } from './modules/sites/sites.routes.ts';
+import { sitesRoutes } from './modules/sites/index.ts';
 import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
 import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
 import type { SlotGuard } from './modules/submissions/element-types.ts';

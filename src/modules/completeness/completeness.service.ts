@@ -7,7 +7,7 @@ import { isUuid } from '../../lib/ids.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { reminderMail } from './completeness.mail.ts';
 import { dueAt, LAST_PERIOD } from './completeness.periods.ts';
 import {

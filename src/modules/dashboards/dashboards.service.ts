@@ -6,7 +6,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
 import { siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { requiresEmail } from './dashboards.public.ts';

@@ -6,7 +6,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { type LockRow, formLocksRepository as repo } from './form-locks.repository.ts';
 import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
 

@@ -5,7 +5,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { lockedSlots } from '../form-locks/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { formSitesRepository as repo } from './form-sites.repository.ts';
 import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 

@@ -5,7 +5,7 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 import { membersRepository as repo } from './members.repository.ts';
 

@@ -4,7 +4,7 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
   CreateTargetBody,
