@@ -42,8 +42,7 @@ import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules
 import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
-import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
-import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
+import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
 import type { SlotGuard } from './modules/submissions/element-types.ts';
 import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
 import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
