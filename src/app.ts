@@ -43,10 +43,12 @@ import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
 import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
-import type { SlotGuard } from './modules/submissions/element-types.ts';
-import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
-import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
-import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
+import {
+  PLAIN_HANDLERS,
+  type SlotGuard,
+  submissionsRoutes,
+  type ValuesPipeline,
+} from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/targets.routes.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';

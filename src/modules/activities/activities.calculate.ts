@@ -11,7 +11,7 @@ import {
   createCalcRunner,
 } from '../../sandbox/index.ts';
 import { lookupCoefficient } from '../datasets/index.ts';
-import type { TenantRun } from '../submissions/element-types.ts';
+import type { TenantRun } from '../submissions/index.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {

@@ -5,15 +5,16 @@ import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
 import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
-import type {
-  ElementTypeHandler,
-  PlannedValue,
-  StoreContext,
-  Target,
-  ValuesSession,
-} from '../submissions/element-types.ts';
-import type { ActivitySummary, ValueItem } from '../submissions/submissions.schemas.ts';
-import { submissionValuesRepository } from '../submissions/values.repository.ts';
+import {
+  type ActivitySummary,
+  type ElementTypeHandler,
+  type PlannedValue,
+  type StoreContext,
+  submissionValuesRepository,
+  type Target,
+  type ValueItem,
+  type ValuesSession,
+} from '../submissions/index.ts';
 import {
   type CalcJob,
   type CalcLimits,

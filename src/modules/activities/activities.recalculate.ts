@@ -3,8 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
 import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { lockedActivities } from '../form-locks/index.ts';
-import { runGuards, type TenantRun } from '../submissions/element-types.ts';
-import { submissionValuesRepository } from '../submissions/values.repository.ts';
+import { runGuards, submissionValuesRepository, type TenantRun } from '../submissions/index.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';
 import {
   type ActivityHistoryWrite,

@@ -8,9 +8,13 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
-import { snapshotOf } from '../submissions/submissions.history.ts';
-import { submissionValuesRepository } from '../submissions/values.repository.ts';
+import {
+  runGuards,
+  type SlotGuard,
+  snapshotOf,
+  submissionValuesRepository,
+  type TenantRun,
+} from '../submissions/index.ts';
 import {
   type CalcLimits,
   CalcSession,

@@ -12,8 +12,7 @@ import {
 } from '../activities/index.ts';
 import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import type { ElementInfo } from '../submissions/element-types.ts';
-import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import type { ElementInfo, ValuesPipeline } from '../submissions/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import {

@@ -3,8 +3,12 @@ import type { Caller } from '../../domain/caller.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
-import type { Checked, ElementInfo, ElementTypeHandlers } from '../submissions/element-types.ts';
-import { checkValues } from '../submissions/submissions.values.ts';
+import {
+  type Checked,
+  checkValues,
+  type ElementInfo,
+  type ElementTypeHandlers,
+} from '../submissions/index.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Cell, Row, RowIssue } from './imports.schemas.ts';

@@ -13,7 +13,7 @@ import {
   DEFAULT_CALC_LIMITS,
 } from '../activities/index.ts';
 import { recordImportSources } from '../exports/index.ts';
-import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import type { ValuesPipeline } from '../submissions/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
