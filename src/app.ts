@@ -49,7 +49,7 @@ import {
   submissionsRoutes,
   type ValuesPipeline,
 } from './modules/submissions/index.ts';
-import { targetsRoutes } from './modules/targets/targets.routes.ts';
+import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/units.routes.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
 import { createStorage, type Storage } from './storage/index.ts';

@@ -10,8 +10,7 @@ import {
   prepare,
   type SeriesGrouping,
 } from '../indicators/index.ts';
-import { targetsRepository } from '../targets/targets.repository.ts';
-import type { TargetEntry } from '../targets/targets.schemas.ts';
+import { type TargetEntry, targetsRepository } from '../targets/index.ts';
 import type { Viewer } from './dashboards.sites.ts';
 
 /**
