@@ -50,7 +50,7 @@ import {
   type ValuesPipeline,
 } from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/index.ts';
-import { unitsRoutes } from './modules/units/units.routes.ts';
+import { unitsRoutes } from './modules/units/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 

@@ -4,7 +4,7 @@ import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } 
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
-import { loadUnits } from '../units/units.repository.ts';
+import { loadUnits } from '../units/index.ts';
 import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';
 import {
   type DefinitionFields,

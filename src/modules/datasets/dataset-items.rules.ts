@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { unitsRepository } from '../units/units.repository.ts';
+import { unitsRepository } from '../units/index.ts';
 import type { ItemRow } from './dataset-items.repository.ts';
 import type { DatasetOwnership } from './datasets.policy.ts';
 

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { unitsRepository } from '../units/units.repository.ts';
+import { unitsRepository } from '../units/index.ts';
 import {
   type ItemFields,
   type ItemRow,

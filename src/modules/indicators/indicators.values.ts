@@ -7,8 +7,7 @@ import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/index.ts';
-import { convertValue } from '../units/units.convert.ts';
-import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/units.dimensions.ts';
+import { convertValue, describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
 import {
   findElement,
   findItem,

@@ -9,7 +9,7 @@ import {
   type ElementInfo,
   type ElementTypeHandlers,
 } from '../submissions/index.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Cell, Row, RowIssue } from './imports.schemas.ts';
 

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { ElementType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ValueItem } from './submissions.schemas.ts';
 
 /** An element as submissions need it. */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { inSiteScope, type SiteScope } from '../access/index.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
 
 const SUBMISSION_COLUMNS = [

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType, SelectOption } from '../../db/schema/index.ts';
 import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';

@@ -1,12 +1,7 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import {
-  convertValue,
-  type UnitFactor,
-  UnitMismatchError,
-  UnitOverflowError,
-} from '../units/units.convert.ts';
+import { convertValue, type UnitFactor, UnitMismatchError, UnitOverflowError } from '../units/index.ts';
 import type {
   CheckContext,
   Checked,
