@@ -7,7 +7,7 @@ import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
-import { usersRepository } from '../users/users.repository.ts';
+import { usersRepository } from '../users/index.ts';
 import {
   activeMemberships,
   type CredentialRow,

@@ -3,7 +3,7 @@ import type { ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { conflict, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import { usersRepository } from '../users/users.repository.ts';
+import { usersRepository } from '../users/index.ts';
 import { organizationsRepository as repo } from './organizations.repository.ts';
 
 export interface NewOrganization {
