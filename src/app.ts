@@ -51,7 +51,7 @@ import {
 } from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
-import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
+import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
