@@ -1,4 +1,3 @@
-import { CompiledQuery } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -11,7 +10,7 @@ import { usersRepository } from '../users/index.ts';
 import {
   activeMemberships,
   type CredentialRow,
-  credentialOpening,
+  credentialOpeningQuery,
   findAccessToken,
   findApiKey,
   insertAccessToken,
@@ -52,7 +51,7 @@ export function credentialResolver(database: Database, config: Config): Credenti
     async open(bearer) {
       const kind = isAccessToken(bearer) ? 'token' : 'apikey';
       const transaction = await database.begin<CredentialRow>(
-        CompiledQuery.raw(credentialOpening(kind, sha256Hex(bearer))) as CompiledQuery<CredentialRow>,
+        credentialOpeningQuery(kind, sha256Hex(bearer)),
       );
       const row = transaction.rows[0];
       if (!row) {
