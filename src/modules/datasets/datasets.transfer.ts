@@ -7,14 +7,7 @@ import {
   type ItemRow,
   datasetItemsRepository as items,
 } from './dataset-items.repository.ts';
-import {
-  currentYear,
-  keyProblem,
-  presentItem,
-  sameJson,
-  type UnitIndex,
-  usableUnits,
-} from './dataset-items.rules.ts';
+import { currentYear, keyProblem, sameJson, type UnitIndex, usableUnits } from './dataset-items.rules.ts';
 import {
   exportFileName,
   type ImportColumns,
@@ -26,6 +19,7 @@ import {
   readHeader,
   readTags,
 } from './datasets.csv.ts';
+import { presentItem } from './datasets.present.ts';
 import { datasetsRepository } from './datasets.repository.ts';
 import { MAX_YEAR, MIN_YEAR } from './datasets.schemas.ts';
 import { readableDataset, writableDataset } from './datasets.service.ts';

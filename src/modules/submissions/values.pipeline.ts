@@ -14,7 +14,8 @@ import {
   type TenantRun,
   type ValuesSession,
 } from './element-types.ts';
-import { presentValue, snapshotOf } from './submissions.history.ts';
+import { snapshotOf } from './submissions.history.ts';
+import { presentValue } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues, resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
