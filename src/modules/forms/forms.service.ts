@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkAggregationAgainstLocks, checkChangesAgainstValues, planElements } from './forms.elements.ts';
 import { type ElementRow, presentForm } from './forms.present.ts';
@@ -15,12 +16,7 @@ export async function listForms(tx: Tx, caller: Caller): Promise<Form[]> {
     caller.organizationId,
     forms.map((f) => f.id),
   );
-  const byForm = new Map<string, ElementRow[]>();
-  for (const e of elements) {
-    const list = byForm.get(e.form_id);
-    if (list) list.push(e);
-    else byForm.set(e.form_id, [e]);
-  }
+  const byForm = groupBy(elements, (e) => e.form_id);
   return forms.map((f) => presentForm(f, byForm.get(f.id) ?? []));
 }
 

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { forbidden, invalidField, notFound } from '../../domain/errors.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { formsRepository } from '../forms/index.ts';
@@ -30,17 +31,12 @@ async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[])
     organizationId,
     rows.map((r) => r.id),
   );
-  const bySubmission = new Map<string, ValueItem[]>();
-  for (const v of values) {
-    const item = presentValue(v, v.element_key, {
-      name: v.user_name,
-      email: v.user_email,
-      image: v.user_image,
-    });
-    const list = bySubmission.get(v.form_submission_id);
-    if (list) list.push(item);
-    else bySubmission.set(v.form_submission_id, [item]);
-  }
+  const bySubmission = groupBy(
+    values,
+    (v) => v.form_submission_id,
+    (v): ValueItem =>
+      presentValue(v, v.element_key, { name: v.user_name, email: v.user_email, image: v.user_image }),
+  );
   return rows.map((r) => presentSubmission(r, bySubmission.get(r.id) ?? []));
 }
 
