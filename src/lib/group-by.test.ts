@@ -13,7 +13,7 @@ it('groups items by key in the order first seen, keeping the items in order', ()
   expect(groups.get('a')).toEqual([rows[1]]);
 });
 
-it('keeps what valueOf picks, and gives an empty map for no items', () => {
+it('keeps what pick chooses, and gives an empty map for no items', () => {
   const groups = groupBy(
     [
       { parent: 'r', id: 'x' },

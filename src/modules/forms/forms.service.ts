@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkAggregationAgainstLocks, checkChangesAgainstValues, planElements } from './forms.elements.ts';
-import { type ElementRow, presentForm } from './forms.present.ts';
+import { presentForm } from './forms.present.ts';
 import { formsRepository as repo } from './forms.repository.ts';
 import type { Form, FormBody } from './forms.schemas.ts';
 
