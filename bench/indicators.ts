@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
-import { totalsSource, valuesRepository } from '../src/modules/indicators/values.repository.ts';
+import { indicatorValuesRepository, totalsSource } from '../src/modules/indicators/values.repository.ts';
 import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
@@ -125,14 +125,14 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const sumIds = used.filter((id) => !lastIds.includes(id));
   const aggregate = await timed(() =>
     database.tenant(orgId, async (tx) => {
-      await valuesRepository.tuneForAggregates(tx);
-      return valuesRepository.elements(tx, orgId, used, lastIds, scope, undefined, sumIds);
+      await indicatorValuesRepository.tuneForAggregates(tx);
+      return indicatorValuesRepository.elements(tx, orgId, used, lastIds, scope, undefined, sumIds);
     }),
   );
   const explain = async (label: string, statement: RawBuilder<unknown>) => {
     if (!process.env['EXPLAIN']) return;
     const plan = await database.tenant(orgId, async (tx) => {
-      await valuesRepository.tuneForAggregates(tx);
+      await indicatorValuesRepository.tuneForAggregates(tx);
       const result = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${statement}`.execute(tx);
       return result.rows.map((r) => r['QUERY PLAN']).join('\n');
     });
@@ -140,7 +140,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   };
   await explain(
     'every site',
-    valuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
+    indicatorValuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
   );
   // One region (about a tenth of the plants): the statement with a site list.
   const region = await database.tenant(orgId, async (tx) =>
@@ -155,7 +155,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const regional = await timed(() => call(app, key, 'POST', '/indicators/current-values', regionBody));
   await explain(
     'one region',
-    valuesRepository.elementsStatement(
+    indicatorValuesRepository.elementsStatement(
       orgId,
       used,
       lastIds,
@@ -268,7 +268,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   );
   await explain(
     'every site, after vacuum',
-    valuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
+    indicatorValuesRepository.elementsStatement(orgId, used, lastIds, scope, undefined, sumIds),
   );
 
   // The write cost of the trigger that fills site and year when a writer leaves them out: a new

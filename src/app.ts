@@ -11,6 +11,7 @@ import Fastify, {
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
+import type { Clock } from './domain/clock.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
@@ -22,43 +23,35 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
-import { activityElementHandler } from './modules/activities/activities.element.ts';
-import { activitiesRoutes } from './modules/activities/activities.routes.ts';
-import { activityDefinitionsRoutes } from './modules/activity-definitions/activity-definitions.routes.ts';
-import { apiKeysRoutes } from './modules/apikeys/apikeys.routes.ts';
-import { authRoutes } from './modules/auth/auth.routes.ts';
-import { credentialResolver } from './modules/auth/auth.service.ts';
-import { completenessRoutes } from './modules/completeness/completeness.routes.ts';
-import { registerDashboardPage } from './modules/dashboard-page/dashboard-page.ts';
-import { publicDashboardsRoutes } from './modules/dashboards/dashboards.public.routes.ts';
-import { publicHead } from './modules/dashboards/dashboards.public.ts';
-import { dashboardsRoutes } from './modules/dashboards/dashboards.routes.ts';
-import { datasetItemsRoutes } from './modules/datasets/dataset-items.routes.ts';
-import { datasetsRoutes } from './modules/datasets/datasets.routes.ts';
-import { exportsRoutes } from './modules/exports/exports.routes.ts';
-import { assertUnlocked } from './modules/form-locks/form-locks.guard.ts';
-import { formLocksRoutes } from './modules/form-locks/form-locks.routes.ts';
-import { formSitesRoutes } from './modules/form-sites/form-sites.routes.ts';
-import { formsRoutes } from './modules/forms/forms.routes.ts';
-import { healthRoutes } from './modules/health/health.routes.ts';
-import { indicatorsRoutes } from './modules/indicators/indicators.routes.ts';
-import { registerAcceptPage } from './modules/invitations/accept-page.ts';
-import { invitationsRoutes } from './modules/invitations/invitations.routes.ts';
-import { scheduleMediaCleanup } from './modules/media/media.cleanup.ts';
-import { fileElementHandler } from './modules/media/media.element.ts';
-import { mediaRoutes } from './modules/media/media.routes.ts';
-import { membersRoutes } from './modules/members/members.routes.ts';
-import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
-import { sitesRoutes } from './modules/sites/sites.routes.ts';
-import { adaptersRoutes } from './modules/source-imports/adapters.routes.ts';
-import { sourceImportsRoutes } from './modules/source-imports/imports.routes.ts';
-import type { SlotGuard } from './modules/submissions/element-types.ts';
-import { submissionsRoutes } from './modules/submissions/submissions.routes.ts';
-import { PLAIN_HANDLERS } from './modules/submissions/submissions.values.ts';
-import type { ValuesPipeline } from './modules/submissions/values.pipeline.ts';
-import { targetsRoutes } from './modules/targets/targets.routes.ts';
-import { unitsRoutes } from './modules/units/units.routes.ts';
-import { registerWebApp, uploadOrigins } from './modules/web-app/web-app.ts';
+import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
+import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
+import { apiKeysRoutes } from './modules/apikeys/index.ts';
+import { authRoutes, credentialResolver } from './modules/auth/index.ts';
+import { completenessRoutes } from './modules/completeness/index.ts';
+import { registerDashboardPage } from './modules/dashboard-page/index.ts';
+import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
+import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
+import { exportsRoutes } from './modules/exports/index.ts';
+import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
+import { formSitesRoutes } from './modules/form-sites/index.ts';
+import { formsRoutes } from './modules/forms/index.ts';
+import { healthRoutes } from './modules/health/index.ts';
+import { indicatorsRoutes } from './modules/indicators/index.ts';
+import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
+import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
+import { membersRoutes } from './modules/members/index.ts';
+import { organizationsRoutes } from './modules/organizations/index.ts';
+import { sitesRoutes } from './modules/sites/index.ts';
+import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
+import {
+  PLAIN_HANDLERS,
+  type SlotGuard,
+  submissionsRoutes,
+  type ValuesPipeline,
+} from './modules/submissions/index.ts';
+import { targetsRoutes } from './modules/targets/index.ts';
+import { unitsRoutes } from './modules/units/index.ts';
+import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -76,8 +69,6 @@ export interface AppDeps {
   /** Slot guards added to those app.ts registers (tests). */
   slotGuards?: SlotGuard[];
 }
-
-export type Clock = () => Date;
 
 declare module 'fastify' {
   interface FastifyInstance {

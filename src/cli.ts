@@ -6,8 +6,8 @@ import { backupEmbedded, restoreEmbedded } from './db/backup.ts';
 import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
-import { verifyAllTotals } from './modules/indicators/totals.verify.ts';
-import { createOrganizationWithKey } from './modules/organizations/bootstrap.ts';
+import { verifyAllTotals } from './modules/indicators/index.ts';
+import { createOrganizationWithKey } from './modules/organizations/index.ts';
 import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
 
 const USAGE = `Usage: sdcs <command> [options]

@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { type Config, trustProxyWarning } from './config.ts';
 import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
+import { bootstrapIfEmpty } from './modules/organizations/index.ts';
 import {
   configureSandboxLimits,
   configureSandboxWorkers,

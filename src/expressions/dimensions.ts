@@ -1,4 +1,3 @@
-import type { UnitFactor } from '../modules/units/units.convert.ts';
 import {
   describeDimension,
   divide,
@@ -6,7 +5,8 @@ import {
   PURE_NUMBER,
   sameDimension,
   type Term,
-} from '../modules/units/units.dimensions.ts';
+  type UnitFactor,
+} from '../modules/units/index.ts';
 import type { Node } from './parse.ts';
 
 type Leaf = Extract<Node, { kind: 'operand' }>;

@@ -1,6 +1,5 @@
 import { roundStored } from '../lib/numbers.ts';
-import { convertValue, type UnitFactor } from '../modules/units/units.convert.ts';
-import { sameDimension, type Term } from '../modules/units/units.dimensions.ts';
+import { convertValue, sameDimension, type Term, type UnitFactor } from '../modules/units/index.ts';
 import type { Node } from './parse.ts';
 
 type Leaf = Extract<Node, { kind: 'operand' }>;

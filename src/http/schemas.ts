@@ -3,6 +3,14 @@ import Type, { type TSchema } from 'typebox';
 /** Shared schema pieces: ids, timestamps, the error body and the error responses of a route. */
 export const Uuid = Type.String({ format: 'uuid', description: 'Identifier (UUID)' });
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 time in UTC' });
+/** A calendar year of form data (form-sites, locks, values, exports). */
+export const Year = Type.Integer({
+  minimum: 1900,
+  maximum: 2200,
+  examples: [2025],
+  description: 'Calendar year',
+});
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A member's role, as answers show it. */

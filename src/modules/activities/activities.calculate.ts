@@ -10,8 +10,8 @@ import {
   type CoefficientLookup,
   createCalcRunner,
 } from '../../sandbox/index.ts';
-import { lookupCoefficient } from '../datasets/coefficients.repository.ts';
-import type { TenantRun } from '../submissions/element-types.ts';
+import { lookupCoefficient } from '../datasets/index.ts';
+import type { TenantRun } from '../submissions/index.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {

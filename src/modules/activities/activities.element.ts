@@ -4,17 +4,17 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import type {
-  ElementTypeHandler,
-  PlannedValue,
-  StoreContext,
-  Target,
-  ValuesSession,
-} from '../submissions/element-types.ts';
-import type { ActivitySummary, ValueItem } from '../submissions/submissions.schemas.ts';
-import { valuesRepository } from '../submissions/values.repository.ts';
+import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import {
+  type ActivitySummary,
+  type ElementTypeHandler,
+  type PlannedValue,
+  type StoreContext,
+  submissionValuesRepository,
+  type Target,
+  type ValueItem,
+  type ValuesSession,
+} from '../submissions/index.ts';
 import {
   type CalcJob,
   type CalcLimits,
@@ -276,5 +276,5 @@ async function saveActivities(
   await repo.insert(tx, org, caller.userId, inserts);
   await repo.insertHistory(tx, org, caller.userId, history);
   // A list entered again unchanged is not rewritten, but its results may differ (calcCode changed).
-  await valuesRepository.setNumericValues(tx, org, sums);
+  await submissionValuesRepository.setNumericValues(tx, org, sums);
 }

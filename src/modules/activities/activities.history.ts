@@ -5,8 +5,7 @@ import { notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import { historyRepository } from './history.repository.ts';
 
 export const ActivityHistoryEntry = Type.Object({

@@ -1,6 +1,6 @@
 import type { ActivityInputDefinition } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
-import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
+import { activityInputIssues } from '../activity-definitions/index.ts';
 
 /** Activities in one ACTIVITY value (one element, one period). */
 export const MAX_ACTIVITIES_PER_VALUE = 1000;

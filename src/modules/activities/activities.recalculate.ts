@@ -1,11 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { activityInputIssues } from '../activity-definitions/activity-definitions.inputs.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import { lockedActivities } from '../form-locks/form-locks.guard.ts';
-import { runGuards, type TenantRun } from '../submissions/element-types.ts';
-import { valuesRepository } from '../submissions/values.repository.ts';
+import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import { lockedActivities } from '../form-locks/index.ts';
+import { runGuards, submissionValuesRepository, type TenantRun } from '../submissions/index.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';
 import {
   type ActivityHistoryWrite,
@@ -95,7 +93,7 @@ export async function recalculateDefinition(
         // Reading without locks first: a batch not calculated yet is calculated outside.
         const first = plan(await read());
         if (session.missing(first.needed).length > 0) return { jobs: first.needed };
-        await valuesRepository.lockValueIds(
+        await submissionValuesRepository.lockValueIds(
           tx,
           org,
           page.map((p) => p.form_element_submission_id),
@@ -148,7 +146,7 @@ export async function recalculateDefinition(
         // The author of an activity stays the person who entered it; the history names who recalculated.
         await repo.update(tx, org, null, updates);
         await repo.insertHistory(tx, org, caller.userId, history);
-        await valuesRepository.resumValues(tx, org, [...touched]);
+        await submissionValuesRepository.resumValues(tx, org, [...touched]);
         const last = page[page.length - 1];
         out.next = page.length === RECALCULATE_BATCH && last ? { year: last.year, id: last.id } : null;
         return { done: out };

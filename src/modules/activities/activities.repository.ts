@@ -185,7 +185,7 @@ export const activitiesRepository = {
 
   /**
    * An activity whose value is visible (live form and element, active form-site), its value
-   * locked (which keeps the value's activities as read, see `valuesRepository.lockValueIds`).
+   * locked (which keeps the value's activities as read, see `submissionValuesRepository.lockValueIds`).
    */
   async findForUpdate(tx: Tx, organizationId: string, id: string) {
     const row = await tx

@@ -2,9 +2,8 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-
-export const LAST_PERIOD: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
+import { LAST_PERIOD } from '../completeness/index.ts';
+import { formsRepository } from '../forms/index.ts';
 
 export interface ActivityElement {
   formId: string;

@@ -1,8 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
-import { DateTime, Uuid } from '../../http/schemas.ts';
-import { Year } from '../form-sites/form-sites.schemas.ts';
+import { DateTime, Uuid, Year } from '../../http/schemas.ts';
 
 const InputObject = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Input values by input name, as the activity definition’s `inputs` declare them',
@@ -12,7 +11,7 @@ const Metadata = Type.Record(Type.String(), Type.Unknown(), {
 });
 
 // The activities of a submission's answer are shown as the submissions module declares them.
-export { ActivitySummary } from '../submissions/submissions.schemas.ts';
+export { ActivitySummary } from '../submissions/index.ts';
 
 export const Activity = Type.Object({
   activityId: Uuid,

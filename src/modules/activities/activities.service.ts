@@ -5,12 +5,16 @@ import { authorize, badRequest, forbidden, invalidField, notFound } from '../../
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import { runGuards, type SlotGuard, type TenantRun } from '../submissions/element-types.ts';
-import { snapshotOf } from '../submissions/submissions.history.ts';
-import { valuesRepository } from '../submissions/values.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import { LAST_PERIOD } from '../completeness/index.ts';
+import {
+  runGuards,
+  type SlotGuard,
+  snapshotOf,
+  submissionValuesRepository,
+  type TenantRun,
+} from '../submissions/index.ts';
 import {
   type CalcLimits,
   CalcSession,
@@ -20,7 +24,6 @@ import {
 } from './activities.calculate.ts';
 import { checkActivityInput } from './activities.inputs.ts';
 import { type ActivitySnapshot, activitiesRepository as repo } from './activities.repository.ts';
-import { LAST_PERIOD } from './activities.resolve.ts';
 import type {
   ActivitiesQuery,
   ActivityPage,
@@ -217,10 +220,16 @@ export async function patchActivity(
         { activityId: row.id, action: 'UPDATE', before, after },
       ]);
       const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
-      await valuesRepository.rewriteValue(tx, org, row.form_element_submission_id, caller.userId, list);
-      await valuesRepository.resumValues(tx, org, [row.form_element_submission_id]);
+      await submissionValuesRepository.rewriteValue(
+        tx,
+        org,
+        row.form_element_submission_id,
+        caller.userId,
+        list,
+      );
+      await submissionValuesRepository.resumValues(tx, org, [row.form_element_submission_id]);
       const previous = snapshotOf({ ...row, value: row.list });
-      await valuesRepository.insertHistory(tx, org, caller.userId, [
+      await submissionValuesRepository.insertHistory(tx, org, caller.userId, [
         {
           valueId: row.form_element_submission_id,
           action: 'UPDATE',

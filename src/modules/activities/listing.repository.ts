@@ -1,8 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/site-scope.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 
 /** A row of the activity page, with the total the page is part of (null: no row matched). */
 interface PageRow {

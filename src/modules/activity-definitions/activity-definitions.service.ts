@@ -1,11 +1,11 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
-import { loadUnits } from '../units/units.repository.ts';
+import { loadUnits } from '../units/index.ts';
 import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';
+import { presentDefinition } from './activity-definitions.present.ts';
 import {
   type DefinitionFields,
   type DefinitionRow,
@@ -30,7 +30,7 @@ async function presentAll(
     organizationId,
     rows.flatMap((r) => (r.unit_id ? [r.unit_id] : [])),
   );
-  return rows.map((r) => present(r, r.unit_id ? (units.get(r.unit_id)?.symbol ?? null) : null));
+  return rows.map((r) => presentDefinition(r, r.unit_id ? (units.get(r.unit_id)?.symbol ?? null) : null));
 }
 
 const presentOne = async (tx: Tx, organizationId: string, row: DefinitionRow) =>
@@ -40,25 +40,6 @@ const presentOne = async (tx: Tx, organizationId: string, row: DefinitionRow) =>
 async function checkUnit(tx: Tx, organizationId: string, unitId: string | null): Promise<void> {
   if (unitId && !(await loadUnits(tx, organizationId, [unitId])).has(unitId))
     throw invalidField('unitId', 'unitId is not a unit of this organization or the catalog');
-}
-
-function present(row: DefinitionRow, unitSymbol: string | null): ActivityDefinition {
-  return {
-    id: row.id,
-    key: row.key,
-    name: row.name,
-    description: row.description,
-    uiCode: row.ui_code,
-    calcCode: row.calc_code,
-    inputs: row.inputs,
-    organizationId: row.organization_id,
-    metadataSchema: row.metadata_schema,
-    isCommon: row.is_common,
-    unitId: row.unit_id,
-    unitSymbol,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
 }
 
 /** A slug of a name: lower-case ASCII letters and digits joined by single dashes. */

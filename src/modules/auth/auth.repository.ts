@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { literal, type Queryable, type Tx, tenantSettings } from '../../db/client.ts';
 import type { Role } from '../../db/schema/index.ts';
 
@@ -147,4 +147,9 @@ export function organizationAndAssignedSites(tx: Tx, organizationId: string, use
     ])
     .where('o.id', '=', organizationId)
     .executeTakeFirst();
+}
+
+/** `credentialOpening` as the statement that begins the request's transaction. */
+export function credentialOpeningQuery(kind: 'token' | 'apikey', hash: string): CompiledQuery<CredentialRow> {
+  return CompiledQuery.raw(credentialOpening(kind, hash)) as CompiledQuery<CredentialRow>;
 }

@@ -1,4 +1,3 @@
-import { CompiledQuery } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -6,12 +5,12 @@ import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../d
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
-import { createOrganizationWithOwner } from '../organizations/organizations.service.ts';
-import { usersRepository } from '../users/users.repository.ts';
+import { createOrganizationWithOwner } from '../organizations/index.ts';
+import { usersRepository } from '../users/index.ts';
 import {
   activeMemberships,
   type CredentialRow,
-  credentialOpening,
+  credentialOpeningQuery,
   findAccessToken,
   findApiKey,
   insertAccessToken,
@@ -52,7 +51,7 @@ export function credentialResolver(database: Database, config: Config): Credenti
     async open(bearer) {
       const kind = isAccessToken(bearer) ? 'token' : 'apikey';
       const transaction = await database.begin<CredentialRow>(
-        CompiledQuery.raw(credentialOpening(kind, sha256Hex(bearer))) as CompiledQuery<CredentialRow>,
+        credentialOpeningQuery(kind, sha256Hex(bearer)),
       );
       const row = transaction.rows[0];
       if (!row) {

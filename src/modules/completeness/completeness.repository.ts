@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { SiteScope } from '../access/access.policy.ts';
+import type { SiteScope } from '../access/index.ts';
 
 /** What one completeness reading covers: a form's year on some sites and periods. */
 export interface CompletenessScope {

@@ -1,8 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
-import { Year } from '../form-sites/form-sites.schemas.ts';
+import { DateTime, Nullable, Uuid, Year } from '../../http/schemas.ts';
 
 const List = <T extends TSchema>(description: string, item: T) =>
   Type.Optional(

@@ -5,10 +5,9 @@ import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { formsRepository } from '../forms/index.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { reminderMail } from './completeness.mail.ts';
 import { dueAt, LAST_PERIOD } from './completeness.periods.ts';
 import {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { sendAsset } from '../../http/static-asset.ts';
 
 /**
  * The public dashboard page, `/d/{id}`: a server-rendered shell (title, description and link
@@ -221,19 +222,7 @@ export function registerDashboardPage(
     '/assets/:file',
     { config: { public: true }, schema: { hide: true } },
     async (request, reply) => {
-      const found = byPath.get(`/assets/${request.params.file}`);
-      if (!found) {
-        return reply
-          .code(404)
-          .type('text/plain; charset=utf-8')
-          .header('cache-control', 'no-store')
-          .send('Not found');
-      }
-      return reply
-        .type(found.type)
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .send(found.body);
+      return sendAsset(reply, byPath.get(`/assets/${request.params.file}`));
     },
   );
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 
 /** Grants, one-time codes and attempt counters of public dashboards; every method takes the organization id. */
-export const accessRepository = {
+export const dashboardAccessRepository = {
   async insertGrant(
     tx: Tx,
     organizationId: string,

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { accessRepository as access } from './access.repository.ts';
+import { dashboardAccessRepository as access } from './access.repository.ts';
 import { accessCodeMail } from './dashboards.mail.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { findPublicDashboard, requiresEmail, requiresPassword } from './dashboards.public.ts';
@@ -23,7 +23,7 @@ export class RetryLater extends AppError {
 export const GRANT_TTL_MS = 60 * 60 * 1000;
 export const CODE_TTL_MS = 10 * 60 * 1000;
 /** Attempts (failures and codes sent) one client address may make on one dashboard per window. */
-export const MAX_ATTEMPTS = 10;
+export const MAX_CODE_ATTEMPTS = 10;
 export const ATTEMPT_WINDOW_MS = 15 * 60 * 1000;
 /**
  * Wrong codes one address may be tried with on one dashboard per window, from all client
@@ -112,7 +112,7 @@ async function decide(
   const org = row.organization_id;
   const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
   const counted = await access.attempts(tx, org, row.id, client);
-  if (counted && counted.window_started_at > windowStart && counted.attempts >= MAX_ATTEMPTS) {
+  if (counted && counted.window_started_at > windowStart && counted.attempts >= MAX_CODE_ATTEMPTS) {
     const retryAfter = Math.max(
       1,
       Math.ceil((counted.window_started_at.getTime() + ATTEMPT_WINDOW_MS - now.getTime()) / 1000),

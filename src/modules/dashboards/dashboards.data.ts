@@ -7,8 +7,12 @@ import type {
   WidgetData,
   WidgetIssue,
 } from '../../domain/dashboards.ts';
-import { indicatorSeries, type SeriesGrouping, type SeriesResult } from '../indicators/indicators.series.ts';
-import type { CurrentValue } from '../indicators/indicators.values.ts';
+import {
+  type CurrentValue,
+  indicatorSeries,
+  type SeriesGrouping,
+  type SeriesResult,
+} from '../indicators/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { SiteTree, sitesFor, type Viewer } from './dashboards.sites.ts';
 import { type TargetContext, targetLines } from './dashboards.targets.ts';
@@ -16,7 +20,7 @@ import { type TargetContext, targetLines } from './dashboards.targets.ts';
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** `2026` -> `2026`, `2026-Q1` -> `Q1 2026`, `2026-03` -> `Mar 2026`. */
-export function periodLabel(period: string): string {
+export function periodKeyLabel(period: string): string {
   const quarter = /^(\d{4})-Q([1-4])$/.exec(period);
   if (quarter) return `Q${quarter[2]} ${quarter[1]}`;
   const month = /^(\d{4})-(\d{2})$/.exec(period);
@@ -145,7 +149,7 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
       points:
         grouping === 'TOTAL'
           ? []
-          : r.points.map((p) => point(p.period, periodLabel(p.period), p.value, decimals)),
+          : r.points.map((p) => point(p.period, periodKeyLabel(p.period), p.value, decimals)),
       targets: targets.lines,
       issues: r.total.issues.map((i) => ({ type: i.type, message: i.message })),
     });

@@ -1,6 +1,6 @@
 import type { Caller } from '../../domain/caller.ts';
 import { isOwner } from '../../domain/roles.ts';
-import type { SiteScope } from '../access/access.policy.ts';
+import type { SiteScope } from '../access/index.ts';
 
 /** Pure rules of dashboards and their public gates. */
 export const dashboardPolicy = {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { Clock } from '../../app.ts';
 import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';

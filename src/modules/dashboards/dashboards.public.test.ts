@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../../test/helpers/app.ts';
 import { useClockTestApp } from '../../../test/helpers/clock-app.ts';
 import { createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
-import { ATTEMPT_WINDOW_MS, MAX_ATTEMPTS } from './dashboards.access.ts';
+import { ATTEMPT_WINDOW_MS, MAX_CODE_ATTEMPTS } from './dashboards.access.ts';
 import { publicHead } from './dashboards.public.ts';
 
 const t = useClockTestApp(new Date('2025-06-15T12:00:00Z'));
@@ -221,9 +221,9 @@ describe('public dashboards', () => {
     }
   });
 
-  it(`limits refusals per dashboard and client address: the ${MAX_ATTEMPTS + 1}th is 429 with Retry-After, others still pass`, async () => {
+  it(`limits refusals per dashboard and client address: the ${MAX_CODE_ATTEMPTS + 1}th is 429 with Retry-After, others still pass`, async () => {
     const id = await dashboard({ password: 'open sesame' });
-    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+    for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
       expect((await access(id, { password: `guess ${i}` }, '10.1.1.1')).status).toBe(401);
     }
     const limited = await access(id, { password: 'open sesame' }, '10.1.1.1');

@@ -2,14 +2,13 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Widget as WidgetView } from '../../domain/dashboards.ts';
 import { authorize, badRequest, type Issue, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { siteScope } from '../access/index.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
-import { requiresEmail } from './dashboards.public.ts';
+import { presentDashboard, presentWidget } from './dashboards.present.ts';
 import {
   type DashboardFields,
   dashboardsRepository as repo,
@@ -22,48 +21,11 @@ import type {
   GlobalFilter,
   UpdateDashboardBody,
   UpdateWidgetBody,
-  WidgetTheme,
 } from './dashboards.schemas.ts';
 
 export type DashboardRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
-type WidgetRow = NonNullable<Awaited<ReturnType<typeof repo.findWidget>>>;
-type Status = 'COMPLETED' | 'APPROVED' | 'REJECTED';
-
-export function presentDashboard(row: DashboardRow, defaultStatuses: string[]): Dashboard {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    organizationId: row.organization_id,
-    isPublic: row.is_public,
-    publicCanFilterSites: row.public_can_filter_sites,
-    order: row.position,
-    globalFilter: row.global_filter as GlobalFilter,
-    widgetTheme: row.widget_theme as WidgetTheme,
-    tags: row.tags,
-    hasPassword: row.password_hash !== null,
-    requiresEmail: requiresEmail(row),
-    publicAccessEmails: row.public_access_emails,
-    publicAccessDomains: row.public_access_domains,
-    organizationDefaultStatuses: defaultStatuses as Status[],
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
-
-export function presentWidget(row: WidgetRow): WidgetView {
-  return {
-    id: row.id,
-    dashboardId: row.dashboard_id,
-    type: row.type as WidgetView['type'],
-    title: row.title,
-    indicatorIds: row.indicator_ids,
-    config: row.config as WidgetView['config'],
-    position: row.position,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
+export type WidgetRow = NonNullable<Awaited<ReturnType<typeof repo.findWidget>>>;
+export type Status = 'COMPLETED' | 'APPROVED' | 'REJECTED';
 
 const dashboardNotFound = () => notFound('Dashboard');
 

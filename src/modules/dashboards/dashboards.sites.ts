@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { groupBy } from '../../lib/group-by.ts';
+import { siteScope } from '../access/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 
 /** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */
@@ -15,13 +16,15 @@ interface Site {
 /** The sites of the organization, and each site with its descendants. */
 export class SiteTree {
   readonly byId: Map<string, Site>;
-  private readonly children = new Map<string, string[]>();
+  private readonly children: Map<string, string[]>;
 
   constructor(sites: Site[]) {
     this.byId = new Map(sites.map((s) => [s.id, s]));
-    for (const s of sites) {
-      if (s.parent_id) this.children.set(s.parent_id, [...(this.children.get(s.parent_id) ?? []), s.id]);
-    }
+    this.children = groupBy(
+      sites.filter((s) => s.parent_id),
+      (s) => s.parent_id!,
+      (s) => s.id,
+    );
   }
 
   /** The sites with all their descendants. */

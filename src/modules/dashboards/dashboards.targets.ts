@@ -1,12 +1,16 @@
 import type { Tx } from '../../db/client.ts';
 import type { GlobalFilter, SeriesPoint, TargetLine, WidgetIssue } from '../../domain/dashboards.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
-import { findElement } from '../indicators/indicators.references.ts';
-import type { ExpressionPart } from '../indicators/indicators.schemas.ts';
-import { indicatorSeries, type SeriesGrouping } from '../indicators/indicators.series.ts';
-import { type CurrentValue, formatNumber, prepare } from '../indicators/indicators.values.ts';
-import { targetsRepository } from '../targets/targets.repository.ts';
-import type { TargetEntry } from '../targets/targets.schemas.ts';
+import {
+  type CurrentValue,
+  type ExpressionPart,
+  findElement,
+  formatNumber,
+  indicatorSeries,
+  prepare,
+  type SeriesGrouping,
+} from '../indicators/index.ts';
+import { type TargetEntry, targetsRepository } from '../targets/index.ts';
 import type { Viewer } from './dashboards.sites.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { WidgetUsage } from '../indicators/indicators.schemas.ts';
-import { registerWidgetUsage } from '../indicators/indicators.usage.ts';
+import { groupBy } from '../../lib/group-by.ts';
+import { registerWidgetUsage, type WidgetUsage } from '../indicators/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 
 /** The dashboard widgets naming each indicator (one query for all of them). */
@@ -10,30 +10,25 @@ export async function dashboardWidgetUsage(
   indicatorIds: string[],
 ): Promise<Map<string, WidgetUsage[]>> {
   const wanted = new Set(indicatorIds);
-  const out = new Map<string, WidgetUsage[]>();
-  for (const w of await repo.widgetsUsing(tx, organizationId, indicatorIds)) {
-    for (const id of w.indicator_ids) {
-      if (!wanted.has(id)) continue;
-      out.set(id, [
-        ...(out.get(id) ?? []),
-        {
-          widgetId: w.id,
-          widgetName: w.title,
-          dashboardId: w.dashboard_id,
-          dashboardName: w.dashboard_name,
-          reportId: null,
-          reportSectionId: null,
-          reportSectionName: null,
-          reportName: null,
-          isDirect: true,
-          viaIndicatorId: null,
-          viaIndicatorName: null,
-          viaIndicatorLabel: null,
-        },
-      ]);
-    }
-  }
-  return out;
+  const widgets = await repo.widgetsUsing(tx, organizationId, indicatorIds);
+  return groupBy(
+    widgets.flatMap((w) => w.indicator_ids.filter((id) => wanted.has(id)).map((id) => ({ id, w }))),
+    (u) => u.id,
+    ({ w }): WidgetUsage => ({
+      widgetId: w.id,
+      widgetName: w.title,
+      dashboardId: w.dashboard_id,
+      dashboardName: w.dashboard_name,
+      reportId: null,
+      reportSectionId: null,
+      reportSectionName: null,
+      reportName: null,
+      isDirect: true,
+      viaIndicatorId: null,
+      viaIndicatorName: null,
+      viaIndicatorLabel: null,
+    }),
+  );
 }
 
 registerWidgetUsage(dashboardWidgetUsage);

@@ -1,31 +1,16 @@
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import type { DashboardView, GlobalFilter, PublicDashboard, WidgetTheme } from '../../domain/dashboards.ts';
+import type { DashboardView, GlobalFilter } from '../../domain/dashboards.ts';
 import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { gateRefusal, grantOpens, isGated } from './dashboards.access.ts';
 import { cachedView, rememberView } from './dashboards.cache.ts';
 import { computeWidgets } from './dashboards.data.ts';
-import { findPublicDashboard, requiresEmail } from './dashboards.public.ts';
+import { presentPublic, presentWidget } from './dashboards.present.ts';
+import { findPublicDashboard } from './dashboards.public.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
-import { type DashboardRow, findDashboard, presentWidget } from './dashboards.service.ts';
+import { findDashboard } from './dashboards.service.ts';
 import { SiteTree } from './dashboards.sites.ts';
-
-export function presentPublic(row: DashboardRow): PublicDashboard {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    isPublic: row.is_public,
-    publicCanFilterSites: row.public_can_filter_sites,
-    hasPassword: row.password_hash !== null,
-    requiresEmail: requiresEmail(row),
-    globalFilter: row.global_filter as GlobalFilter,
-    widgetTheme: row.widget_theme as WidgetTheme,
-    tags: row.tags,
-    updatedAt: iso(row.updated_at),
-  };
-}
 
 /** `GET /dashboards/{id}/data`: every widget computed within the member's sites. */
 export async function memberView(tx: Tx, caller: Caller, id: string, now: Date): Promise<DashboardView> {

@@ -1,22 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import { unitsRepository } from '../units/units.repository.ts';
-import type { ItemRow } from './dataset-items.repository.ts';
+import { unitsRepository } from '../units/index.ts';
 import type { DatasetOwnership } from './datasets.policy.ts';
-
-/** The item as every answer (and its history) shows it. */
-export function presentItem(row: ItemRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    link: row.link,
-    year: row.year,
-    tags: row.tags,
-    data: { key: row.key, value: row.value, unit: row.unit },
-    metadata: row.metadata,
-    inputUnitId: row.input_unit_id,
-  };
-}
 
 // Printable text without surrounding spaces: a key is looked up by exact match.
 const KEY = /^[^\s\p{Cc}](?:[^\p{Cc}]*[^\s\p{Cc}])?$/u;

@@ -4,8 +4,9 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type ItemFields, type ItemRow, datasetItemsRepository as repo } from './dataset-items.repository.ts';
-import { currentYear, keyProblem, presentItem, sameJson, usableUnits } from './dataset-items.rules.ts';
+import { currentYear, keyProblem, sameJson, usableUnits } from './dataset-items.rules.ts';
 import { COMMON_DENIED, type DatasetOwnership, datasetPolicy } from './datasets.policy.ts';
+import { presentItem } from './datasets.present.ts';
 import { datasetsRepository } from './datasets.repository.ts';
 import { writableDataset } from './datasets.service.ts';
 

@@ -1,28 +1,11 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { type AppError, authorize, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { datasetItemsRepository as items } from './dataset-items.repository.ts';
 import { COMMON_DENIED, datasetPolicy } from './datasets.policy.ts';
+import { presentDataset } from './datasets.present.ts';
 import { type DatasetFields, datasetsRepository as repo } from './datasets.repository.ts';
-
-type DatasetRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
-
-function present(row: DatasetRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    dataSource: row.data_source,
-    version: row.version,
-    isCommon: row.is_common,
-    organizationId: row.organization_id,
-    itemCount: row.item_count ?? 0,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
 
 /** A dataset the caller can read, or the error given (404 for a path id, 400 for a body id). */
 export async function readableDataset(tx: Tx, caller: Caller, id: string, missing: () => AppError) {
@@ -46,11 +29,11 @@ export async function writableDataset(tx: Tx, caller: Caller, id: string, missin
 const datasetNotFound = () => notFound('Dataset');
 
 export async function listDatasets(tx: Tx, caller: Caller) {
-  return (await repo.list(tx, caller.organizationId)).map(present);
+  return (await repo.list(tx, caller.organizationId)).map(presentDataset);
 }
 
 export async function getDataset(tx: Tx, caller: Caller, id: string) {
-  return present(await readableDataset(tx, caller, id, datasetNotFound));
+  return presentDataset(await readableDataset(tx, caller, id, datasetNotFound));
 }
 
 export async function createDataset(
@@ -98,5 +81,5 @@ export async function removeDataset(tx: Tx, caller: Caller, id: string) {
   const row = await writableDataset(tx, caller, id, datasetNotFound);
   await items.appendDatasetDeletion(tx, caller.organizationId, row.id, caller.userId);
   await repo.remove(tx, caller.organizationId, row.id);
-  return present(row);
+  return presentDataset(row);
 }

@@ -1,20 +1,13 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { unitsRepository } from '../units/units.repository.ts';
+import { unitsRepository } from '../units/index.ts';
 import {
   type ItemFields,
   type ItemRow,
   datasetItemsRepository as items,
 } from './dataset-items.repository.ts';
-import {
-  currentYear,
-  keyProblem,
-  presentItem,
-  sameJson,
-  type UnitIndex,
-  usableUnits,
-} from './dataset-items.rules.ts';
+import { currentYear, keyProblem, sameJson, type UnitIndex, usableUnits } from './dataset-items.rules.ts';
 import {
   exportFileName,
   type ImportColumns,
@@ -26,6 +19,7 @@ import {
   readHeader,
   readTags,
 } from './datasets.csv.ts';
+import { presentItem } from './datasets.present.ts';
 import { datasetsRepository } from './datasets.repository.ts';
 import { MAX_YEAR, MIN_YEAR } from './datasets.schemas.ts';
 import { readableDataset, writableDataset } from './datasets.service.ts';

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { listIndicators } from '../indicators/indicators.service.ts';
-import { currentValues } from '../indicators/indicators.values.ts';
+import { siteScope } from '../access/index.ts';
+import { currentValues, listIndicators } from '../indicators/index.ts';
 import type { Column, Row } from './exports.columns.ts';
 
 const col = (name: string, type: Column['type'], description: string): Column => ({

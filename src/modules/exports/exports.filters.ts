@@ -3,9 +3,9 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType, ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { forbidden, invalidField } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 
 const STATUSES: readonly ValueStatus[] = ['COMPLETED', 'APPROVED', 'REJECTED'];
@@ -99,13 +99,11 @@ export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery):
       if (!byId.has(id)) throw invalidField('siteIds', `siteIds: ${id} is not a site of this organization`);
       if (!policy.canReadSite(scope, id)) throw forbidden(`You cannot read the data of site ${id}`);
     }
-    const children = new Map<string, string[]>();
-    for (const s of siteRows) {
-      if (!s.parent_id) continue;
-      const list = children.get(s.parent_id) ?? [];
-      list.push(s.id);
-      children.set(s.parent_id, list);
-    }
+    const children = groupBy(
+      siteRows.filter((s) => s.parent_id),
+      (s) => s.parent_id!,
+      (s) => s.id,
+    );
     const chosen = new Set<string>();
     const walk = (id: string) => {
       if (chosen.has(id)) return;

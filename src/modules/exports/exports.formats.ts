@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { neutralizeCell } from '../datasets/datasets.csv.ts';
+import { neutralizeCell } from '../datasets/index.ts';
 import type { Cell, Column, Row } from './exports.columns.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';

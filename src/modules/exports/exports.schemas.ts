@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { Year } from '../form-sites/form-sites.schemas.ts';
+import { Year } from '../../http/schemas.ts';
 import type { Column } from './exports.columns.ts';
 import { MEDIA_TYPES } from './exports.formats.ts';
 

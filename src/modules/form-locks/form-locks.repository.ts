@@ -1,5 +1,14 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
+import type { PeriodType } from '../../db/schema/index.ts';
+
+/** A (form, site, year, period) to look up locks for; `period: null` matches any period of the year. */
+export interface LockQuery {
+  formId: string;
+  siteId: string;
+  year: number;
+  period: number | null;
+}
 
 export interface LockRow {
   id: string;
@@ -73,5 +82,55 @@ export const formLocksRepository = {
         ${includeUnlocked ? sql`` : sql`and l.unlocked_at is null`}
       order by l.year desc, l.period_unit nulls first, s.name nulls first, l.created_at, l.id`.execute(tx);
     return result.rows;
+  },
+  /**
+   * For each slot (form, site, year, and a period or `null` for any period of the year) that a
+   * live lock covers, its first lock (by creation) with the names a refusal shows; one query.
+   * `idx` counts the slots from 1.
+   */
+  async covering(tx: Tx, organizationId: string, slots: readonly LockQuery[]) {
+    const result = await sql<{
+      idx: string;
+      id: string;
+      period_unit: number | null;
+      site_id: string | null;
+      created_at: Date;
+      user_name: string;
+      form_name: string;
+      period_type: PeriodType;
+      site_name: string | null;
+    }>`
+      select distinct on (s.idx) s.idx, l.id, l.period_unit, l.site_id, l.created_at,
+             coalesce(nullif(u.name, ''), u.email) as user_name, f.name as form_name, f.period_type,
+             st.name as site_name
+        from unnest(${slots.map((s) => s.formId)}::uuid[], ${slots.map((s) => s.siteId)}::uuid[],
+                    ${slots.map((s) => s.year)}::int[], ${slots.map((s) => s.period)}::int[])
+             with ordinality as s(form_id, site_id, year, period, idx)
+        join form_locks l
+          on l.organization_id = ${organizationId} and l.form_id = s.form_id and l.year = s.year
+         and l.unlocked_at is null
+         and (l.period_unit is null or s.period is null or l.period_unit = s.period)
+         and (l.site_id is null or l.site_id = s.site_id)
+        join forms f on f.organization_id = l.organization_id and f.id = l.form_id
+        join users u on u.id = l.created_by
+        left join sites st on st.organization_id = l.organization_id and st.id = s.site_id
+       order by s.idx, l.created_at, l.id`.execute(tx);
+    return result.rows;
+  },
+
+  /** The activities among `ids` whose (form, site, year, period) a live lock covers; one query. */
+  async coveredActivities(tx: Tx, organizationId: string, ids: readonly string[]): Promise<string[]> {
+    const result = await sql<{ id: string }>`
+      select a.id
+        from activities a
+        join form_elements e on e.organization_id = a.organization_id and e.id = a.element_id
+       where a.organization_id = ${organizationId} and a.id = any(${ids}::uuid[])
+         and exists (
+           select 1 from form_locks l
+            where l.organization_id = a.organization_id and l.form_id = e.form_id and l.year = a.year
+              and l.unlocked_at is null
+              and (l.period_unit is null or l.period_unit = a.period_unit)
+              and (l.site_id is null or l.site_id = a.site_id))`.execute(tx);
+    return result.rows.map((r) => r.id);
   },
 };

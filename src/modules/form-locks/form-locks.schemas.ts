@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
-import { Year } from '../form-sites/form-sites.schemas.ts';
+import { DateTime, Nullable, Uuid, Year } from '../../http/schemas.ts';
 
 export const LockBody = Type.Object(
   {

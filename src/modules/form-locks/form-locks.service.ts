@@ -1,32 +1,14 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { LAST_PERIOD } from '../completeness/completeness.periods.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
-import { type LockRow, formLocksRepository as repo } from './form-locks.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { LAST_PERIOD } from '../completeness/index.ts';
+import { formsRepository } from '../forms/index.ts';
+import { sitesRepository } from '../sites/index.ts';
+import { presentLock } from './form-locks.present.ts';
+import { formLocksRepository as repo } from './form-locks.repository.ts';
 import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
-
-function present(row: LockRow): FormLock {
-  return {
-    id: row.id,
-    formId: row.form_id,
-    year: row.year,
-    periodUnit: row.period_unit,
-    siteId: row.site_id,
-    siteName: row.site_name,
-    createdBy: row.created_by,
-    createdByName: row.created_by_name,
-    createdAt: iso(row.created_at),
-    unlockedBy: row.unlocked_by,
-    unlockedByName: row.unlocked_by_name,
-    unlockedAt: iso(row.unlocked_at),
-  };
-}
 
 /**
  * Locks a form's year, or one period of it, on sites the caller manages (MANAGER+), or on every
@@ -64,7 +46,7 @@ export async function createLocks(tx: Tx, caller: Caller, body: LockBody): Promi
     { formId: form.id, year: body.year, periodUnit, siteIds },
     caller.userId,
   );
-  return rows.map(present);
+  return rows.map(presentLock);
 }
 
 /** Lifts a lock (MANAGER+ on its site, OWNER for an organization-wide one); recorded on the lock. */
@@ -82,7 +64,7 @@ export async function deleteLock(tx: Tx, caller: Caller, id: string): Promise<Fo
   }
   await repo.unlock(tx, org, row.id, caller.userId);
   const after = await repo.find(tx, org, row.id);
-  return present(after!);
+  return presentLock(after!);
 }
 
 /** The locks of a form: organization-wide ones and those of sites the caller can read. */
@@ -92,5 +74,5 @@ export async function listLocks(tx: Tx, caller: Caller, query: LocksQuery): Prom
   if (!form) throw invalidField('formId', 'formId is not a form of this organization');
   const scope = await siteScope(tx, caller);
   const rows = await repo.list(tx, org, form.id, query.includeUnlocked ?? false);
-  return rows.filter((r) => r.site_id === null || policy.canReadSite(scope, r.site_id)).map(present);
+  return rows.filter((r) => r.site_id === null || policy.canReadSite(scope, r.site_id)).map(presentLock);
 }

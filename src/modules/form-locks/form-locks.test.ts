@@ -220,4 +220,25 @@ describe('while a period is locked', () => {
     expect(values[activityOf[site]!]).toBe(200); // amount 2 × 100
     await unlock(site2Lock.id);
   });
+
+  it('a form cannot leave a (site, year) that a lock of one of its periods covers', async () => {
+    const [march] = (await lock({ periodUnit: 3, siteIds: [site2] })).body;
+    const setSites = (siteIds: string[]) =>
+      api(t, 'PUT', '/form-sites', {
+        token: tenant.owner.token,
+        body: { formId: form.id, siteIds, years: [2024] },
+      });
+
+    const refused = await setSites([site, unassigned]);
+
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.issues).toHaveLength(1);
+    expect(refused.body.issues[0].path).toBe('years.0');
+    expect(refused.body.issues[0].message).toContain(`cannot be deactivated at Plant B in 2024`);
+    expect(refused.body.issues[0].message).toContain(`lock ${march.id} (period 3 of 2024, Plant B, by `);
+    await unlock(march.id);
+    const allowed = await setSites([site, unassigned]);
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect((await setSites([site, site2, unassigned])).status).toBe(200);
+  });
 });

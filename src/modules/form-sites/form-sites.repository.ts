@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/site-scope.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 
 /** Which (form, site, year) triples are active; every method takes the organization id. */
 export const formSitesRepository = {
@@ -59,40 +58,5 @@ export const formSitesRepository = {
     if (filter.siteId) query = query.where('fs.site_id', '=', filter.siteId);
     if (filter.year !== undefined) query = query.where('fs.year', '=', filter.year);
     return query.orderBy('fs.form_id').orderBy('fs.year').orderBy('fs.site_id').execute();
-  },
-
-  /**
-   * For each (site, year) pair, the first live lock of the form that covers it in whole or in
-   * part (a lock of one period, or of all sites, counts), with what names it in a refusal.
-   */
-  async locksCovering(
-    tx: Tx,
-    organizationId: string,
-    formId: string,
-    pairs: { siteId: string; year: number }[],
-  ) {
-    if (pairs.length === 0) return [];
-    const result = await sql<{
-      idx: string;
-      id: string;
-      period_unit: number | null;
-      site_id: string | null;
-      created_at: Date;
-      user_name: string;
-      form_name: string;
-      site_name: string | null;
-    }>`
-      select distinct on (s.idx) s.idx, l.id, l.period_unit, l.site_id, l.created_at,
-             coalesce(nullif(u.name, ''), u.email) as user_name, f.name as form_name, st.name as site_name
-        from unnest(${pairs.map((p) => p.siteId)}::uuid[], ${pairs.map((p) => p.year)}::int[])
-             with ordinality as s(site_id, year, idx)
-        join form_locks l
-          on l.organization_id = ${organizationId} and l.form_id = ${formId} and l.year = s.year
-         and l.unlocked_at is null and (l.site_id is null or l.site_id = s.site_id)
-        join forms f on f.organization_id = l.organization_id and f.id = l.form_id
-        join users u on u.id = l.created_by
-        left join sites st on st.organization_id = l.organization_id and st.id = s.site_id
-       order by s.idx, l.created_at, l.id`.execute(tx);
-    return result.rows.map((r) => ({ ...r, index: Number(r.idx) - 1 }));
   },
 };

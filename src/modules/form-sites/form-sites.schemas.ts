@@ -1,13 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
-import { Uuid } from '../../http/schemas.ts';
-
-export const Year = Type.Integer({
-  minimum: 1900,
-  maximum: 2200,
-  examples: [2025],
-  description: 'Calendar year',
-});
+import { Uuid, Year } from '../../http/schemas.ts';
 
 export const SetFormSitesBody = Type.Object(
   {

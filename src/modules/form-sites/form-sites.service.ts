@@ -2,10 +2,10 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { lockedSlots } from '../form-locks/index.ts';
+import { formsRepository } from '../forms/index.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { formSitesRepository as repo } from './form-sites.repository.ts';
 import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 
@@ -84,17 +84,22 @@ async function assertNotLocked(
   years: number[],
 ): Promise<void> {
   const pairs = removed.map((r) => ({ siteId: r.site_id, year: r.year }));
-  const locks = await repo.locksCovering(tx, org, formId, pairs);
+  const locks = await lockedSlots(
+    tx,
+    org,
+    pairs.map(({ siteId, year }) => ({ formId, siteId, year, period: null })),
+  );
   if (locks.length === 0) return;
   const issues = locks.map((lock) => {
-    const { siteId, year } = pairs[lock.index]!;
+    const { year } = pairs[lock.index]!;
     const path = `years.${years.indexOf(year)}`;
-    const period = lock.period_unit === null ? `all of ${year}` : `period ${lock.period_unit} of ${year}`;
-    const sites = lock.site_id === null ? 'all sites' : (lock.site_name ?? siteId);
-    const day = lock.created_at.toISOString().slice(0, 10);
+    const period =
+      lock.lockPeriodUnit === null ? `all of ${year}` : `period ${lock.lockPeriodUnit} of ${year}`;
+    const sites = lock.lockSiteId === null ? 'all sites' : lock.siteName;
+    const day = lock.lockedAt.toISOString().slice(0, 10);
     return {
       path,
-      message: `${path}: "${lock.form_name}" cannot be deactivated at ${lock.site_name ?? siteId} in ${year}: its figures are locked by lock ${lock.id} (${period}, ${sites}, by ${lock.user_name} on ${day}); a manager must unlock it first`,
+      message: `${path}: "${lock.formName}" cannot be deactivated at ${lock.siteName} in ${year}: its figures are locked by lock ${lock.lockId} (${period}, ${sites}, by ${lock.lockedBy} on ${day}); a manager must unlock it first`,
     };
   });
   throw badRequest('The period is locked', issues);

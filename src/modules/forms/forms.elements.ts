@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import type { ElementType, SelectOption } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
-import { loadUnits } from '../units/units.repository.ts';
+import { loadUnits } from '../units/index.ts';
 import { type ElementRow, formsRepository as repo } from './forms.repository.ts';
 import type { ElementInput } from './forms.schemas.ts';
 

@@ -1,42 +1,12 @@
 import type { Tx } from '../../db/client.ts';
-import type { SelectOption } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkAggregationAgainstLocks, checkChangesAgainstValues, planElements } from './forms.elements.ts';
+import { presentForm } from './forms.present.ts';
 import { formsRepository as repo } from './forms.repository.ts';
 import type { Form, FormBody } from './forms.schemas.ts';
-
-type FormRow = Awaited<ReturnType<typeof repo.list>>[number];
-type ElementRow = Awaited<ReturnType<typeof repo.elements>>[number];
-
-function present(form: FormRow, elements: ElementRow[]): Form {
-  return {
-    id: form.id,
-    organizationId: form.organization_id,
-    name: form.name,
-    description: form.description,
-    periodType: form.period_type,
-    metadata: form.metadata,
-    dueDays: form.due_days,
-    elements: elements.map((e) => ({
-      id: e.id,
-      key: e.key,
-      label: e.label,
-      type: e.type,
-      required: e.required,
-      unitId: e.unit_id,
-      options: e.options as SelectOption[] | null,
-      activityDefinitionId: e.activity_definition_id,
-      aggregation: e.aggregation,
-      metadata: e.metadata,
-      order: e.position,
-    })),
-    createdAt: iso(form.created_at),
-    updatedAt: iso(form.updated_at),
-  };
-}
 
 /** Every live form of the organization with its live elements (two queries). */
 export async function listForms(tx: Tx, caller: Caller): Promise<Form[]> {
@@ -46,19 +16,14 @@ export async function listForms(tx: Tx, caller: Caller): Promise<Form[]> {
     caller.organizationId,
     forms.map((f) => f.id),
   );
-  const byForm = new Map<string, ElementRow[]>();
-  for (const e of elements) {
-    const list = byForm.get(e.form_id);
-    if (list) list.push(e);
-    else byForm.set(e.form_id, [e]);
-  }
-  return forms.map((f) => present(f, byForm.get(f.id) ?? []));
+  const byForm = groupBy(elements, (e) => e.form_id);
+  return forms.map((f) => presentForm(f, byForm.get(f.id) ?? []));
 }
 
 export async function getForm(tx: Tx, caller: Caller, id: string): Promise<Form> {
   const form = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
   if (!form) throw notFound('Form');
-  return present(form, await repo.elements(tx, caller.organizationId, [id]));
+  return presentForm(form, await repo.elements(tx, caller.organizationId, [id]));
 }
 
 function fieldsOf(body: FormBody) {

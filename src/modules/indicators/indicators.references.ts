@@ -3,8 +3,7 @@ import type { Issue } from '../../domain/errors.ts';
 import { dimensionsOf, type LeafUnits } from '../../expressions/dimensions.ts';
 import { ExpressionError, type Node, parseExpression } from '../../expressions/parse.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
-import { describeDimension, divide, sameDimension, termOfUnit } from '../units/units.dimensions.ts';
+import { describeDimension, divide, sameDimension, termOfUnit, type UnitFactor } from '../units/index.ts';
 import {
   type ReferencedElement,
   type ReferencedItem,

@@ -16,7 +16,12 @@ import {
   usesKeyedItems,
   wholeScopeOperands,
 } from './indicators.values.ts';
-import { type Aggregate, type Bucket, type Scope, valuesRepository as values } from './values.repository.ts';
+import {
+  type Aggregate,
+  type Bucket,
+  type Scope,
+  indicatorValuesRepository as values,
+} from './values.repository.ts';
 
 export type SeriesGrouping = 'TOTAL' | 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
 

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import {
   checkExpression,
@@ -42,10 +43,11 @@ async function present(tx: Tx, caller: Caller, all: Row[], rows: Row[]): Promise
     all.map((r) => r.id),
   );
   const byId = new Map(all.map((r) => [r.id, r]));
-  const usedBy = new Map<string, Row[]>();
-  for (const r of all) {
-    for (const id of new Set(usedIndicators(partsOf(r)))) usedBy.set(id, [...(usedBy.get(id) ?? []), r]);
-  }
+  const usedBy = groupBy(
+    all.flatMap((r) => [...new Set(usedIndicators(partsOf(r)))].map((id) => ({ id, r }))),
+    (u) => u.id,
+    (u) => u.r,
+  );
   return rows.map((row) => presentOne(row, refs, usedBy, usage, byId));
 }
 

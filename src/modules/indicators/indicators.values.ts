@@ -5,11 +5,9 @@ import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
-import { convertValue } from '../units/units.convert.ts';
-import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/units.dimensions.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { sitesRepository } from '../sites/index.ts';
+import { convertValue, describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
 import {
   findElement,
   findItem,
@@ -36,7 +34,7 @@ import {
   type Breakdown,
   type BucketAggregate,
   type Scope,
-  valuesRepository as values,
+  indicatorValuesRepository as values,
 } from './values.repository.ts';
 
 export type Row = Awaited<ReturnType<typeof repo.list>>[number];

@@ -170,7 +170,7 @@ export function coverOf(
 }
 
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
-export const valuesRepository = {
+export const indicatorValuesRepository = {
   /**
    * Every requested NUMBER element at once: per site (and bucket) first (sum, mean, latest
    * period), then added up across sites. The latest-period pick only looks at the values of
@@ -186,16 +186,16 @@ export const valuesRepository = {
     sumOnlyIds: string[] = [],
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
-    const inactive = await valuesRepository.inactiveSubmissions(tx, organizationId, scope);
+    const inactive = await indicatorValuesRepository.inactiveSubmissions(tx, organizationId, scope);
     // SUM operands summed without a per-site step are read from the totals: over the scope, or
     // per site group (bySite series, the site-dependent evaluation's groups of sites by key).
     const cover =
       totalsSource.enabled && sumOnlyIds.length > 0
         ? breakdown?.groups
-          ? await valuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)
-          : await valuesRepository.cover(tx, organizationId, scope.siteIds)
+          ? await indicatorValuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)
+          : await indicatorValuesRepository.cover(tx, organizationId, scope.siteIds)
         : undefined;
-    const statement = valuesRepository.elementsStatement(
+    const statement = indicatorValuesRepository.elementsStatement(
       organizationId,
       elementIds,
       lastIds,

@@ -4,11 +4,15 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest } from '../../domain/errors.ts';
 import { hashPassword, randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { issueAccessToken } from '../auth/auth.service.ts';
-import { memberPolicy } from '../members/members.policy.ts';
-import { membersRepository as members } from '../members/members.repository.ts';
-import { grantMessage, requireRole, requireSites } from '../members/members.service.ts';
+import { siteScope } from '../access/index.ts';
+import { issueAccessToken } from '../auth/index.ts';
+import {
+  grantMessage,
+  memberPolicy,
+  membersRepository as members,
+  requireRole,
+  requireSites,
+} from '../members/index.ts';
 import { invitationMail } from './invitations.mail.ts';
 import { invitationsRepository as repo } from './invitations.repository.ts';
 

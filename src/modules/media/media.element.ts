@@ -1,5 +1,4 @@
-import type { ElementTypeHandler } from '../submissions/element-types.ts';
-import { PLAIN_CHECKS } from '../submissions/submissions.values.ts';
+import { type ElementTypeHandler, PLAIN_CHECKS } from '../submissions/index.ts';
 import { checkFileValues } from './media.service.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../app.ts';
 import type { Config } from '../../config.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { roleAtLeast } from '../../domain/roles.ts';
 import { iso } from '../../domain/time.ts';
@@ -14,6 +14,7 @@ import {
   UPLOAD_TTL_SECONDS,
 } from '../../storage/storage.ts';
 import { extensionOf, fileNameProblem, safeKeyName } from './media.names.ts';
+import { presentMedia } from './media.present.ts';
 import { type MediaRow, mediaRepository as repo } from './media.repository.ts';
 import type { Media, PresignBody } from './media.schemas.ts';
 
@@ -180,26 +181,9 @@ export async function getMedia(tx: Tx, caller: Caller, id: string, deps: MediaDe
         })
       : null;
   return {
-    ...present(row),
+    ...presentMedia(row),
     downloadUrl,
     downloadUrlExpiresAt: downloadUrl ? iso(new Date(now.getTime() + DOWNLOAD_TTL_SECONDS * 1000)) : null,
-  };
-}
-
-export function present(row: MediaRow): Omit<Media, 'downloadUrl' | 'downloadUrlExpiresAt'> {
-  return {
-    id: row.id,
-    fileName: row.file_name,
-    contentType: row.content_type,
-    size: row.size === null ? null : Number(row.size),
-    sha256: row.sha256,
-    status: row.status,
-    entityType: row.entity_type,
-    entityId: row.entity_id,
-    fieldName: row.field_name,
-    createdAt: iso(row.created_at),
-    uploadedAt: iso(row.uploaded_at),
-    uploadedBy: row.uploaded_by,
   };
 }
 

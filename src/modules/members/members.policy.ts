@@ -1,7 +1,7 @@
 import type { Role } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { ROLES, roleAtLeast } from '../../domain/roles.ts';
-import type { SiteScope } from '../access/access.policy.ts';
+import type { SiteScope } from '../access/index.ts';
 
 /** A role name in any letter case (`Collector`, `COLLECTOR`) as stored, upper case; null if unknown. */
 export function parseRole(value: string): Role | null {

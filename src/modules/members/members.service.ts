@@ -2,27 +2,12 @@ import type { Tx } from '../../db/client.ts';
 import type { Role } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { siteScope } from '../access/index.ts';
+import { sitesRepository } from '../sites/index.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
+import { presentMember } from './members.present.ts';
 import { membersRepository as repo } from './members.repository.ts';
-
-type MemberRow = Awaited<ReturnType<typeof repo.list>>[number];
-
-function present(row: MemberRow) {
-  return {
-    userId: row.user_id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    status: row.status,
-    siteIds: row.site_ids ?? [],
-    createdAt: iso(row.created_at),
-    invitationExpiresAt: iso(row.invitation_expires_at),
-  };
-}
 
 const ROLE_HELP = 'must be one of Owner, Manager, Collector, Viewer (any letter case)';
 
@@ -75,7 +60,7 @@ async function lockMember(tx: Tx, caller: Caller, userId: string) {
 }
 
 export async function listMembers(tx: Tx, caller: Caller) {
-  return (await repo.list(tx, caller.organizationId)).map(present);
+  return (await repo.list(tx, caller.organizationId)).map(presentMember);
 }
 
 /** Changes a member's role and/or site assignments (the list given replaces the current one). */
@@ -113,7 +98,7 @@ export async function updateMember(
   }
   if (siteIds) await repo.replaceSites(tx, org, userId, siteIds);
   const [row] = await repo.list(tx, org, userId);
-  return present(row!);
+  return presentMember(row!);
 }
 
 /** Removes a member (or cancels a pending invitation) and revokes their tokens and API keys. */

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { hashPassword, newApiKey, randomBase62, sha256Hex } from '../../lib/secrets.ts';
-import { apiKeysRepository } from '../apikeys/apikeys.repository.ts';
-import { usersRepository } from '../users/users.repository.ts';
+import { apiKeysRepository } from '../apikeys/index.ts';
+import { usersRepository } from '../users/index.ts';
 import { countOrganizations, createOrganizationWithOwner } from './organizations.service.ts';
 
 export const BOOTSTRAP_EMAIL = 'owner@example.com';

@@ -2,8 +2,8 @@ import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { conflict, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
-import { usersRepository } from '../users/users.repository.ts';
+import { usersRepository } from '../users/index.ts';
+import { presentOrganization } from './organizations.present.ts';
 import { organizationsRepository as repo } from './organizations.repository.ts';
 
 export interface NewOrganization {
@@ -32,23 +32,11 @@ export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization
 
 export const countOrganizations = (tx: Tx) => repo.count(tx);
 
-type OrganizationRow = NonNullable<Awaited<ReturnType<typeof repo.get>>>;
-
-function present(row: OrganizationRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    defaultStatuses: row.default_statuses,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
-
 /** The caller's organization. */
 export async function getOrganization(tx: Tx, caller: Caller) {
   const row = await repo.get(tx, caller.organizationId);
   if (!row) throw notFound('Organization');
-  return present(row);
+  return presentOrganization(row);
 }
 
 /** Renames the organization and/or sets its default statuses; fields left out stay as they are. */
@@ -61,5 +49,5 @@ export async function updateOrganization(
   if (name === '') throw invalidField('name', 'name must not be blank');
   const row = await repo.update(tx, caller.organizationId, { name, defaultStatuses: input.defaultStatuses });
   if (!row) throw notFound('Organization');
-  return present(row);
+  return presentOrganization(row);
 }

@@ -1,6 +1,6 @@
 import type { Caller } from '../../domain/caller.ts';
 import { roleAtLeast } from '../../domain/roles.ts';
-import { policy, type SiteScope } from '../access/access.policy.ts';
+import { policy, type SiteScope } from '../access/index.ts';
 
 /**
  * Who may change the site tree. A site belongs to whoever manages its parent: creating,

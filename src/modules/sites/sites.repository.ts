@@ -3,8 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import type { SiteAddress } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/site-scope.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 
 /** The stored columns of a site that the service works with. */
 export interface SiteRow {

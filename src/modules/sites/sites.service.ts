@@ -3,11 +3,10 @@ import type { Tx } from '../../db/client.ts';
 import type { SiteAddress } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy, type SiteScope } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, type SiteScope, siteScope } from '../access/index.ts';
 import { sitePolicy } from './sites.policy.ts';
+import { presentSite } from './sites.present.ts';
 import { sitesRepository as repo, type SiteChanges, type SiteRow } from './sites.repository.ts';
 import type { CreateSiteInput, ListSitesFilter, SiteOut, UpdateSiteInput } from './sites.schemas.ts';
 import { ADDRESS_FIELDS } from './sites.schemas.ts';
@@ -18,23 +17,6 @@ export const MESSAGES = {
   parent: 'You do not manage the parent site',
   site: 'You do not manage this site',
 };
-
-/** The API shape of a stored site. */
-export function toSite(row: SiteRow): SiteOut {
-  const address = row.address ?? {};
-  return {
-    id: row.id,
-    name: row.name,
-    code: row.code,
-    parentId: row.parent_id,
-    latitude: row.latitude,
-    longitude: row.longitude,
-    address: Object.keys(address).length > 0 ? address : null,
-    metadata: row.metadata ?? {},
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
 
 /** Trimmed address fields; blank ones are dropped. */
 export function cleanAddress(address: SiteAddress | null | undefined): SiteAddress {
@@ -55,12 +37,12 @@ export async function listSites(tx: Tx, caller: Caller, filter: ListSitesFilter)
   if (parentId !== undefined && rows.length === 0 && !(await isVisible(tx, caller, scope, parentId))) {
     throw unknownSite('parentId');
   }
-  return rows.map(toSite);
+  return rows.map(presentSite);
 }
 
 export async function getSite(tx: Tx, caller: Caller, id: string): Promise<SiteOut> {
   const { site } = await visibleSite(tx, caller, id);
-  return toSite(site);
+  return presentSite(site);
 }
 
 export async function createSite(tx: Tx, caller: Caller, input: CreateSiteInput): Promise<SiteOut> {
@@ -84,7 +66,7 @@ export async function createSite(tx: Tx, caller: Caller, input: CreateSiteInput)
     address: cleanAddress(input.address),
     metadata: input.metadata ?? {},
   });
-  return toSite(row);
+  return presentSite(row);
 }
 
 export async function updateSite(tx: Tx, caller: Caller, id: string, input: UpdateSiteInput) {
@@ -104,7 +86,7 @@ export async function updateSite(tx: Tx, caller: Caller, id: string, input: Upda
   if (input.longitude !== undefined) changes.longitude = input.longitude;
   if (input.address !== undefined) changes.address = cleanAddress(input.address);
   if (input.metadata !== undefined) changes.metadata = input.metadata;
-  return toSite(await repo.update(tx, org, id, changes));
+  return presentSite(await repo.update(tx, org, id, changes));
 }
 
 export async function deleteSite(tx: Tx, caller: Caller, id: string): Promise<void> {

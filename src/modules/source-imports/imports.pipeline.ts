@@ -2,14 +2,17 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { type CalcSession, failed, failureMessage } from '../activities/activities.calculate.ts';
-import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/activities.inputs.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
-import { getDefinitionForCalculation } from '../activity-definitions/activity-definitions.service.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
-import type { ElementInfo } from '../submissions/submissions.resolve.ts';
-import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import { siteScope } from '../access/index.ts';
+import {
+  type ActivityInput,
+  type CalcSession,
+  failed,
+  failureMessage,
+  MAX_ACTIVITIES_PER_VALUE,
+} from '../activities/index.ts';
+import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import { formsRepository } from '../forms/index.ts';
+import type { ElementInfo, ValuesPipeline } from '../submissions/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import {

@@ -1,12 +1,15 @@
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { policy, type SiteScope } from '../access/access.policy.ts';
-import { type ActivityInput, checkActivityInput } from '../activities/activities.inputs.ts';
-import type { ActivityDefinition } from '../activity-definitions/activity-definitions.schemas.ts';
-import type { Checked, ElementTypeHandlers } from '../submissions/element-types.ts';
-import type { ElementInfo } from '../submissions/submissions.resolve.ts';
-import { checkValues } from '../submissions/submissions.values.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import { policy, type SiteScope } from '../access/index.ts';
+import { type ActivityInput, checkActivityInput } from '../activities/index.ts';
+import type { ActivityDefinition } from '../activity-definitions/index.ts';
+import {
+  type Checked,
+  checkValues,
+  type ElementInfo,
+  type ElementTypeHandlers,
+} from '../submissions/index.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Cell, Row, RowIssue } from './imports.schemas.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import { errors } from '../../http/schemas.ts';
-import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import type { ValuesPipeline } from '../submissions/index.ts';
 import {
   ImportBody,
   ImportHeaders,

@@ -6,10 +6,14 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { type CalcLimits, CalcSession, DEFAULT_CALC_LIMITS } from '../activities/activities.calculate.ts';
-import { activityElementHandler } from '../activities/activities.element.ts';
-import { recordImportSources } from '../exports/import-sources.repository.ts';
-import type { ValuesPipeline } from '../submissions/values.pipeline.ts';
+import {
+  activityElementHandler,
+  type CalcLimits,
+  CalcSession,
+  DEFAULT_CALC_LIMITS,
+} from '../activities/index.ts';
+import { recordImportSources } from '../exports/index.ts';
+import type { ValuesPipeline } from '../submissions/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';

@@ -1,8 +1,12 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { formSitesRepository } from '../form-sites/form-sites.repository.ts';
-import type { SubmitBody, SubmitValue } from '../submissions/submissions.schemas.ts';
-import { storeValueSets, type ValuesPipeline } from '../submissions/values.pipeline.ts';
+import { formSitesRepository } from '../form-sites/index.ts';
+import {
+  type SubmitBody,
+  type SubmitValue,
+  storeValueSets,
+  type ValuesPipeline,
+} from '../submissions/index.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */

@@ -2,9 +2,20 @@ import type { Tx } from '../../db/client.ts';
 import type { ElementType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
-import type { ElementInfo } from './submissions.resolve.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ValueItem } from './submissions.schemas.ts';
+
+/** An element as submissions need it. */
+export interface ElementInfo {
+  id: string;
+  key: string;
+  type: ElementType;
+  unit_id: string | null;
+  options: unknown;
+  metadata: Record<string, unknown>;
+  /** ACTIVITY elements: the definition that calculates their activities. */
+  activity_definition_id?: string | null;
+}
 
 /**
  * Element types as handlers: the submissions module knows how to find, match and store values;

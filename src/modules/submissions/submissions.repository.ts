@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import type { SiteScope } from '../access/access.policy.ts';
-import { inSiteScope } from '../access/site-scope.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
-import type { ElementInfo } from './submissions.resolve.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
+import type { UnitFactor } from '../units/index.ts';
+import type { ElementInfo } from './element-types.ts';
 
 const SUBMISSION_COLUMNS = [
   's.id',

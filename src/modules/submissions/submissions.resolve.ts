@@ -1,22 +1,12 @@
 import type { Tx } from '../../db/client.ts';
-import type { ElementType, PeriodType, SelectOption } from '../../db/schema/index.ts';
+import type { PeriodType, SelectOption } from '../../db/schema/index.ts';
 import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { UnitFactor } from '../units/units.convert.ts';
+import type { UnitFactor } from '../units/index.ts';
+import type { ElementInfo } from './element-types.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';
-
-/** An element as submissions need it. */
-export interface ElementInfo {
-  id: string;
-  key: string;
-  type: ElementType;
-  unit_id: string | null;
-  options: unknown;
-  metadata: Record<string, unknown>;
-  /** ACTIVITY elements: the definition that calculates their activities. */
-  activity_definition_id?: string | null;
-}
 
 export const optionValues = (element: ElementInfo) =>
   ((element.options ?? []) as SelectOption[]).map((o) => o.value);
@@ -139,12 +129,7 @@ export async function resolveTargets(
     bodies.map((b, i) => ({ formId: idOf(named[i]!.form), siteId: idOf(named[i]!.site), year: b.year })),
     unitIds,
   );
-  const elements = new Map<string, ElementInfo[]>();
-  for (const e of found.elements) {
-    const list = elements.get(e.form_id);
-    if (list) list.push(e);
-    else elements.set(e.form_id, [e]);
-  }
+  const elements: Map<string, ElementInfo[]> = groupBy(found.elements, (e) => e.form_id);
   const targets = bodies.map((_, i): ResolvedTarget | { error: unknown } => {
     const { form, site } = named[i]!;
     const row = found.targets[i]!;

@@ -3,7 +3,8 @@ import Type from 'typebox';
 import { callerOf } from '../../http/auth.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { reviewValue, valueHistory } from './submissions.history.ts';
+import { valueHistory } from './submissions.history.ts';
+import { reviewValue } from './submissions.review.ts';
 import {
   HistoryEntry,
   ReviewBody,

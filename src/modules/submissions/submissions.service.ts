@@ -1,18 +1,17 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { forbidden, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { formsRepository } from '../forms/forms.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { formsRepository } from '../forms/index.ts';
 import type { TenantRun } from './element-types.ts';
-import { presentValue } from './submissions.history.ts';
+import { presentSubmission, presentValue, type SubmissionRow } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
-import { valuesRepository } from './values.repository.ts';
+import { submissionValuesRepository } from './values.repository.ts';
 
 /** POST /form-submissions: the values pipeline over the request's body. */
 export function submit(
@@ -25,44 +24,20 @@ export function submit(
   return storeValues(pipeline, run, caller, body, signal);
 }
 
-type SubmissionRow = NonNullable<Awaited<ReturnType<typeof repo.findSubmission>>>;
-
 /** Submissions with all their current values (one query for the values of all of them). */
 async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[]): Promise<Submission[]> {
-  const values = await valuesRepository.currentValues(
+  const values = await submissionValuesRepository.currentValues(
     tx,
     organizationId,
     rows.map((r) => r.id),
   );
-  const bySubmission = new Map<string, ValueItem[]>();
-  for (const v of values) {
-    const item = presentValue(v, v.element_key, {
-      name: v.user_name,
-      email: v.user_email,
-      image: v.user_image,
-    });
-    const list = bySubmission.get(v.form_submission_id);
-    if (list) list.push(item);
-    else bySubmission.set(v.form_submission_id, [item]);
-  }
-  return rows.map((r) => presentSubmission(r, bySubmission.get(r.id) ?? []));
-}
-
-/** A submission row (with its form, site and year) and its values, as the API shows them. */
-function presentSubmission(r: SubmissionRow, values: ValueItem[]): Submission {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    formSiteId: r.form_site_id,
-    formId: r.form_id,
-    siteId: r.site_id,
-    year: r.year,
-    userId: r.user_id,
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-    deletedAt: null,
+  const bySubmission = groupBy(
     values,
-  };
+    (v) => v.form_submission_id,
+    (v): ValueItem =>
+      presentValue(v, v.element_key, { name: v.user_name, email: v.user_email, image: v.user_image }),
+  );
+  return rows.map((r) => presentSubmission(r, bySubmission.get(r.id) ?? []));
 }
 
 /** A submission of an active form-site on a site the caller can read. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ElementType } from '../../db/schema/index.ts';
 import { activityElementHandler } from '../activities/activities.element.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
-import type { ElementInfo } from './submissions.resolve.ts';
+import type { ElementInfo } from './element-types.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
 import { checkValues, PLAIN_HANDLERS } from './submissions.values.ts';
 

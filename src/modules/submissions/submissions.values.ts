@@ -1,21 +1,17 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import {
-  convertValue,
-  type UnitFactor,
-  UnitMismatchError,
-  UnitOverflowError,
-} from '../units/units.convert.ts';
+import { convertValue, type UnitFactor, UnitMismatchError, UnitOverflowError } from '../units/index.ts';
 import type {
   CheckContext,
   Checked,
+  ElementInfo,
   ElementTypeHandler,
   ElementTypeHandlers,
   PlannedValue,
   Refusal,
 } from './element-types.ts';
-import { type ElementInfo, optionValues } from './submissions.resolve.ts';
+import { optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
 

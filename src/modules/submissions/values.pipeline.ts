@@ -4,8 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, conflict, type Issue, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
+import { policy, siteScope } from '../access/index.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
@@ -15,12 +14,13 @@ import {
   type TenantRun,
   type ValuesSession,
 } from './element-types.ts';
-import { presentValue, snapshotOf } from './submissions.history.ts';
+import { snapshotOf } from './submissions.history.ts';
+import { presentValue } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues, resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { checkValues, slotOf } from './submissions.values.ts';
-import { type ValueChange, type ValueWrite, valuesRepository } from './values.repository.ts';
+import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -31,7 +31,7 @@ export interface ValuesPipeline {
 /** How many times work done outside a transaction (calculations) is redone before a 409. */
 export const MAX_ATTEMPTS = 3;
 
-type StoredValue = Awaited<ReturnType<typeof valuesRepository.lockValuesOf>>[number];
+type StoredValue = Awaited<ReturnType<typeof submissionValuesRepository.lockValuesOf>>[number];
 type Users = Map<string, { name: string; email: string; image: string | null }>;
 
 /** The caller and the other authors of `ids` (queried only when there are others). */
@@ -231,7 +231,7 @@ async function write(
       ...(await repo.upsertSubmissions(tx, org, formSitesOf(false), caller.userId, false)),
     ].map((s) => [s.form_site_id, s]),
   );
-  const stored = await valuesRepository.lockValuesOf(
+  const stored = await submissionValuesRepository.lockValuesOf(
     tx,
     org,
     [...submissions.values()].map((s) => s.id),
@@ -250,7 +250,9 @@ async function write(
     return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
   });
   const writtenAt =
-    changes.length > 0 ? await valuesRepository.applyChanges(tx, org, caller.userId, changes) : null;
+    changes.length > 0
+      ? await submissionValuesRepository.applyChanges(tx, org, caller.userId, changes)
+      : null;
   const users = await usersById(
     tx,
     caller,

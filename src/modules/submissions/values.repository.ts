@@ -62,7 +62,7 @@ const VALUE_COLUMNS = [
 ] as const;
 
 /** Submitted values and their history; every method takes the organization id. */
-export const valuesRepository = {
+export const submissionValuesRepository = {
   /**
    * The stored rows (deleted ones too) of these elements in these submissions, locked: one
    * statement for all the (form, site, year) of a call. Callers match rows by submission and slot.

@@ -1,11 +1,10 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy } from '../access/access.policy.ts';
-import { siteScope } from '../access/site-scope.ts';
-import { sitesRepository } from '../sites/sites.repository.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { sitesRepository } from '../sites/index.ts';
+import { presentTarget, type Row } from './targets.present.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
   CreateTargetBody,
@@ -14,24 +13,6 @@ import type {
   TargetEntryInput,
   UpdateTargetBody,
 } from './targets.schemas.ts';
-
-type Row = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
-
-function present(row: Row): Target {
-  return {
-    id: row.id,
-    indicatorId: row.indicator_id,
-    organizationId: row.organization_id,
-    title: row.title,
-    baselineYear: row.baseline_year,
-    baselineMonth: row.baseline_month,
-    baselineQuarter: row.baseline_quarter,
-    metadata: row.metadata,
-    targetEntries: row.target_entries as TargetEntry[],
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
 
 /** An entry as stored and answered: `period` from which of month or quarter is set. */
 export function entryOf(input: TargetEntryInput): TargetEntry {
@@ -93,11 +74,11 @@ export async function listTargets(
     !(isUuid(indicatorId) && (await repo.indicatorExists(tx, caller.organizationId, indicatorId)))
   )
     throw invalidField('indicatorId', 'indicatorId is not an indicator of this organization');
-  return (await repo.list(tx, caller.organizationId, indicatorId ?? null)).map(present);
+  return (await repo.list(tx, caller.organizationId, indicatorId ?? null)).map(presentTarget);
 }
 
 export async function getTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
-  return present(await find(tx, caller, id));
+  return presentTarget(await find(tx, caller, id));
 }
 
 export async function createTarget(tx: Tx, caller: Caller, body: CreateTargetBody): Promise<Target> {
@@ -122,7 +103,7 @@ export async function updateTarget(
   id: string,
   body: UpdateTargetBody,
 ): Promise<Target> {
-  const current = present(await find(tx, caller, id));
+  const current = presentTarget(await find(tx, caller, id));
   const fields: TargetFields = {
     title: body.title ?? current.title,
     baselineYear: body.baselineYear === undefined ? current.baselineYear : body.baselineYear,
@@ -139,5 +120,5 @@ export async function updateTarget(
 export async function removeTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
   const row = await find(tx, caller, id);
   await repo.remove(tx, caller.organizationId, row.id);
-  return present(row);
+  return presentTarget(row);
 }

@@ -1,20 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
+import { presentUnit } from './units.present.ts';
 import { unitsRepository as repo } from './units.repository.ts';
-
-type UnitRow = Awaited<ReturnType<typeof repo.list>>[number];
-
-export function presentUnit(row: UnitRow) {
-  return {
-    id: row.id,
-    symbol: row.symbol,
-    name: row.name,
-    dimension: row.dimension,
-    factorToBase: row.factor_to_base,
-    organizationId: row.organization_id,
-  };
-}
 
 export async function listUnits(tx: Tx, caller: Caller) {
   return (await repo.list(tx, caller.organizationId)).map(presentUnit);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
+import { sendAsset } from '../../http/static-asset.ts';
 
 /**
  * The reporting web app, `/app`: one HTML shell for every screen (`/app`, `/app/...`; the
@@ -131,18 +132,6 @@ export function registerWebApp(
   app.get('/app/*', route, page);
 
   app.get<{ Params: { file: string } }>('/app/assets/:file', route, async (request, reply) => {
-    const found = load()?.files.get(request.params.file);
-    if (!found) {
-      return reply
-        .code(404)
-        .type('text/plain; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .send('Not found');
-    }
-    return reply
-      .type(found.type)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .send(found.body);
+    return sendAsset(reply, load()?.files.get(request.params.file));
   });
 }

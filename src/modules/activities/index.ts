@@ -1,0 +1,11 @@
+/** The activities module's front door: what other modules (and the composition root) may use. */
+export {
+  type CalcLimits,
+  CalcSession,
+  DEFAULT_CALC_LIMITS,
+  failed,
+  failureMessage,
+} from './activities.calculate.ts';
+export { activityElementHandler } from './activities.element.ts';
+export { type ActivityInput, checkActivityInput, MAX_ACTIVITIES_PER_VALUE } from './activities.inputs.ts';
+export { activitiesRoutes } from './activities.routes.ts';

@@ -1,0 +1,3 @@
+/** The auth module's front door: what other modules (and the composition root) may use. */
+export { authRoutes } from './auth.routes.ts';
+export { credentialResolver, issueAccessToken } from './auth.service.ts';

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+
+/** The checks of the pre-aggregated totals (`sdcs verify-aggregates`), outside row-level security. */
+export const totalsRepository = {
+  /** Every key of one organization where the stored row differs from the totals recomputed from its values. */
+  async differences(tx: Tx, organizationId: string) {
+    const result = await sql<{
+      site_id: string;
+      element_id: string;
+      year: number;
+      status: string;
+      period_unit: number;
+      stored_total: string;
+      stored_count: string;
+      computed_total: string;
+      computed_count: string;
+    }>`
+      select coalesce(s.site_id, c.site_id) as site_id, coalesce(s.element_id, c.element_id) as element_id,
+             coalesce(s.year, c.year) as year, coalesce(s.status, c.status) as status,
+             coalesce(s.period_unit, c.period_unit) as period_unit,
+             coalesce(s.total, 0)::text as stored_total, coalesce(s.value_count, 0)::text as stored_count,
+             coalesce(c.total, 0)::text as computed_total, coalesce(c.value_count, 0)::text as computed_count
+        from (select * from value_totals where organization_id = ${organizationId}) s
+        full join sdcs_computed_value_totals(${organizationId}) c
+          on c.site_id = s.site_id and c.element_id = s.element_id and c.year = s.year
+         and c.status = s.status and c.period_unit = s.period_unit
+       where coalesce(s.total, 0) <> coalesce(c.total, 0) or coalesce(s.value_count, 0) <> coalesce(c.value_count, 0)
+       order by 1, 2, 3, 4, 5`.execute(tx);
+    return result.rows;
+  },
+
+  /** Replaces one organization's totals by the ones recomputed from its values. */
+  async rebuild(tx: Tx, organizationId: string): Promise<void> {
+    await sql`select sdcs_rebuild_value_totals(${organizationId})`.execute(tx);
+  },
+
+  /** The ids of every organization, in order. */
+  async organizationIds(tx: Tx): Promise<string[]> {
+    const rows = await tx.selectFrom('organizations').select('id').orderBy('id').execute();
+    return rows.map((r) => r.id);
+  },
+};

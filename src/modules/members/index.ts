@@ -1,0 +1,5 @@
+/** The members module's front door: what other modules (and the composition root) may use. */
+export { memberPolicy } from './members.policy.ts';
+export { membersRepository } from './members.repository.ts';
+export { membersRoutes } from './members.routes.ts';
+export { grantMessage, requireRole, requireSites } from './members.service.ts';

@@ -1,0 +1,60 @@
+import type { ValueStatus } from '../../db/schema/index.ts';
+import { iso } from '../../domain/time.ts';
+import type { submissionsRepository as repo } from './submissions.repository.ts';
+import type { Submission, ValueItem } from './submissions.schemas.ts';
+
+export type SubmissionRow = NonNullable<Awaited<ReturnType<typeof repo.findSubmission>>>;
+
+/** A value as the API shows it; the author is given separately (one users query per request). */
+export function presentValue(
+  row: {
+    id: string;
+    element_id: string;
+    period_unit: number;
+    timestamp: Date | null;
+    value: unknown;
+    original_value: unknown;
+    selected_unit_id: string | null;
+    status: ValueStatus;
+    user_id: string;
+    recorded_at: Date;
+    deleted_at: Date | null;
+  },
+  elementKey: string,
+  user: { name: string; email: string; image: string | null },
+): ValueItem {
+  return {
+    formElementSubmissionId: row.id,
+    elementId: row.element_id,
+    elementKey,
+    periodUnit: row.period_unit,
+    timestamp: iso(row.timestamp),
+    status: row.status,
+    value: row.deleted_at ? null : row.value,
+    originalValue: row.deleted_at ? null : (row.original_value ?? null),
+    selectedUnitId: row.deleted_at ? null : row.selected_unit_id,
+    userId: row.user_id,
+    userName: user.name,
+    userEmail: user.email,
+    userImage: user.image,
+    recordedAt: iso(row.recorded_at),
+    deletedAt: iso(row.deleted_at),
+  };
+}
+
+/** A submission row (with its form, site and year) and its values, as the API shows them. */
+export function presentSubmission(r: SubmissionRow, values: ValueItem[]): Submission {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    formSiteId: r.form_site_id,
+    formId: r.form_id,
+    siteId: r.site_id,
+    year: r.year,
+    userId: r.user_id,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    deletedAt: null,
+    values,
+  };
+}

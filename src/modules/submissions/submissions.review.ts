@@ -1,0 +1,29 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { authorize, notFound } from '../../domain/errors.ts';
+import { policy, siteScope } from '../access/index.ts';
+import { snapshotOf, visibleValue } from './submissions.history.ts';
+import { presentValue } from './submissions.present.ts';
+import { submissionsRepository } from './submissions.repository.ts';
+import type { ReviewBody, ValueItem } from './submissions.schemas.ts';
+import { submissionValuesRepository as repo } from './values.repository.ts';
+
+/**
+ * Approves or rejects a live value (MANAGER+ managing its site) and records the review,
+ * with its comment, in the value's history.
+ */
+export async function reviewValue(tx: Tx, caller: Caller, id: string, body: ReviewBody): Promise<ValueItem> {
+  const row = await visibleValue(tx, caller, id, true);
+  if (row.deleted_at || row.element_deleted_at) throw notFound('Value');
+  const scope = await siteScope(tx, caller);
+  authorize(policy.canManageSite(caller, scope, row.site_id), 'Reviewing needs manager rights on the site');
+
+  const before = snapshotOf(row);
+  await repo.setStatus(tx, caller.organizationId, id, body.status);
+  const after = { ...before, status: body.status };
+  await repo.insertHistory(tx, caller.organizationId, caller.userId, [
+    { valueId: id, action: 'REVIEW', before, after, comment: body.comment ?? null },
+  ]);
+  const [author] = await submissionsRepository.users(tx, [row.user_id]);
+  return presentValue({ ...row, status: body.status }, row.element_key, author!);
+}
