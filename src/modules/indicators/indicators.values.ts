@@ -292,13 +292,24 @@ export async function siteGroupAggregates(
     organizationId,
     subset,
     scope,
-    { bucket: breakdown?.bucket ?? null, months: breakdown?.months ?? null, groups: siteGroups.pairs },
+    {
+      bucket: breakdown?.bucket ?? null,
+      months: breakdown?.months ?? null,
+      groups: { ...siteGroups.pairs, cover: siteGroups.covers },
+    },
     explaining,
   );
   return { siteGroups, rows };
 }
 
-/** A PerSite of the groups of one outer set, with their aggregates of one period (or the total). */
+/** The aggregates of site groups by period (null: the total), group and element, indexed once. */
+const groupIndex = new WeakMap<BucketAggregate[], Map<number | null, Map<string, Map<string, Aggregate>>>>();
+
+/**
+ * A PerSite of the groups of one outer set, with their aggregates of one period (or the total).
+ * The rows are indexed by period once, so a series of many periods reads each period's own rows
+ * only (not every group's rows of every period, once per period).
+ */
 export function perSiteOf(
   found: { siteGroups: SiteGroups; rows: BucketAggregate[] } | null,
   outer: string | null,
@@ -306,13 +317,24 @@ export function perSiteOf(
   items?: SiteGroups['items'],
 ): PerSite | null {
   if (!found) return null;
+  let index = groupIndex.get(found.rows);
+  if (!index) {
+    index = new Map();
+    for (const row of found.rows) {
+      if (!row.grp) continue;
+      if (!index.has(row.period)) index.set(row.period, new Map());
+      const byGroup = index.get(row.period)!;
+      if (!byGroup.has(row.grp)) byGroup.set(row.grp, new Map());
+      byGroup.get(row.grp)!.set(row.element_id, row);
+    }
+    groupIndex.set(found.rows, index);
+  }
   const groups = found.siteGroups.groups.filter((g) => g.outer === outer);
-  const ids = new Set(groups.map((g) => g.id));
+  const ofPeriod = index.get(period);
   const aggregates = new Map<string, Map<string, Aggregate>>();
-  for (const row of found.rows) {
-    if (!row.grp || !ids.has(row.grp) || row.period !== period) continue;
-    if (!aggregates.has(row.grp)) aggregates.set(row.grp, new Map());
-    aggregates.get(row.grp)!.set(row.element_id, row);
+  for (const g of groups) {
+    const own = ofPeriod?.get(g.id);
+    if (own) aggregates.set(g.id, own);
   }
   return { groups, items: items ?? found.siteGroups.items, aggregates };
 }
