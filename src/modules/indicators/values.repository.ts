@@ -392,14 +392,4 @@ export const valuesRepository = {
   async siteCount(tx: Tx, organizationId: string): Promise<number> {
     return (await siteTree(tx, organizationId)).size;
   },
-
-  /** Each of the sites with itself and every descendant, as (root, id) pairs (from the snapshot). */
-  async descendantsOf(
-    tx: Tx,
-    organizationId: string,
-    ids: string[],
-  ): Promise<{ root: string; id: string }[]> {
-    const tree = await siteTree(tx, organizationId);
-    return ids.flatMap((root) => tree.subtree(root).map((id) => ({ root, id })));
-  },
 };

@@ -102,6 +102,23 @@ export class SiteTree {
     return this.sites.slice(at, this.end[at]).map((s) => s.id);
   }
 
+  /** How many distinct sites the subtrees of `ids` hold together (unknown ids hold none). */
+  spanned(ids: string[]): number {
+    const intervals = ids
+      .map((id) => this.index.get(id))
+      .filter((at): at is number => at !== undefined)
+      .map((at) => [at, this.end[at]!] as const)
+      .sort((a, b) => a[0] - b[0]);
+    let count = 0;
+    let reached = 0;
+    for (const [from, to] of intervals) {
+      if (to <= reached) continue; // inside a subtree already counted
+      count += to - Math.max(from, reached);
+      reached = to;
+    }
+    return count;
+  }
+
   /**
    * The sites whose subtree rows of `value_totals`, weighted, add up to exactly the values of
    * the sites of `siteIds`: a site of the set whose whole subtree is in the set counts once at
