@@ -301,28 +301,37 @@ export const valuesRepository = {
     // The summed operands from the totals: the weighted subtree rows of the cover, in the same
     // shape as the values' branch (no site, no group). Values of inactive form-sites are already
     // left out of the totals; a key whose values were all removed has a count of 0 and no row.
+    // Each covering site's rows are added up once (per element and bucket), then weighted per
+    // group: a site in several groups' covers (the root alone, minus each region, while each
+    // region is its country's group) is not read once per group.
     const fromTotals = (
       ids: string[],
       cover: { siteIds: string[]; weights: number[]; groupIds?: string[] },
     ) => sql`
-        select t.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp,
-               ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
-               sum(c.w * t.total)::float8 as s, sum(c.w * t.value_count)::bigint as n,
+        select p.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp, p.period,
+               sum(c.w * p.s)::float8 as s, sum(c.w * p.n)::bigint as n,
                null::float8 as lk, null::float8 as l
-          from value_totals t
+          from (
+            select t.site_id, t.element_id,
+                   ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
+                   sum(t.total) as s, sum(t.value_count) as n
+              from value_totals t
+             where t.organization_id = ${organizationId}
+               and t.site_id = any(${[...new Set(cover.siteIds)]}::uuid[])
+               and t.element_id = any(${ids}::uuid[])
+               and t.year between ${scope.fromYear} and ${scope.toYear}
+               and t.status = any(${scope.statuses}::text[])
+               ${periodFilter(sql`t.period_unit`, scope)}
+               ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}
+             group by 1, 2, 3
+          ) p
           ${
             cover.groupIds
-              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = t.site_id`
-              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id`
+              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = p.site_id`
+              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = p.site_id`
           }
-         where t.organization_id = ${organizationId}
-           and t.element_id = any(${ids}::uuid[])
-           and t.year between ${scope.fromYear} and ${scope.toYear}
-           and t.status = any(${scope.statuses}::text[])
-           ${periodFilter(sql`t.period_unit`, scope)}
-           ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}
          group by 1, 2, 3, 4
-        having sum(c.w * t.value_count) > 0`;
+        having sum(c.w * p.n) > 0`;
     const branches = [
       ...(summed.length > 0
         ? [
