@@ -98,6 +98,17 @@ function bucketsOf(bucket: Bucket, months: { from: number; to: number }): number
   return out;
 }
 
+/** The (requested site, site of its tree) pairs of a bySite series. */
+function bySitePairs(trees: Map<string, string[]>): { groupIds: string[]; siteIds: string[] } {
+  const out = { groupIds: [] as string[], siteIds: [] as string[] };
+  for (const [root, ids] of trees)
+    for (const id of ids) {
+      out.groupIds.push(root);
+      out.siteIds.push(id);
+    }
+  return out;
+}
+
 /**
  * Indicator values over a scope, in total and per period (year, quarter or month): the same
  * computation as current values (each operand aggregated over the scope — here also over each
@@ -129,7 +140,6 @@ export async function indicatorSeries(
   };
   const bucket = req.grouping === 'TOTAL' ? null : req.grouping;
   const groups = req.bySite ? [...sites.trees.keys()] : [null];
-  const pairs = [...sites.trees].flatMap(([root, ids]) => ids.map((id) => [root, id] as const));
   const rows = await aggregateOperands(
     tx,
     organizationId,
@@ -137,9 +147,7 @@ export async function indicatorSeries(
     scope,
     {
       bucket,
-      groups: req.bySite
-        ? { groupIds: pairs.map(([root]) => root), siteIds: pairs.map(([, id]) => id) }
-        : null,
+      groups: req.bySite ? bySitePairs(sites.trees) : null,
       months,
     },
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
+import { type SiteTree, siteTree } from '../sites/index.ts';
 import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 
@@ -27,37 +27,14 @@ export function templateProblem(key: string): string | null {
   return null;
 }
 
-/** A site with what placeholders read: its code, metadata and parent. */
-export interface SiteAttributes {
-  id: string;
-  name: string;
-  code: string | null;
-  parent_id: string | null;
-  metadata: Record<string, unknown> | null;
-}
-
-/** A metadata field of the site, else of its nearest ancestor that has it. */
-function metadataOf(site: SiteAttributes, field: string, byId: Map<string, SiteAttributes>): string | null {
-  let current: SiteAttributes | undefined = site;
-  for (let depth = 0; current && depth < 1000; depth++) {
-    const value = current.metadata?.[field];
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    current = current.parent_id ? byId.get(current.parent_id) : undefined;
-  }
-  return null;
-}
-
-/** The key a site looks for (null when a placeholder has no value for it). */
-export function resolveKey(
-  template: string,
-  site: SiteAttributes,
-  byId: Map<string, SiteAttributes>,
-): string | null {
+/** The key the site at `position` of the tree looks for (null when a placeholder has no value for it). */
+function resolveKey(template: string, tree: SiteTree, position: number): string | null {
   let missing = false;
   const key = template.replace(PLACEHOLDER, (_, inner: string) => {
     const value =
-      inner === 'site.code' ? site.code : metadataOf(site, inner.slice('site.metadata.'.length), byId);
+      inner === 'site.code'
+        ? tree.sites[position]!.code
+        : tree.resolvedField(inner.slice('site.metadata.'.length))[position]!;
     if (value === null || value === '') missing = true;
     return value ?? '';
   });
@@ -78,8 +55,9 @@ export interface SiteGroups {
   groups: SiteGroup[];
   /** The coefficients the resolved keys name, by `datasetId:key`, as of the scope's year. */
   items: Map<string, ReferencedItem>;
-  /** For the aggregate query: (group, site) pairs. */
+  /** For the aggregate query: (group, site) pairs, and the groups' weighted totals covers. */
   pairs: { groupIds: string[]; siteIds: string[] };
+  covers: { siteIds: string[]; weights: number[]; groupIds: string[] };
 }
 
 const refOf = (part: ExpressionPart) =>
@@ -99,15 +77,6 @@ export function templatesOf(
   return out;
 }
 
-/** Every site of the organization with what placeholders read (one query). */
-export async function siteAttributes(tx: Tx, organizationId: string): Promise<SiteAttributes[]> {
-  const result = await sql<SiteAttributes>`
-    select id, name, code, parent_id, metadata from sites where organization_id = ${organizationId}`.execute(
-    tx,
-  );
-  return result.rows;
-}
-
 /** The coefficients of resolved keys, latest year not after `year`, by `datasetId:key`. */
 export async function itemsOfKeys(
   tx: Tx,
@@ -119,11 +88,57 @@ export async function itemsOfKeys(
   return new Map(rows.map((r) => [`${r.dataset_id}:${r.key}`, r]));
 }
 
+/** Sites of the tree that resolve every template alike: their keys and, once, their cover. */
+interface KeyClass {
+  /** A stable id: the group of the whole class when the organization's sites are grouped. */
+  id: string;
+  keys: Map<string, string | null>;
+  positions: number[];
+  /** Memoized with the class: its sites as a group lists them, and their totals cover. */
+  sites?: { id: string; name: string }[];
+  cover?: { siteIds: string[]; weights: number[] };
+}
+
+/**
+ * Every site's keys for the templates, and the sites classed by them: computed once per version
+ * of the tree and set of templates (kept on the tree snapshot), not once per request.
+ */
+function keyClasses(
+  tree: SiteTree,
+  templates: Map<string, { datasetId: string; template: string }>,
+): { classOf: Int32Array; classes: KeyClass[] } {
+  const refs = [...templates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return tree.memoize(`keys:${JSON.stringify(refs)}`, () => {
+    const classOf = new Int32Array(tree.size);
+    const classes: KeyClass[] = [];
+    const bySignature = new Map<string, number>();
+    for (let at = 0; at < tree.size; at++) {
+      const keys = refs.map(([, { template }]) => resolveKey(template, tree, at));
+      const signature = JSON.stringify(keys);
+      let index = bySignature.get(signature);
+      if (index === undefined) {
+        index = classes.length;
+        bySignature.set(signature, index);
+        classes.push({
+          id: randomUUID(),
+          keys: new Map(refs.map(([ref], i) => [ref, keys[i]!])),
+          positions: [],
+        });
+      }
+      classes[index]!.positions.push(at);
+      classOf[at] = index;
+    }
+    return { classOf, classes };
+  });
+}
+
 /**
  * Groups the sites of each outer set (a requested site's tree, or the whole scope under null) by
  * the keys they resolve to. Sites that all find their coefficients share a group per distinct
  * set of keys; a site with a missing key or coefficient is a group of its own, so that the
- * answer can name it when it has data.
+ * answer can name it when it has data. Each group comes with its cover of the totals. The keys
+ * are resolved once per version of the tree: a request for the whole organization costs the
+ * number of distinct keys, not of sites (one lookup of their coefficients).
  */
 export async function groupSites(
   tx: Tx,
@@ -132,43 +147,82 @@ export async function groupSites(
   outers: Map<string | null, string[] | null>,
   year: number,
 ): Promise<SiteGroups> {
-  const all = await siteAttributes(tx, organizationId);
-  const byId = new Map(all.map((s) => [s.id, s]));
-  const resolved = new Map<string, Map<string, string | null>>();
+  const tree = await siteTree(tx, organizationId);
+  const { classOf, classes } = keyClasses(tree, templates);
   const wanted = new Map<string, { datasetId: string; key: string }>();
-  for (const site of all) {
-    const keys = new Map<string, string | null>();
-    for (const [ref, { datasetId, template }] of templates) {
-      const key = resolveKey(template, site, byId);
-      keys.set(ref, key);
-      if (key !== null) wanted.set(`${datasetId}:${key}`, { datasetId, key });
-    }
-    resolved.set(site.id, keys);
-  }
-  const items = await itemsOfKeys(tx, [...wanted.values()], year);
-  const groups: SiteGroup[] = [];
-  const groupIds: string[] = [];
-  const siteIds: string[] = [];
-  for (const [outer, ids] of outers) {
-    const shared = new Map<string, SiteGroup>();
-    for (const id of ids ?? all.map((s) => s.id)) {
-      const site = byId.get(id);
-      if (!site) continue;
-      const keys = resolved.get(id)!;
-      const complete = [...keys].every(
-        ([ref, key]) => key !== null && items.has(`${templates.get(ref)!.datasetId}:${key}`),
-      );
-      const signature = complete ? [...keys.values()].join('\u0000') : null;
-      let group = signature === null ? undefined : shared.get(signature);
-      if (!group) {
-        group = { id: randomUUID(), outer, sites: [], keys };
-        groups.push(group);
-        if (signature !== null) shared.set(signature, group);
+  for (const { keys } of classes)
+    for (const [ref, key] of keys)
+      if (key !== null) {
+        const { datasetId } = templates.get(ref)!;
+        wanted.set(`${datasetId}:${key}`, { datasetId, key });
       }
-      group.sites.push({ id: site.id, name: site.name });
-      groupIds.push(group.id);
-      siteIds.push(site.id);
+  const items = await itemsOfKeys(tx, [...wanted.values()], year);
+  const complete = classes.map(({ keys }) =>
+    [...keys].every(([ref, key]) => key !== null && items.has(`${templates.get(ref)!.datasetId}:${key}`)),
+  );
+  const groups: SiteGroup[] = [];
+  const pairs = { groupIds: [] as string[], siteIds: [] as string[] };
+  const covers = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
+  const add = (group: SiteGroup, siteIds: string[], cover: { siteIds: string[]; weights: number[] }) => {
+    groups.push(group);
+    for (const id of siteIds) {
+      pairs.groupIds.push(group.id);
+      pairs.siteIds.push(id);
+    }
+    covers.siteIds.push(...cover.siteIds);
+    covers.weights.push(...cover.weights);
+    for (const _ of cover.siteIds) covers.groupIds.push(group.id);
+  };
+  // A site with a missing key or coefficient: a group of its own (its cover: its own values).
+  const alone = (outer: string | null, at: number) => {
+    const site = tree.sites[at]!;
+    const group = {
+      id: randomUUID(),
+      outer,
+      sites: [{ id: site.id, name: site.name }],
+      keys: classes[classOf[at]!]!.keys,
+    };
+    add(group, [site.id], tree.cover([site.id]));
+  };
+  for (const [outer, ids] of outers) {
+    if (ids === null) {
+      // Every site, in the tree's order: whole classes, with what was memoized for them.
+      const added = new Set<number>();
+      for (let at = 0; at < tree.size; at++) {
+        const index = classOf[at]!;
+        if (!complete[index]) alone(outer, at);
+        else if (!added.has(index)) {
+          added.add(index);
+          const klass = classes[index]!;
+          klass.sites ??= klass.positions.map((p) => ({ id: tree.sites[p]!.id, name: tree.sites[p]!.name }));
+          klass.cover ??= tree.cover(klass.sites.map((s) => s.id));
+          add(
+            { id: klass.id, outer, sites: klass.sites, keys: klass.keys },
+            klass.sites.map((s) => s.id),
+            klass.cover,
+          );
+        }
+      }
+      continue;
+    }
+    // Some sites: their classes, as many as they span.
+    const members = new Map<number, number[]>();
+    for (const id of ids) {
+      const at = tree.positionOf(id);
+      if (at === undefined) continue;
+      const index = classOf[at]!;
+      if (!complete[index]) {
+        alone(outer, at);
+        continue;
+      }
+      if (!members.has(index)) members.set(index, []);
+      members.get(index)!.push(at);
+    }
+    for (const [index, positions] of members) {
+      const sites = positions.map((at) => ({ id: tree.sites[at]!.id, name: tree.sites[at]!.name }));
+      const siteIds = sites.map((s) => s.id);
+      add({ id: randomUUID(), outer, sites, keys: classes[index]!.keys }, siteIds, tree.cover(siteIds));
     }
   }
-  return { groups, items, pairs: { groupIds, siteIds } };
+  return { groups, items, pairs, covers };
 }

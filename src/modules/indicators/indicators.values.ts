@@ -6,7 +6,7 @@ import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../.
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { siteTree } from '../sites/index.ts';
 import { convertValue, describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
 import {
   findElement,
@@ -75,23 +75,25 @@ export async function siteTrees(
 ): Promise<{ all: string[] | null; trees: Map<string, string[]> }> {
   const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };
   if (!requested) return { all: scope.all ? null : [...scope.siteIds], trees: new Map() };
-  const existing = await sitesRepository.existingIds(tx, viewer.organizationId, requested);
+  const tree = await siteTree(tx, viewer.organizationId);
   requested.forEach((id, i) => {
-    if (!existing.has(id))
-      throw invalidField(`siteIds.${i}`, `siteIds.${i} is not a site of this organization`);
+    if (!tree.has(id)) throw invalidField(`siteIds.${i}`, `siteIds.${i} is not a site of this organization`);
   });
   authorize(
     requested.every((id) => policy.canReadSite(scope, id)),
     'A requested site is outside your sites',
   );
   const unique = [...new Set(requested)];
-  const pairs = await values.descendantsOf(tx, viewer.organizationId, unique);
-  const trees = new Map<string, string[]>(unique.map((id) => [id, []]));
-  for (const { root, id } of pairs) if (scope.all || scope.siteIds.has(id)) trees.get(root)!.push(id);
-  const all = [...new Set([...trees.values()].flat())];
+  const trees = new Map<string, string[]>(
+    unique.map((id) => [
+      id,
+      scope.all ? tree.subtree(id) : tree.subtree(id).filter((s) => scope.siteIds.has(s)),
+    ]),
+  );
   // Every site of the organization (a root asked for): no site filter at all.
-  const everySite = all.length === (await values.siteCount(tx, viewer.organizationId));
-  return { all: everySite ? null : all, trees };
+  if (scope.all && tree.spanned(unique) === tree.size) return { all: null, trees };
+  const all = [...new Set([...trees.values()].flat())];
+  return { all: all.length === tree.size ? null : all, trees };
 }
 
 /** The requested indicators and every indicator they use, directly or not. */
@@ -107,10 +109,13 @@ function closure(all: Map<string, Row>, ids: string[]): Row[] {
   return [...out.values()];
 }
 
+/** Built once: creating a NumberFormat costs far more than formatting with it (a series formats many). */
+const SMALL = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+const LARGE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
 export function formatNumber(value: number, symbol: string | null): string {
   const abs = Math.abs(value);
-  const options = abs !== 0 && abs < 1 ? { maximumSignificantDigits: 3 } : { maximumFractionDigits: 2 };
-  const text = new Intl.NumberFormat('en-US', options).format(value);
+  const text = (abs !== 0 && abs < 1 ? SMALL : LARGE).format(value);
   return symbol ? `${text} ${symbol}` : text;
 }
 
@@ -292,13 +297,24 @@ export async function siteGroupAggregates(
     organizationId,
     subset,
     scope,
-    { bucket: breakdown?.bucket ?? null, months: breakdown?.months ?? null, groups: siteGroups.pairs },
+    {
+      bucket: breakdown?.bucket ?? null,
+      months: breakdown?.months ?? null,
+      groups: { ...siteGroups.pairs, cover: siteGroups.covers },
+    },
     explaining,
   );
   return { siteGroups, rows };
 }
 
-/** A PerSite of the groups of one outer set, with their aggregates of one period (or the total). */
+/** The aggregates of site groups by period (null: the total), group and element, indexed once. */
+const groupIndex = new WeakMap<BucketAggregate[], Map<number | null, Map<string, Map<string, Aggregate>>>>();
+
+/**
+ * A PerSite of the groups of one outer set, with their aggregates of one period (or the total).
+ * The rows are indexed by period once, so a series of many periods reads each period's own rows
+ * only (not every group's rows of every period, once per period).
+ */
 export function perSiteOf(
   found: { siteGroups: SiteGroups; rows: BucketAggregate[] } | null,
   outer: string | null,
@@ -306,13 +322,24 @@ export function perSiteOf(
   items?: SiteGroups['items'],
 ): PerSite | null {
   if (!found) return null;
+  let index = groupIndex.get(found.rows);
+  if (!index) {
+    index = new Map();
+    for (const row of found.rows) {
+      if (!row.grp) continue;
+      if (!index.has(row.period)) index.set(row.period, new Map());
+      const byGroup = index.get(row.period)!;
+      if (!byGroup.has(row.grp)) byGroup.set(row.grp, new Map());
+      byGroup.get(row.grp)!.set(row.element_id, row);
+    }
+    groupIndex.set(found.rows, index);
+  }
   const groups = found.siteGroups.groups.filter((g) => g.outer === outer);
-  const ids = new Set(groups.map((g) => g.id));
+  const ofPeriod = index.get(period);
   const aggregates = new Map<string, Map<string, Aggregate>>();
-  for (const row of found.rows) {
-    if (!row.grp || !ids.has(row.grp) || row.period !== period) continue;
-    if (!aggregates.has(row.grp)) aggregates.set(row.grp, new Map());
-    aggregates.get(row.grp)!.set(row.element_id, row);
+  for (const g of groups) {
+    const own = ofPeriod?.get(g.id);
+    if (own) aggregates.set(g.id, own);
   }
   return { groups, items: items ?? found.siteGroups.items, aggregates };
 }
@@ -677,11 +704,9 @@ export class Evaluator {
 
   private direct(row: Row, path: string[]): Result {
     const parts = row.expression_parts as ExpressionPart[];
-    let tree: Node;
-    try {
-      tree = parseExpression(parts);
-    } catch (e) {
-      const issue = { type: 'invalidExpression', message: (e as Error).message };
+    const tree = parsedExpression(parts);
+    if (tree instanceof Error) {
+      const issue = { type: 'invalidExpression', message: tree.message };
       return {
         evaluation: { value: null, issues: [issue], conversions: [] },
         explanation: emptyExplanation(),
@@ -796,6 +821,24 @@ export class Evaluator {
       explanation: { operands, coefficients, conversions: evaluation.conversions, nested },
     };
   }
+}
+
+/**
+ * An expression's parse tree (or why it does not parse), once per stored expression: a series
+ * evaluates each indicator once per period and per site group.
+ */
+const parsed = new WeakMap<ExpressionPart[], Node | Error>();
+function parsedExpression(parts: ExpressionPart[]): Node | Error {
+  let tree = parsed.get(parts);
+  if (!tree) {
+    try {
+      tree = parseExpression(parts);
+    } catch (e) {
+      tree = e as Error;
+    }
+    parsed.set(parts, tree);
+  }
+  return tree;
 }
 
 /** The datasetId of a datasetItem part named by key. */

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
+import { SiteTree, siteTree } from '../sites/index.ts';
 
 /** Where values are counted: sites (null = every site), years, period units, statuses. */
 export interface Scope {
@@ -38,8 +39,15 @@ export interface Breakdown {
   /** Elements of QUARTERLY forms and of YEARLY forms (the others are MONTHLY). */
   quarterlyIds: string[];
   yearlyIds: string[];
-  /** Site groups, as pairs (group, site); a site may be in several groups. null: one group. */
-  groups: { groupIds: string[]; siteIds: string[] } | null;
+  /**
+   * Site groups, as pairs (group, site); a site may be in several groups. null: one group.
+   * `cover`: the groups' weighted totals covers when already known (see groupCover).
+   */
+  groups: {
+    groupIds: string[];
+    siteIds: string[];
+    cover?: { siteIds: string[]; weights: number[]; groupIds: string[] };
+  } | null;
   /** Only values whose period starts in these months (year × 12 + month − 1), both included. */
   months: { from: number; to: number } | null;
 }
@@ -122,51 +130,14 @@ export const totalsSource = { enabled: true };
 
 /**
  * The sites whose subtree rows of `value_totals`, weighted, add up to exactly the values of the
- * sites of `siteIds`: a site in the set whose whole subtree is in the set counts once at the top
- * of such a subtree (+1); a site in the set with a descendant outside it counts its own values
- * alone: its subtree row (+1) minus each child's subtree row (−1). null: every site (the roots).
+ * sites of `siteIds` (see SiteTree.cover), for a tree given as (id, parent) rows.
  */
 export function coverOf(
   tree: { id: string; parent_id: string | null }[],
   siteIds: string[],
 ): { siteIds: string[]; weights: number[] } {
-  const inSet = new Set(siteIds);
-  const children = new Map<string, string[]>();
-  for (const s of tree)
-    if (s.parent_id) {
-      if (!children.has(s.parent_id)) children.set(s.parent_id, []);
-      children.get(s.parent_id)!.push(s.id);
-    }
-  const parentOf = new Map(tree.map((s) => [s.id, s.parent_id]));
-  // Complete: in the set with every descendant. Computed bottom-up without recursion.
-  const complete = new Map<string, boolean>();
-  const isComplete = (id: string): boolean => {
-    const stack: [string, boolean][] = [[id, false]];
-    while (stack.length > 0) {
-      const [x, expanded] = stack.pop()!;
-      if (complete.has(x)) continue;
-      const kids = children.get(x) ?? [];
-      if (!expanded) {
-        stack.push([x, true]);
-        for (const k of kids) if (!complete.has(k)) stack.push([k, false]);
-      } else complete.set(x, inSet.has(x) && kids.every((k) => complete.get(k) === true));
-    }
-    return complete.get(id)!;
-  };
-  const weights = new Map<string, number>();
-  const add = (id: string, w: number) => weights.set(id, (weights.get(id) ?? 0) + w);
-  for (const id of inSet) {
-    if (!parentOf.has(id)) continue; // not a site of the organization: no values either
-    if (isComplete(id)) {
-      const parent = parentOf.get(id);
-      if (!parent || !isComplete(parent)) add(id, 1);
-    } else {
-      add(id, 1);
-      for (const k of children.get(id) ?? []) add(k, -1);
-    }
-  }
-  const ids = [...weights.entries()].filter(([, w]) => w !== 0);
-  return { siteIds: ids.map(([id]) => id), weights: ids.map(([, w]) => w) };
+  const sites = tree.map((s) => ({ ...s, name: '', code: null, metadata: null }));
+  return new SiteTree(null, sites).cover(siteIds);
 }
 
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
@@ -192,7 +163,8 @@ export const indicatorValuesRepository = {
     const cover =
       totalsSource.enabled && sumOnlyIds.length > 0
         ? breakdown?.groups
-          ? await indicatorValuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)
+          ? (breakdown.groups.cover ??
+            (await indicatorValuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)))
           : await indicatorValuesRepository.cover(tx, organizationId, scope.siteIds)
         : undefined;
     const statement = indicatorValuesRepository.elementsStatement(
@@ -212,19 +184,17 @@ export const indicatorValuesRepository = {
     organizationId: string,
     siteIds: string[] | null,
   ): Promise<{ siteIds: string[]; weights: number[] }> {
+    const tree = await siteTree(tx, organizationId);
     if (siteIds === null) {
-      const roots = await sql<{ id: string }>`
-        select id from sites where organization_id = ${organizationId} and parent_id is null`.execute(tx);
-      return { siteIds: roots.rows.map((r) => r.id), weights: roots.rows.map(() => 1) };
+      const roots = tree.roots();
+      return { siteIds: roots, weights: roots.map(() => 1) };
     }
-    const tree = await sql<{ id: string; parent_id: string | null }>`
-      select id, parent_id from sites where organization_id = ${organizationId}`.execute(tx);
-    return coverOf(tree.rows, siteIds);
+    return tree.cover(siteIds);
   },
 
   /**
    * The weighted sites of `value_totals` of each group: the group's sites that are in the scope
-   * (as the direct computation joins them), covered as in coverOf, one tree read for all groups.
+   * (as the direct computation joins them), covered as in coverOf, from the tree's snapshot.
    */
   async groupCover(
     tx: Tx,
@@ -232,8 +202,7 @@ export const indicatorValuesRepository = {
     siteIds: string[] | null,
     groups: { groupIds: string[]; siteIds: string[] },
   ): Promise<{ siteIds: string[]; weights: number[]; groupIds: string[] }> {
-    const tree = await sql<{ id: string; parent_id: string | null }>`
-      select id, parent_id from sites where organization_id = ${organizationId}`.execute(tx);
+    const tree = await siteTree(tx, organizationId);
     const inScope = siteIds ? new Set(siteIds) : null;
     const members = new Map<string, string[]>();
     groups.groupIds.forEach((group, i) => {
@@ -244,7 +213,7 @@ export const indicatorValuesRepository = {
     });
     const out = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
     for (const [group, sites] of members) {
-      const cover = coverOf(tree.rows, sites);
+      const cover = tree.cover(sites);
       out.siteIds.push(...cover.siteIds);
       out.weights.push(...cover.weights);
       out.groupIds.push(...cover.siteIds.map(() => group));
@@ -332,28 +301,37 @@ export const indicatorValuesRepository = {
     // The summed operands from the totals: the weighted subtree rows of the cover, in the same
     // shape as the values' branch (no site, no group). Values of inactive form-sites are already
     // left out of the totals; a key whose values were all removed has a count of 0 and no row.
+    // Each covering site's rows are added up once (per element and bucket), then weighted per
+    // group: a site in several groups' covers (the root alone, minus each region, while each
+    // region is its country's group) is not read once per group.
     const fromTotals = (
       ids: string[],
       cover: { siteIds: string[]; weights: number[]; groupIds?: string[] },
     ) => sql`
-        select t.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp,
-               ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
-               sum(c.w * t.total)::float8 as s, sum(c.w * t.value_count)::bigint as n,
+        select p.element_id, null::uuid as site_id, ${cover.groupIds ? sql`c.grp` : sql`null::uuid`} as grp, p.period,
+               sum(c.w * p.s)::float8 as s, sum(c.w * p.n)::bigint as n,
                null::float8 as lk, null::float8 as l
-          from value_totals t
+          from (
+            select t.site_id, t.element_id,
+                   ${bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)} as period,
+                   sum(t.total) as s, sum(t.value_count) as n
+              from value_totals t
+             where t.organization_id = ${organizationId}
+               and t.site_id = any(${[...new Set(cover.siteIds)]}::uuid[])
+               and t.element_id = any(${ids}::uuid[])
+               and t.year between ${scope.fromYear} and ${scope.toYear}
+               and t.status = any(${scope.statuses}::text[])
+               ${periodFilter(sql`t.period_unit`, scope)}
+               ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}
+             group by 1, 2, 3
+          ) p
           ${
             cover.groupIds
-              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = t.site_id`
-              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id`
+              ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = p.site_id`
+              : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = p.site_id`
           }
-         where t.organization_id = ${organizationId}
-           and t.element_id = any(${ids}::uuid[])
-           and t.year between ${scope.fromYear} and ${scope.toYear}
-           and t.status = any(${scope.statuses}::text[])
-           ${periodFilter(sql`t.period_unit`, scope)}
-           ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}
          group by 1, 2, 3, 4
-        having sum(c.w * t.value_count) > 0`;
+        having sum(c.w * p.n) > 0`;
     const branches = [
       ...(summed.length > 0
         ? [
@@ -419,30 +397,8 @@ export const indicatorValuesRepository = {
     return row.default_statuses;
   },
 
-  /** The organization's sites among `ids`. */
-  /** How many sites the organization has. */
+  /** How many sites the organization has (from the tree's snapshot). */
   async siteCount(tx: Tx, organizationId: string): Promise<number> {
-    const row = await tx
-      .selectFrom('sites')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
-
-  /** Each of the sites with itself and every descendant, as (root, id) pairs (one recursive query). */
-  async descendantsOf(
-    tx: Tx,
-    organizationId: string,
-    ids: string[],
-  ): Promise<{ root: string; id: string }[]> {
-    const result = await sql<{ root: string; id: string }>`
-      with recursive tree(root, id) as (
-        select r, r from unnest(${ids}::uuid[]) as r
-        union
-        select tree.root, s.id from sites s join tree on s.parent_id = tree.id where s.organization_id = ${organizationId}
-      )
-      select root, id from tree`.execute(tx);
-    return result.rows;
+    return (await siteTree(tx, organizationId)).size;
   },
 };

@@ -4,6 +4,7 @@ import type { SiteAddress } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { inSiteScope, type SiteScope } from '../access/index.ts';
+import type { TreeSite } from './sites.tree.ts';
 
 /** The stored columns of a site that the service works with. */
 export interface SiteRow {
@@ -48,6 +49,22 @@ const COLUMNS = [
 
 /** SQL for the sites of one organization; every method takes the organization id. */
 export const sitesRepository = {
+  /** The version of the organization's site tree (migration 0030), null before its first site. */
+  async treeVersion(tx: Tx, organizationId: string): Promise<string | null> {
+    const found = await sql<{ version: string }>`
+      select version from site_tree_versions where organization_id = ${organizationId}`.execute(tx);
+    return found.rows[0]?.version ?? null;
+  },
+
+  /** Every site of the organization with what the tree snapshot needs, and the version they are at. */
+  async treeSites(tx: Tx, organizationId: string): Promise<(TreeSite & { version: string | null })[]> {
+    const rows = await sql<TreeSite & { version: string | null }>`
+      select id, name, code, parent_id, metadata,
+             (select version from site_tree_versions where organization_id = ${organizationId}) as version
+        from sites where organization_id = ${organizationId}`.execute(tx);
+    return rows.rows;
+  },
+
   /**
    * Serializes changes to one organization's tree (moves, imports, codes) until the
    * transaction ends, so two concurrent moves cannot build a cycle together.
