@@ -321,3 +321,11 @@ export async function buildDatasetItem(
   });
   return { id, dataset };
 }
+
+/** The catalog's unit ids by symbol (`kWh`, `MWh`, …). */
+export async function catalogUnits(t: TestContext): Promise<Record<string, string>> {
+  const rows = await t.database.system((tx) =>
+    tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
+  );
+  return Object.fromEntries(rows.map((r) => [r.symbol, r.id]));
+}
