@@ -6,6 +6,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { API_PREFIX, buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { Database } from '../../src/db/client.ts';
+import type { Method, ResponseOf } from './responses.ts';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -91,7 +92,7 @@ export interface ApiResponse<T = any> {
 /** Calls the API in-process; `url` is relative to /api/v1. */
 export async function api<T = any>(
   t: TestContext,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  method: Method,
   url: string,
   options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
@@ -112,3 +113,38 @@ export async function api<T = any>(
   }
   return { status: response.statusCode, body: body as T, headers: response.headers };
 }
+
+/** An answer whose success body is typed by the route's response schema. */
+export interface TypedResponse<T> extends ApiResponse {
+  /** The body as the route's 200 response (check the status first; error bodies are in `body`). */
+  json(): T;
+}
+
+export interface CallOptions {
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The API with typed answers: `client(t).get(`/activities?formId=${id}&key=fuel`)` answers a
+ * response whose `json()` is the route's 200 schema as a type (see `responses.ts`).
+ */
+export function client(t: TestContext, defaults: CallOptions = {}) {
+  const call =
+    <M extends Method>(method: M) =>
+    async <U extends string>(
+      url: U,
+      options: CallOptions & { body?: unknown } = {},
+    ): Promise<TypedResponse<ResponseOf<M, U>>> => {
+      const res = await api(t, method, url, { ...defaults, ...options });
+      return { ...res, json: () => res.body as ResponseOf<M, U> };
+    };
+  return {
+    get: call('GET'),
+    post: call('POST'),
+    put: call('PUT'),
+    patch: call('PATCH'),
+    delete: call('DELETE'),
+  };
+}
+export type Client = ReturnType<typeof client>;

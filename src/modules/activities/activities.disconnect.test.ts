@@ -1,38 +1,22 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
 import { useTestApp } from '../../../test/helpers/app.ts';
-import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
 import { API_PREFIX } from '../../app.ts';
 import { sandboxPool, shutdownSandbox } from '../../sandbox/index.ts';
 
 // A request whose client has gone stops calculating (nothing is written either).
 const t = useTestApp({ calcRequestBudgetMs: 120_000 });
-let tenant: Tenant;
-let site: string;
-let formId: string;
+let w: ActivityWorld;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  site = await createSite(t, tenant.organizationId, { name: 'Plant' });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  const definition = await createActivityDefinition(t, tenant.organizationId, {
-    calcCode: 'let x = 0; for (let i = 0; i < 20000; i++) x += i % 7; return 1',
-  });
-  const form = await createForm(t, tenant, {
+  w = await createActivityWorld(t, {
+    site: { name: 'Plant', assign: ['collector'] },
+    definition: { calcCode: 'let x = 0; for (let i = 0; i < 20000; i++) x += i % 7; return 1' },
+    key: 'fuel',
     periodType: 'YEARLY',
-    elements: [{ key: 'fuel', label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: definition }],
   });
-  formId = form.id;
-  await activateForm(t, tenant, formId, [site], [2025]);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 
@@ -43,11 +27,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 it('stops calculating when the client disconnects', async () => {
   const { port } = t.app.server.address() as AddressInfo;
   const body = JSON.stringify({
-    formId,
-    siteId: site,
+    formId: w.form.id,
+    siteId: w.site,
     year: 2025,
     values: [
-      { elementKey: 'fuel', periodUnit: 1, value: Array.from({ length: 1000 }, (_, i) => ({ amount: i })) },
+      w.entry(
+        1,
+        Array.from({ length: 1000 }, (_, i) => ({ amount: i })),
+      ),
     ],
   });
   const pool = sandboxPool();
@@ -60,7 +47,7 @@ it('stops calculating when the client disconnects', async () => {
     headers: {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      authorization: `Bearer ${tenant.collector.token}`,
+      authorization: `Bearer ${w.tenant.collector.token}`,
     },
   });
   req.on('error', () => undefined);
@@ -75,7 +62,7 @@ it('stops calculating when the client disconnects', async () => {
   // At most the calculations already in flight finish; the other ~900 are never run.
   expect(pool.completed - atStop).toBeLessThanOrEqual(8);
   expect(pool.completed - before).toBeLessThan(900);
-  const stored = await t.database.tenant(tenant.organizationId, (tx) =>
+  const stored = await t.database.tenant(w.tenant.organizationId, (tx) =>
     tx.selectFrom('activities').select('id').execute(),
   );
   expect(stored).toHaveLength(0);

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, openTestDatabase, type TestContext, testConfig } from '../../../test/helpers/app.ts';
-import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { openTestDatabase, type TestContext, testConfig } from '../../../test/helpers/app.ts';
 import { buildApp } from '../../app.ts';
 import type { Tx } from '../../db/client.ts';
 import { conflict } from '../../domain/errors.ts';
@@ -23,18 +15,11 @@ let drop: () => Promise<void>;
 const seen: ValueSlot[][] = [];
 let locked: { period: number } | null = null;
 
-let tenant: Tenant;
-let site: string;
-let formId: string;
-let definitionId: string;
+let w: ActivityWorld;
 
-const submit = (periodUnit: number, value: unknown) =>
-  api(t, 'POST', '/form-submissions', {
-    token: tenant.collector.token,
-    body: { formId, siteId: site, year: 2025, values: [{ elementKey: 'fuel', periodUnit, value }] },
-  });
+const submit = (periodUnit: number, value: unknown) => w.submit([w.entry(periodUnit, value)]);
 const countActivities = () =>
-  t.database.tenant(tenant.organizationId, async (tx) => {
+  t.database.tenant(w.tenant.organizationId, async (tx) => {
     const rows = await tx.selectFrom('activities').select('id').execute();
     return rows.length;
   });
@@ -55,18 +40,11 @@ beforeAll(async () => {
     ],
   });
   await t.app.ready();
-  tenant = await createTenant(t);
-  site = await createSite(t, tenant.organizationId, { name: 'Depot' });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  definitionId = await createActivityDefinition(t, tenant.organizationId, {
-    calcCode: 'return inputs.amount * 2',
+  w = await createActivityWorld(t, {
+    site: { name: 'Depot', assign: ['collector'] },
+    definition: { calcCode: 'return inputs.amount * 2' },
+    key: 'fuel',
   });
-  const form = await createForm(t, tenant, {
-    periodType: 'MONTHLY',
-    elements: [{ key: 'fuel', label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: definitionId }],
-  });
-  formId = form.id;
-  await activateForm(t, tenant, formId, [site], [2025]);
 });
 
 afterAll(async () => {
@@ -81,7 +59,7 @@ describe('slot guards', () => {
     const ok = await submit(1, [{ amount: 1 }]);
     expect(ok.status).toBe(200);
     expect(seen).toEqual([
-      [{ formId, siteId: site, year: 2025, period: 1, path: 'values.0', label: 'fuel' }],
+      [{ formId: w.form.id, siteId: w.site, year: 2025, period: 1, path: 'values.0', label: 'fuel' }],
     ]);
 
     locked = { period: 2 };
@@ -94,17 +72,17 @@ describe('slot guards', () => {
   it('guard activity PATCH, no-activity markers and recalculation', async () => {
     locked = null;
     const first = await submit(2, [{ amount: 1 }]);
-    const activityId = first.body.values[0].activities[0].activityId;
+    const activityId = first.json().values[0]!.activities![0]!.activityId;
     locked = { period: 2 };
     seen.length = 0;
-    const patch = await api(t, 'PATCH', `/activities/${activityId}`, {
-      token: tenant.collector.token,
+    const patch = await w.api.patch(`/activities/${activityId}`, {
+      token: w.tenant.collector.token,
       body: { input: { amount: 5 } },
     });
     expect(patch.status).toBe(409);
-    const mark = await api(t, 'POST', '/activities/no-activity/mark', {
-      token: tenant.collector.token,
-      body: { formId, key: 'fuel', siteId: site, year: 2025, periodUnit: 2 },
+    const mark = await w.api.post('/activities/no-activity/mark', {
+      token: w.tenant.collector.token,
+      body: { formId: w.form.id, key: 'fuel', siteId: w.site, year: 2025, periodUnit: 2 },
     });
     expect(mark.status).toBe(409);
     // Recalculation writes only what changed: change the code so that every activity changes.
@@ -112,20 +90,18 @@ describe('slot guards', () => {
       tx
         .updateTable('activity_definitions')
         .set({ calc_code: 'return inputs.amount * 3' })
-        .where('id', '=', definitionId)
+        .where('id', '=', w.definition.id)
         .execute(),
     );
-    const recalc = await api(t, 'POST', `/activity-definitions/${definitionId}/recalculate`, {
-      token: tenant.manager.token,
-    });
+    const recalculate = () =>
+      w.api.post(`/activity-definitions/${w.definition.id}/recalculate`, { token: w.tenant.manager.token });
+    const recalc = await recalculate();
     expect(recalc.status).toBe(409);
     expect(seen.map((slots) => slots.map((s) => s.period).sort())).toEqual([[2], [2], [1, 2]]);
 
     locked = null;
-    const again = await api(t, 'POST', `/activity-definitions/${definitionId}/recalculate`, {
-      token: tenant.manager.token,
-    });
-    expect(again.body).toMatchObject({ recalculated: 2, changed: 2, failed: 0 });
+    const again = await recalculate();
+    expect(again.json()).toMatchObject({ recalculated: 2, changed: 2, failed: 0 });
   });
 });
 

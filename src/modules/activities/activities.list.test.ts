@@ -1,66 +1,61 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { useTestApp } from '../../../test/helpers/app.ts';
 import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+  buildActivityForm,
+  buildForm,
+  buildFormSites,
+  buildSite,
+  buildSubmission,
+  buildTenant,
+} from '../../../test/helpers/builders.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
+let w: ActivityWorld;
 let tenant: Tenant;
 let other: Tenant;
 let region: string;
 let alpha: string;
 let beta: string;
 let zeta: string;
-let form: Awaited<ReturnType<typeof createForm>>;
 
 afterAll(() => shutdownSandbox());
 
-const list = (query: string, token = tenant.owner.token) =>
-  api(t, 'GET', `/activities?formId=${form.id}&key=trips${query}`, { token });
+const list = (query: string, token = tenant.owner.token) => w.list(query, token);
 /** Activities as `site year/period value` strings, in answer order. */
-const brief = (activities: any[]) =>
+const brief = (activities: { siteName: string; year: number; periodUnit: number; value: number }[]) =>
   activities.map((a) => `${a.siteName} ${a.year}/${a.periodUnit} ${a.value}`);
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  region = await createSite(t, tenant.organizationId, { name: 'Region' });
-  beta = await createSite(t, tenant.organizationId, { name: 'Beta', parentId: region });
-  alpha = await createSite(t, tenant.organizationId, { name: 'alpha', parentId: region });
-  zeta = await createSite(t, tenant.organizationId, { name: 'zeta' });
-  await assignSites(t, tenant.organizationId, tenant.viewer.userId, [region]);
-  const definition = await createActivityDefinition(t, tenant.organizationId, {
-    key: 'trips',
-    inputs: [{ name: 'km', type: 'number', required: true }],
-    calcCode: 'return inputs.km',
-  });
-  form = await createForm(t, tenant, {
+  // Region (the viewer's) holds Beta and alpha; zeta stands alone. The form is active on all but Region.
+  tenant = await buildTenant(t);
+  other = await buildTenant(t);
+  const parent = await buildSite(t, { tenant, name: 'Region', assign: ['viewer'] });
+  region = parent.id;
+  beta = (await buildSite(t, { parent, name: 'Beta' })).id;
+  alpha = (await buildSite(t, { parent, name: 'alpha' })).id;
+  w = await createActivityWorld(t, {
+    tenant,
+    site: { name: 'zeta', assign: [] },
+    others: [alpha, beta],
+    definition: {
+      key: 'trips',
+      inputs: [{ name: 'km', type: 'number', required: true }],
+      calcCode: 'return inputs.km',
+    },
     periodType: 'QUARTERLY',
-    elements: [
-      { label: 'Trips', type: 'ACTIVITY', activityDefinitionId: definition },
-      { key: 'n', label: 'N', type: 'NUMBER' },
-    ],
+    moreElements: [{ key: 'n', label: 'N', type: 'NUMBER' }],
+    years: [2024, 2025],
   });
-  await activateForm(t, tenant, form.id, [alpha, beta, zeta], [2024, 2025]);
-  const enter = async (siteId: string, year: number, periodUnit: number, kms: number[]) => {
-    const res = await api(t, 'POST', '/form-submissions', {
-      token: tenant.owner.token,
-      body: {
-        formId: form.id,
-        siteId,
-        year,
-        values: [{ elementKey: 'trips', periodUnit, value: kms.map((km) => ({ km })) }],
-      },
-    });
-    if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  };
+  zeta = w.site;
+  const enter = (siteId: string, year: number, periodUnit: number, kms: number[]) =>
+    w.enter(
+      periodUnit,
+      kms.map((km) => ({ km })),
+      { siteId, year },
+    );
   await enter(zeta, 2025, 1, [1]);
   await enter(beta, 2025, 2, [2, 3]);
   await enter(beta, 2024, 4, [4]);
@@ -73,7 +68,7 @@ describe('GET /activities', () => {
     const res = await list('');
 
     expect(res.status).toBe(200);
-    expect(brief(res.body.activities)).toEqual([
+    expect(brief(res.json().activities)).toEqual([
       'alpha 2024/1 6',
       'alpha 2025/1 5',
       'Beta 2024/4 4',
@@ -89,18 +84,20 @@ describe('GET /activities', () => {
     const pages = [await list('&limit=4'), await list('&limit=4&offset=4'), await list('&limit=4&offset=8')];
 
     expect(pages.map((p) => p.body.pagination.hasMore)).toEqual([true, false, false]);
-    expect(pages.flatMap((p) => brief(p.body.activities))).toEqual(brief((await list('')).body.activities));
+    expect(pages.flatMap((p) => brief(p.json().activities))).toEqual(
+      brief((await list('')).json().activities),
+    );
     expect(pages[2]!.body.activities).toEqual([]);
   });
 
   it('agrees with itself for every page size and offset, under every filter, with the right total', async () => {
     for (const filter of ['', '&years=2025', `&siteIds=${beta},${zeta}`, '&periodUnits=1']) {
-      const all = (await list(filter)).body;
+      const all = (await list(filter)).json();
       expect(all.pagination.total).toBe(all.activities.length);
       for (let limit = 1; limit <= 3; limit++) {
         const seen: string[] = [];
         for (let offset = 0; offset <= all.activities.length; offset += limit) {
-          const page = (await list(`${filter}&limit=${limit}&offset=${offset}`)).body;
+          const page = (await list(`${filter}&limit=${limit}&offset=${offset}`)).json();
           expect(page.pagination.total).toBe(all.pagination.total);
           expect(page.pagination.hasMore).toBe(offset + limit < all.pagination.total);
           seen.push(...brief(page.activities));
@@ -114,42 +111,31 @@ describe('GET /activities', () => {
     const res = await list('', tenant.viewer.token);
 
     expect(res.status).toBe(200);
-    expect(res.body.activities.map((a: any) => a.siteName)).toEqual([
-      'alpha',
-      'alpha',
-      'Beta',
-      'Beta',
-      'Beta',
-    ]);
+    expect(res.json().activities.map((a) => a.siteName)).toEqual(['alpha', 'alpha', 'Beta', 'Beta', 'Beta']);
     expect(res.body.pagination.total).toBe(5);
   });
 
   it('filters by siteIds, years and periodUnits, comma-separated or repeated', async () => {
-    expect(brief((await list(`&siteIds=${alpha},${zeta}&years=2025`)).body.activities)).toEqual([
+    expect(brief((await list(`&siteIds=${alpha},${zeta}&years=2025`)).json().activities)).toEqual([
       'alpha 2025/1 5',
       'zeta 2025/1 1',
     ]);
-    expect(brief((await list(`&siteIds=${beta}&siteIds=${zeta}&periodUnits=2,4`)).body.activities)).toEqual([
-      'Beta 2024/4 4',
-      'Beta 2025/2 2',
-      'Beta 2025/2 3',
-    ]);
-    expect(brief((await list('&years=2024&years=2023')).body.activities)).toEqual([
+    expect(brief((await list(`&siteIds=${beta}&siteIds=${zeta}&periodUnits=2,4`)).json().activities)).toEqual(
+      ['Beta 2024/4 4', 'Beta 2025/2 2', 'Beta 2025/2 3'],
+    );
+    expect(brief((await list('&years=2024&years=2023')).json().activities)).toEqual([
       'alpha 2024/1 6',
       'Beta 2024/4 4',
     ]);
   });
 
   it('hides the activities of a form-site that is no longer active', async () => {
-    await api(t, 'PUT', '/form-sites', {
-      token: tenant.owner.token,
-      body: { formId: form.id, siteIds: [alpha, zeta], years: [2024] },
-    });
+    await buildFormSites(t, { form: w.form, sites: [alpha, zeta], years: [2024] });
 
     const res = await list('&years=2024');
 
-    expect(brief(res.body.activities)).toEqual(['alpha 2024/1 6']);
-    await activateForm(t, tenant, form.id, [alpha, beta, zeta], [2024]);
+    expect(brief(res.json().activities)).toEqual(['alpha 2024/1 6']);
+    await buildFormSites(t, { form: w.form, sites: [alpha, beta, zeta], years: [2024] });
   });
 
   it('answers 400 naming the parameter for malformed filters', async () => {
@@ -179,8 +165,8 @@ describe('GET /activities', () => {
   });
 
   it('answers 400 when formId or key is missing, or the key names another type of element', async () => {
-    const missing = await api(t, 'GET', `/activities?formId=${form.id}`, { token: tenant.owner.token });
-    const number = await api(t, 'GET', `/activities?formId=${form.id}&key=n`, { token: tenant.owner.token });
+    const missing = await w.api.get(`/activities?formId=${w.form.id}`, { token: tenant.owner.token });
+    const number = await w.api.get(`/activities?formId=${w.form.id}&key=n`, { token: tenant.owner.token });
 
     expect(missing.status).toBe(400);
     expect(missing.body.issues).toMatchObject([{ path: 'query.key' }]);
@@ -189,45 +175,42 @@ describe('GET /activities', () => {
   });
 
   it('answers 404 for an unknown, malformed or other tenant’s form, and an unknown key', async () => {
-    const foreign = await createForm(t, other);
+    const foreign = await buildForm(t, { tenant: other });
     const urls = [
       '/activities?formId=00000000-0000-4000-8000-000000000000&key=trips',
       '/activities?formId=not-a-uuid&key=trips',
       `/activities?formId=${foreign.id}&key=amount`,
-      `/activities?formId=${form.id}&key=nothing`,
+      `/activities?formId=${w.form.id}&key=nothing`,
     ];
     for (const url of urls) {
-      const res = await api(t, 'GET', url, { token: tenant.owner.token });
+      const res = await w.api.get(url, { token: tenant.owner.token });
       expect(res.status, url).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
   });
 
   it('finds an element with a key of its own by its activity definition’s key too', async () => {
-    const definition = await createActivityDefinition(t, tenant.organizationId, { key: 'commute' });
-    const custom = await createForm(t, tenant, {
-      elements: [{ key: 'my-commute', label: 'Commute', type: 'ACTIVITY', activityDefinitionId: definition }],
+    const custom = await buildActivityForm(t, {
+      tenant,
+      definition: { key: 'commute' },
+      key: 'my-commute',
+      sites: [zeta],
     });
-    await activateForm(t, tenant, custom.id, [zeta], [2025]);
-    await api(t, 'POST', '/form-submissions', {
-      token: tenant.owner.token,
-      body: {
-        formId: custom.id,
-        siteId: zeta,
-        year: 2025,
-        values: [{ elementKey: 'my-commute', periodUnit: 1, value: [{ amount: 4 }] }],
-      },
+    await buildSubmission(t, {
+      form: custom.form,
+      site: zeta,
+      values: [{ elementKey: 'my-commute', periodUnit: 1, value: [{ amount: 4 }] }],
     });
 
-    const byElementKey = await api(t, 'GET', `/activities?formId=${custom.id}&key=my-commute`, {
+    const byElementKey = await w.api.get(`/activities?formId=${custom.form.id}&key=my-commute`, {
       token: tenant.owner.token,
     });
-    const byDefinitionKey = await api(t, 'GET', `/activities?formId=${custom.id}&key=commute`, {
+    const byDefinitionKey = await w.api.get(`/activities?formId=${custom.form.id}&key=commute`, {
       token: tenant.owner.token,
     });
 
-    expect(byElementKey.body.activities.map((a: any) => a.value)).toEqual([8]);
-    expect(byDefinitionKey.body.activities).toEqual(byElementKey.body.activities);
+    expect(byElementKey.json().activities.map((a) => a.value)).toEqual([8]);
+    expect(byDefinitionKey.json().activities).toEqual(byElementKey.json().activities);
   });
 
   it('answers 403 for a site of the organization the caller cannot read', async () => {
@@ -245,11 +228,11 @@ describe('GET /activities', () => {
       expect(parent.body.pagination.total).toBe(0);
     }
     const child = await list(`&siteIds=${beta}`, tenant.viewer.token);
-    expect(brief(child.body.activities)).toEqual(['Beta 2024/4 4', 'Beta 2025/2 2', 'Beta 2025/2 3']);
+    expect(brief(child.json().activities)).toEqual(['Beta 2024/4 4', 'Beta 2025/2 2', 'Beta 2025/2 3']);
   });
 
   it('answers 400 naming siteIds for an unknown site or another organization’s site', async () => {
-    const foreign = await createSite(t, other.organizationId, { name: 'Foreign' });
+    const foreign = (await buildSite(t, { tenant: other, name: 'Foreign' })).id;
     for (const siteIds of ['00000000-0000-4000-8000-000000000000', foreign, `${alpha},${foreign}`]) {
       const res = await list(`&siteIds=${siteIds}`);
       expect(res.status, siteIds).toBe(400);
@@ -263,9 +246,9 @@ describe('GET /activities', () => {
       [alpha, 3],
       [alpha, 4],
     ] as const) {
-      const res = await api(t, 'POST', '/activities/no-activity/mark', {
+      const res = await w.api.post('/activities/no-activity/mark', {
         token: tenant.owner.token,
-        body: { formId: form.id, key: 'trips', siteId, year: 2025, periodUnit },
+        body: { formId: w.form.id, key: 'trips', siteId, year: 2025, periodUnit },
       });
       expect(res.status).toBe(200);
     }
@@ -273,12 +256,12 @@ describe('GET /activities', () => {
     const all = await list('&periodUnits=3,4');
     const viewer = await list('&years=2025&periodUnits=3', tenant.viewer.token);
 
-    expect(all.body.noActivity.map((m: any) => `${m.siteName} ${m.periodUnit}`)).toEqual([
+    expect(all.json().noActivity.map((m) => `${m.siteName} ${m.periodUnit}`)).toEqual([
       'alpha 3',
       'alpha 4',
       'zeta 3',
     ]);
-    expect(viewer.body.noActivity.map((m: any) => `${m.siteName} ${m.periodUnit}`)).toEqual(['alpha 3']);
+    expect(viewer.json().noActivity.map((m) => `${m.siteName} ${m.periodUnit}`)).toEqual(['alpha 3']);
   });
 });
 

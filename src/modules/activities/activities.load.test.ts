@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { useTestApp } from '../../../test/helpers/app.ts';
 import { shutdownSandbox, warmSandbox } from '../../sandbox/index.ts';
 
 // Calculation load: one organization's runaway calculations must not stall another's requests.
@@ -18,41 +10,17 @@ import { shutdownSandbox, warmSandbox } from '../../sandbox/index.ts';
 const BUDGET_MS = 1500;
 const t = useTestApp({ calcRequestBudgetMs: BUDGET_MS });
 
-interface World {
-  tenant: Tenant;
-  site: string;
-  formId: string;
-}
-
-async function world(calcCode: string): Promise<World> {
-  const tenant = await createTenant(t);
-  const site = await createSite(t, tenant.organizationId, { name: 'Plant' });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  const definition = await createActivityDefinition(t, tenant.organizationId, { calcCode });
-  const form = await createForm(t, tenant, {
+/** An organization whose collector enters activities of `calcCode` on a yearly form. */
+const world = (calcCode: string) =>
+  createActivityWorld(t, {
+    site: { name: 'Plant', assign: ['collector'] },
+    definition: { calcCode },
+    key: 'fuel',
     periodType: 'YEARLY',
-    elements: [{ key: 'fuel', label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: definition }],
   });
-  await activateForm(t, tenant, form.id, [site], [2025]);
-  return { tenant, site, formId: form.id };
-}
 
-const submit = (w: World, count: number) =>
-  api(t, 'POST', '/form-submissions', {
-    token: w.tenant.collector.token,
-    body: {
-      formId: w.formId,
-      siteId: w.site,
-      year: 2025,
-      values: [
-        {
-          elementKey: 'fuel',
-          periodUnit: 1,
-          value: Array.from({ length: count }, (_, i) => ({ amount: i })),
-        },
-      ],
-    },
-  });
+const submit = (w: ActivityWorld, count: number) => w.submit([w.entry(1, amounts(count))]);
+const amounts = (count: number) => Array.from({ length: count }, (_, i) => ({ amount: i }));
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
   const started = performance.now();
@@ -61,10 +29,10 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }
 }
 
 /** Runs B's requests (GET /me, a 1-activity submission) while A's request is under way. */
-async function whileRunning(a: Promise<unknown>, b: World) {
+async function whileRunning(a: Promise<unknown>, b: ActivityWorld) {
   // Let A's request get into its calculations first.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const me = await timed(() => api(t, 'GET', '/me', { token: b.tenant.collector.token }));
+  const me = await timed(() => b.api.get('/me', { token: b.tenant.collector.token }));
   const one = await timed(() => submit(b, 1));
   if (process.env.SDCS_LOAD_REPORT)
     console.log(`B: GET /me ${me.ms.toFixed(0)} ms, 1-activity submission ${one.ms.toFixed(0)} ms`);
@@ -76,10 +44,10 @@ async function whileRunning(a: Promise<unknown>, b: World) {
   return { me, one, aStillRunning: !aDone };
 }
 
-let runaway: World;
-let recalculated: World & { definitionId: string };
-let busy: World;
-let quick: World;
+let runaway: ActivityWorld;
+let recalculated: ActivityWorld;
+let busy: ActivityWorld;
+let quick: ActivityWorld;
 
 beforeAll(async () => {
   // As the server does at start-up: no request pays for starting the workers.
@@ -91,19 +59,16 @@ beforeAll(async () => {
   // skip rule instead of its budget); 1,000 of them still outlast the budget on any machine.
   busy = await world('let x = 0; for (let i = 0; i < 100000; i++) x += i % 7; return 1');
   quick = await world('return inputs.amount * 2');
-  const stored = await world('return 1');
-  const seeded = await submit(stored, 200);
+  recalculated = await world('return 1');
+  const seeded = await submit(recalculated, 200);
   expect(seeded.body).toMatchObject({ values: [{}] });
-  const definitionId = await t.database.tenant(stored.tenant.organizationId, async (tx) => {
-    const row = await tx.selectFrom('activity_definitions').select('id').executeTakeFirstOrThrow();
-    await tx
+  await t.database.tenant(recalculated.tenant.organizationId, (tx) =>
+    tx
       .updateTable('activity_definitions')
       .set({ calc_code: 'while (true) {}' })
-      .where('id', '=', row.id)
-      .execute();
-    return row.id;
-  });
-  recalculated = { ...stored, definitionId };
+      .where('id', '=', recalculated.definition.id)
+      .execute(),
+  );
   // Warm up: the workers and the quick definition's first run.
   expect((await submit(quick, 1)).status).toBe(200);
 });
@@ -129,7 +94,7 @@ describe('calculation load', () => {
     const { me, one } = await whileRunning(a, quick);
     expect(me.result.status).toBe(200);
     expect(one.result.status).toBe(200);
-    expect(one.result.body.values[0].activities).toHaveLength(1);
+    expect(one.result.json().values[0]!.activities).toHaveLength(1);
     expect(me.ms).toBeLessThan(1000);
     expect(one.ms).toBeLessThan(1500);
     expect((await a).status).toBe(400);
@@ -156,7 +121,7 @@ describe('calculation load', () => {
 
   it('recalculating a runaway definition fails fast, and others are served meanwhile', async () => {
     const recalc = () =>
-      api(t, 'POST', `/activity-definitions/${recalculated.definitionId}/recalculate`, {
+      recalculated.api.post(`/activity-definitions/${recalculated.definition.id}/recalculate`, {
         token: recalculated.tenant.manager.token,
       });
     const { ms, result } = await timed(async () => {
@@ -169,8 +134,8 @@ describe('calculation load', () => {
       return a;
     });
     expect(result.status).toBe(200);
-    expect(result.body).toMatchObject({ recalculated: 0, changed: 0, failed: 200 });
-    expect(result.body.failures.at(-1).message).toMatch(
+    expect(result.json()).toMatchObject({ recalculated: 0, changed: 0, failed: 200 });
+    expect(result.json().failures.at(-1)!.message).toMatch(
       /^skipped: \d+ calculations of this definition hit the time limit/,
     );
     // 200 × the time limit (~12 s) before.

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { useTestApp } from '../../../test/helpers/app.ts';
 import {
   activateForm,
-  assignSites,
-  createActivityDefinition,
   createForm,
   createSite,
   createTenant,
@@ -12,44 +11,33 @@ import {
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
-let tenant: Tenant;
+let w: ActivityWorld;
 let other: Tenant;
-let site: string;
-let unassigned: string;
-let form: Awaited<ReturnType<typeof createForm>>;
 
 afterAll(() => shutdownSandbox());
 
 const body = (overrides: Record<string, unknown> = {}) => ({
-  formId: form.id,
+  formId: w.form.id,
   key: 'waste',
-  siteId: site,
+  siteId: w.site,
   year: 2025,
   periodUnit: 1,
   ...overrides,
 });
-const mark = (b: unknown, token = tenant.collector.token) =>
-  api(t, 'POST', '/activities/no-activity/mark', { token, body: b });
-const unmark = (b: unknown, token = tenant.collector.token) =>
-  api(t, 'POST', '/activities/no-activity/unmark', { token, body: b });
+const mark = (b: unknown, token = w.tenant.collector.token) =>
+  w.api.post('/activities/no-activity/mark', { token, body: b });
+const unmark = (b: unknown, token = w.tenant.collector.token) =>
+  w.api.post('/activities/no-activity/unmark', { token, body: b });
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  site = await createSite(t, tenant.organizationId);
-  unassigned = await createSite(t, tenant.organizationId);
-  for (const member of [tenant.collector, tenant.viewer]) {
-    await assignSites(t, tenant.organizationId, member.userId, [site]);
-  }
-  const definition = await createActivityDefinition(t, tenant.organizationId, { key: 'waste' });
-  form = await createForm(t, tenant, {
+  // The world's site (the collector's and viewer's) and one nobody is assigned to.
+  w = await createActivityWorld(t, {
+    definition: { key: 'waste' },
     periodType: 'QUARTERLY',
-    elements: [
-      { label: 'Waste', type: 'ACTIVITY', activityDefinitionId: definition },
-      { key: 'n', label: 'N', type: 'NUMBER' },
-    ],
+    others: [{}],
+    moreElements: [{ key: 'n', label: 'N', type: 'NUMBER' }],
   });
-  await activateForm(t, tenant, form.id, [site, unassigned], [2025]);
+  other = await createTenant(t);
 });
 
 describe('POST /activities/no-activity/mark and /unmark', () => {
@@ -78,15 +66,7 @@ describe('POST /activities/no-activity/mark and /unmark', () => {
   });
 
   it('refuses to mark a period that has activities', async () => {
-    const entered = await api(t, 'POST', '/form-submissions', {
-      token: tenant.collector.token,
-      body: {
-        formId: form.id,
-        siteId: site,
-        year: 2025,
-        values: [{ elementKey: 'waste', periodUnit: 4, value: [{ amount: 1 }] }],
-      },
-    });
+    const entered = await w.submit([w.entry(4, [{ amount: 1 }])]);
     expect(entered.status).toBe(200);
 
     const res = await mark(body({ periodUnit: 4 }));
@@ -123,12 +103,13 @@ describe('POST /activities/no-activity/mark and /unmark', () => {
         ).toContain(path);
       }
     }
-    const missing = await mark({ formId: form.id, key: 'waste', siteId: site, year: 2025 });
+    const missing = await mark({ formId: w.form.id, key: 'waste', siteId: w.site, year: 2025 });
     expect(missing.body.issues).toMatchObject([{ path: 'periodUnit' }]);
   });
 
   it('answers 403 to viewers, and for a site outside the collector’s scope', async () => {
-    const viewer = await mark(body(), tenant.viewer.token);
+    const unassigned = w.others[0];
+    const viewer = await mark(body(), w.tenant.viewer.token);
     const elsewhere = await mark(body({ siteId: unassigned }));
     const elsewhereUnmark = await unmark(body({ siteId: unassigned }));
 
@@ -138,11 +119,11 @@ describe('POST /activities/no-activity/mark and /unmark', () => {
   });
 
   it('keeps the site from being deleted while it has a marker', async () => {
-    const doomed = await createSite(t, tenant.organizationId);
-    await activateForm(t, tenant, form.id, [site, unassigned, doomed], [2025]);
-    expect((await mark(body({ siteId: doomed }), tenant.owner.token)).status).toBe(200);
+    const doomed = await createSite(t, w.tenant.organizationId);
+    await activateForm(t, w.tenant, w.form.id, [w.site, ...w.others, doomed], [2025]);
+    expect((await mark(body({ siteId: doomed }), w.tenant.owner.token)).status).toBe(200);
 
-    const res = await api(t, 'DELETE', `/sites/${doomed}`, { token: tenant.owner.token });
+    const res = await w.api.delete(`/sites/${doomed}`, { token: w.tenant.owner.token });
 
     expect(res.status).toBe(400);
   });

@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { useTestApp } from '../../../test/helpers/app.ts';
+import { buildActivity, buildTenant } from '../../../test/helpers/builders.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
+let w: ActivityWorld;
 let tenant: Tenant;
 let other: Tenant;
-let site: string;
 let hiddenSite: string;
-let form: Awaited<ReturnType<typeof createForm>>;
 let period = 0;
 
 afterAll(() => shutdownSandbox());
@@ -28,22 +21,9 @@ const CALC = [
 ].join('\n');
 
 /** Enters a new period with these inputs (as the owner); answers the value item. */
-async function enter(inputs: Record<string, unknown>[], siteId = site) {
-  period += 1;
-  const res = await api(t, 'POST', '/form-submissions', {
-    token: tenant.owner.token,
-    body: {
-      formId: form.id,
-      siteId,
-      year: 2025,
-      values: [{ elementKey: 'trips', periodUnit: period, value: inputs }],
-    },
-  });
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  return res.body.values[0];
-}
+const enter = (inputs: Record<string, unknown>[], siteId = w.site) => w.enter(++period, inputs, { siteId });
 const patch = (id: string, input: unknown, token = tenant.collector.token) =>
-  api(t, 'PATCH', `/activities/${id}`, { token, body: { input } });
+  w.api.patch(`/activities/${id}`, { token, body: { input } });
 const valueRow = (id: string) =>
   t.database.tenant(tenant.organizationId, (tx) =>
     tx
@@ -54,40 +34,33 @@ const valueRow = (id: string) =>
   );
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  site = await createSite(t, tenant.organizationId, { name: 'Office' });
-  hiddenSite = await createSite(t, tenant.organizationId, { name: 'Elsewhere' });
-  for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
-    await assignSites(t, tenant.organizationId, member.userId, [site]);
-  }
-  const definition = await createActivityDefinition(t, tenant.organizationId, {
-    key: 'trips',
-    inputs: [
-      { name: 'kind', type: 'string', required: true },
-      { name: 'km', type: 'number', required: true },
-      { name: 'who', type: 'string' },
-    ],
-    calcCode: CALC,
+  w = await createActivityWorld(t, {
+    site: { name: 'Office', assign: ['manager', 'collector', 'viewer'] },
+    others: [{ name: 'Elsewhere' }],
+    definition: {
+      key: 'trips',
+      inputs: [
+        { name: 'kind', type: 'string', required: true },
+        { name: 'km', type: 'number', required: true },
+        { name: 'who', type: 'string' },
+      ],
+      calcCode: CALC,
+    },
   });
-  form = await createForm(t, tenant, {
-    periodType: 'MONTHLY',
-    elements: [{ label: 'Trips', type: 'ACTIVITY', activityDefinitionId: definition }],
-  });
-  await activateForm(t, tenant, form.id, [site, hiddenSite], [2025]);
+  tenant = w.tenant;
+  hiddenSite = w.others[0]!;
+  other = await buildTenant(t);
 });
 
 describe('GET /activities/{activityId}/history', () => {
   it('is a 404 for activities on sites the reader cannot see, unknown or malformed ids', async () => {
     const item = await enter([{ kind: 'car', km: 5 }], hiddenSite);
-    const hidden = item.activities[0].activityId;
-    expect((await api(t, 'GET', `/activities/${hidden}/history`, { token: tenant.owner.token })).status).toBe(
+    const hidden = item.activities[0]!.activityId;
+    expect((await w.api.get(`/activities/${hidden}/history`, { token: tenant.owner.token })).status).toBe(
       200,
     );
     for (const id of [hidden, '00000000-0000-4000-8000-000000000000', 'nope']) {
-      expect((await api(t, 'GET', `/activities/${id}/history`, { token: tenant.viewer.token })).status).toBe(
-        404,
-      );
+      expect((await w.api.get(`/activities/${id}/history`, { token: tenant.viewer.token })).status).toBe(404);
     }
   });
 });
@@ -98,7 +71,7 @@ describe('PATCH /activities/{activityId}', () => {
       { kind: 'car', km: 100, who: 'Ann' },
       { kind: 'bus', km: 10 },
     ]);
-    const id = item.activities[0].activityId;
+    const id = item.activities[0]!.activityId;
 
     const res = await patch(id, { km: 50, who: null });
 
@@ -119,8 +92,8 @@ describe('PATCH /activities/{activityId}', () => {
 
   it('resets the value’s review status to COMPLETED and records both histories', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
-    const id = item.activities[0].activityId;
-    const reviewed = await api(t, 'POST', `/form-submissions/values/${item.formElementSubmissionId}/review`, {
+    const id = item.activities[0]!.activityId;
+    const reviewed = await w.api.post(`/form-submissions/values/${item.formElementSubmissionId}/review`, {
       token: tenant.manager.token,
       body: { status: 'APPROVED' },
     });
@@ -129,13 +102,13 @@ describe('PATCH /activities/{activityId}', () => {
     await patch(id, { kind: 'bus' });
 
     expect((await valueRow(item.formElementSubmissionId)).status).toBe('COMPLETED');
-    const history = await api(t, 'GET', `/form-submissions/values/${item.formElementSubmissionId}/history`, {
+    const history = await w.api.get(`/form-submissions/values/${item.formElementSubmissionId}/history`, {
       token: tenant.viewer.token,
     });
-    expect(history.body.map((h: any) => h.action)).toEqual(['CREATE', 'REVIEW', 'UPDATE']);
-    const own = await api(t, 'GET', `/activities/${id}/history`, { token: tenant.viewer.token });
+    expect(history.json().map((h) => h.action)).toEqual(['CREATE', 'REVIEW', 'UPDATE']);
+    const own = await w.api.get(`/activities/${id}/history`, { token: tenant.viewer.token });
     expect(own.status).toBe(200);
-    expect(own.body.map((h: any) => h.action)).toEqual(['CREATE', 'UPDATE']);
+    expect(own.json().map((h) => h.action)).toEqual(['CREATE', 'UPDATE']);
     expect(own.body[1]).toMatchObject({
       userId: tenant.collector.userId,
       before: { input: { kind: 'car', km: 10 } },
@@ -181,17 +154,17 @@ describe('PATCH /activities/{activityId}', () => {
         .executeTakeFirstOrThrow(),
     );
     const updatedAt = async () =>
-      (await api(t, 'GET', `/form-submissions/${submission.id}`, { token: tenant.viewer.token })).body
+      (await w.api.get(`/form-submissions/${submission.id}`, { token: tenant.viewer.token })).body
         .updatedAt as string;
-    const unchanged = await patch(item.activities[0].activityId, { km: 10 });
+    const unchanged = await patch(item.activities[0]!.activityId, { km: 10 });
     expect(unchanged.status).toBe(200);
     expect(await updatedAt()).toBe(old.toISOString());
 
-    const res = await patch(item.activities[0].activityId, { km: 20 });
+    const res = await patch(item.activities[0]!.activityId, { km: 20 });
 
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['input', 'metadata', 'value']);
-    const got = await api(t, 'GET', `/form-submissions/${submission.id}`, { token: tenant.viewer.token });
+    const got = await w.api.get(`/form-submissions/${submission.id}`, { token: tenant.viewer.token });
     expect(Date.parse(got.body.updatedAt)).toBeGreaterThan(old.getTime());
     // Both written by the PATCH's transaction.
     const value = got.body.values.find(
@@ -204,13 +177,13 @@ describe('PATCH /activities/{activityId}', () => {
 
   it('writes nothing when the merged input gives the same result', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
-    const reviewed = await api(t, 'POST', `/form-submissions/values/${item.formElementSubmissionId}/review`, {
+    const reviewed = await w.api.post(`/form-submissions/values/${item.formElementSubmissionId}/review`, {
       token: tenant.manager.token,
       body: { status: 'APPROVED' },
     });
     expect(reviewed.status).toBe(200);
 
-    const res = await patch(item.activities[0].activityId, { km: 10 });
+    const res = await patch(item.activities[0]!.activityId, { km: 10 });
 
     expect(res.status).toBe(200);
     expect(res.body.value).toBe(2);
@@ -219,12 +192,12 @@ describe('PATCH /activities/{activityId}', () => {
 
   it('answers 400 naming the input for invalid fields, and changes nothing', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
-    const id = item.activities[0].activityId;
+    const id = item.activities[0]!.activityId;
 
     const wrongType = await patch(id, { km: 'ten' });
     const unknown = await patch(id, { colour: 'red' });
     const cleared = await patch(id, { km: null });
-    const notObject = await api(t, 'PATCH', `/activities/${id}`, {
+    const notObject = await w.api.patch(`/activities/${id}`, {
       token: tenant.collector.token,
       body: { input: [1] },
     });
@@ -242,7 +215,7 @@ describe('PATCH /activities/{activityId}', () => {
   it('answers 400 with the calculation’s message when it fails, and changes nothing', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
 
-    const res = await patch(item.activities[0].activityId, { kind: 'broken' });
+    const res = await patch(item.activities[0]!.activityId, { kind: 'broken' });
 
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([
@@ -254,27 +227,13 @@ describe('PATCH /activities/{activityId}', () => {
 
   it('answers 404 for unknown, malformed and other tenants’ ids, and for sites outside the caller’s scope', async () => {
     const hidden = await enter([{ kind: 'car', km: 1 }], hiddenSite);
-    const foreignDefinition = await createActivityDefinition(t, other.organizationId, { key: 'x' });
-    const foreignForm = await createForm(t, other, {
-      elements: [{ key: 'x', label: 'X', type: 'ACTIVITY', activityDefinitionId: foreignDefinition }],
-    });
-    const foreignSite = await createSite(t, other.organizationId);
-    await activateForm(t, other, foreignForm.id, [foreignSite], [2025]);
-    const foreign = await api(t, 'POST', '/form-submissions', {
-      token: other.owner.token,
-      body: {
-        formId: foreignForm.id,
-        siteId: foreignSite,
-        year: 2025,
-        values: [{ elementKey: 'x', periodUnit: 1, value: [{ amount: 1 }] }],
-      },
-    });
+    const foreign = await buildActivity(t, { tenant: other, definition: { key: 'x' } });
 
     const ids = [
       '00000000-0000-4000-8000-000000000000',
       'not-a-uuid',
-      foreign.body.values[0].activities[0].activityId,
-      hidden.activities[0].activityId,
+      foreign.activityId,
+      hidden.activities[0]!.activityId,
     ];
     for (const id of ids) {
       const res = await patch(id, { km: 1 });
@@ -286,25 +245,17 @@ describe('PATCH /activities/{activityId}', () => {
   it('answers 403 to viewers', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
 
-    const res = await patch(item.activities[0].activityId, { km: 1 }, tenant.viewer.token);
+    const res = await patch(item.activities[0]!.activityId, { km: 1 }, tenant.viewer.token);
 
     expect(res.status).toBe(403);
   });
 
   it('answers 404 once the value holding the activity is deleted', async () => {
     const item = await enter([{ kind: 'car', km: 10 }]);
-    const removed = await api(t, 'POST', '/form-submissions', {
-      token: tenant.owner.token,
-      body: {
-        formId: form.id,
-        siteId: site,
-        year: 2025,
-        values: [{ elementKey: 'trips', periodUnit: period, value: null }],
-      },
-    });
+    const removed = await w.submit([w.entry(period, null)], { token: tenant.owner.token });
     expect(removed.status).toBe(200);
 
-    const res = await patch(item.activities[0].activityId, { km: 1 });
+    const res = await patch(item.activities[0]!.activityId, { km: 1 });
 
     expect(res.status).toBe(404);
   });

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { client, useTestApp } from '../../../test/helpers/app.ts';
 import {
-  activateForm,
-  createActivityDefinition,
-  createDataset,
-  createDatasetItem,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+  buildActivityDefinition,
+  buildActivityForm,
+  buildDataset,
+  buildSite,
+  buildSubmission,
+  buildTenant,
+} from '../../../test/helpers/builders.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
+const http = client(t);
 let tenant: Tenant;
 let other: Tenant;
 let site: string;
@@ -20,7 +20,7 @@ let site: string;
 afterAll(() => shutdownSandbox());
 
 const recalculate = (id: string, token = tenant.manager.token) =>
-  api(t, 'POST', `/activity-definitions/${id}/recalculate`, { token });
+  http.post(`/activity-definitions/${id}/recalculate`, { token });
 const setCalcCode = (id: string, calcCode: string) =>
   t.database.system((tx) =>
     tx.updateTable('activity_definitions').set({ calc_code: calcCode }).where('id', '=', id).execute(),
@@ -28,26 +28,18 @@ const setCalcCode = (id: string, calcCode: string) =>
 
 /** A definition in a yearly form active on `site` for the years; answers its id and the form's. */
 async function setUp(key: string, calcCode: string, years: number[]) {
-  const definition = await createActivityDefinition(t, tenant.organizationId, { key, calcCode });
-  const form = await createForm(t, tenant, {
+  const { definition, form } = await buildActivityForm(t, {
+    tenant,
+    definition: { key, calcCode },
     periodType: 'YEARLY',
-    elements: [{ label: key, type: 'ACTIVITY', activityDefinitionId: definition }],
+    sites: [site],
+    years,
   });
-  await activateForm(t, tenant, form.id, [site], years);
   const enter = async (year: number, amounts: number[]) => {
-    const res = await api(t, 'POST', '/form-submissions', {
-      token: tenant.owner.token,
-      body: {
-        formId: form.id,
-        siteId: site,
-        year,
-        values: [{ elementKey: key, periodUnit: 1, value: amounts.map((amount) => ({ amount })) }],
-      },
-    });
-    if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-    return res.body.values[0];
+    const values = [{ elementKey: key, periodUnit: 1, value: amounts.map((amount) => ({ amount })) }];
+    return (await buildSubmission(t, { form, site, year, values })).submission.values[0];
   };
-  return { definition, form, enter };
+  return { definition: definition.id, form, enter };
 }
 
 const activitiesOf = (definition: string) =>
@@ -62,9 +54,9 @@ const activitiesOf = (definition: string) =>
   );
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  site = await createSite(t, tenant.organizationId);
+  tenant = await buildTenant(t);
+  other = await buildTenant(t);
+  site = (await buildSite(t, { tenant })).id;
 });
 
 describe('POST /activity-definitions/{id}/recalculate', () => {
@@ -131,27 +123,18 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
   });
 
   it('works through several batches, counting every failure and listing the first 100', async () => {
-    const definition = await createActivityDefinition(t, tenant.organizationId, { key: 'bulk' });
-    const form = await createForm(t, tenant, {
-      periodType: 'MONTHLY',
-      elements: [{ key: 'bulk', label: 'Bulk', type: 'ACTIVITY', activityDefinitionId: definition }],
-    });
-    await activateForm(t, tenant, form.id, [site], [2025]);
+    const bulk = await buildActivityForm(t, { tenant, definition: { key: 'bulk' }, sites: [site] });
+    const definition = bulk.definition.id;
     const list = (offset: number) => Array.from({ length: 900 }, (_, i) => ({ amount: offset + i }));
-    const entered = await api(t, 'POST', '/form-submissions', {
-      token: tenant.owner.token,
-      body: {
-        formId: form.id,
-        siteId: site,
-        year: 2025,
-        values: [1, 2, 3].map((periodUnit) => ({
-          elementKey: 'bulk',
-          periodUnit,
-          value: list(periodUnit * 1000),
-        })),
-      },
+    await buildSubmission(t, {
+      form: bulk.form,
+      site,
+      values: [1, 2, 3].map((periodUnit) => ({
+        elementKey: 'bulk',
+        periodUnit,
+        value: list(periodUnit * 1000),
+      })),
     });
-    expect(entered.status).toBe(200);
     await setCalcCode(
       definition,
       "if (inputs.amount % 20 === 7) throw new Error('bad'); return inputs.amount + 0.5",
@@ -167,9 +150,13 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
   });
 
   it('looks coefficients up in each activity’s own year', async () => {
-    const dataset = await createDataset(t, tenant.organizationId);
-    await createDatasetItem(t, tenant.organizationId, dataset, { key: 'grid', value: 1, year: 2020 });
-    await createDatasetItem(t, tenant.organizationId, dataset, { key: 'grid', value: 5, year: 2023 });
+    await buildDataset(t, {
+      tenant,
+      items: [
+        { key: 'grid', value: 1, year: 2020 },
+        { key: 'grid', value: 5, year: 2023 },
+      ],
+    });
     const { definition, enter } = await setUp('grid', 'return inputs.amount', [2021, 2022, 2023, 2024]);
     for (const year of [2021, 2023, 2022, 2024]) await enter(year, [2]);
     await setCalcCode(definition, "return inputs.amount * (await context.coefficient('grid')).value");
@@ -186,8 +173,8 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
   });
 
   it('answers 404 for an unknown, malformed or other tenant’s definition, and 403 below MANAGER', async () => {
-    const foreign = await createActivityDefinition(t, other.organizationId);
-    const mine = await createActivityDefinition(t, tenant.organizationId);
+    const foreign = (await buildActivityDefinition(t, { tenant: other })).id;
+    const mine = (await buildActivityDefinition(t, { tenant })).id;
 
     for (const id of ['00000000-0000-4000-8000-000000000000', 'nope', foreign]) {
       expect((await recalculate(id)).status, id).toBe(404);
@@ -206,19 +193,19 @@ describe('POST /activity-definitions/{id}/recalculate', () => {
     const { definition, form, enter } = await setUp('kept', 'return inputs.amount', [2025]);
     await enter(2025, [1]);
     // Point the element at another definition: only the activities still refer to this one.
-    const replacement = await createActivityDefinition(t, tenant.organizationId, { key: 'replacement' });
-    const stored = await api(t, 'GET', `/forms/${form.id}`, { token: tenant.owner.token });
-    const changed = await api(t, 'PUT', `/forms/${form.id}`, {
+    const replacement = (await buildActivityDefinition(t, { tenant, key: 'replacement' })).id;
+    const stored = await http.get(`/forms/${form.id}`, { token: tenant.owner.token });
+    const changed = await http.put(`/forms/${form.id}`, {
       token: tenant.owner.token,
       body: {
-        name: stored.body.name,
+        name: stored.json().name,
         periodType: 'YEARLY',
         elements: [{ key: 'kept', label: 'Kept', type: 'ACTIVITY', activityDefinitionId: replacement }],
       },
     });
     expect(changed.status).toBe(200);
 
-    const res = await api(t, 'DELETE', `/activity-definitions/${definition}`, {
+    const res = await http.delete(`/activity-definitions/${definition}`, {
       token: tenant.manager.token,
     });
 

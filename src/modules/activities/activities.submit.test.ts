@@ -1,43 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/activity-world.ts';
+import { client, useTestApp } from '../../../test/helpers/app.ts';
 import {
-  activateForm,
-  assignSites,
-  createActivityDefinition,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+  buildActivityDefinition,
+  buildForm,
+  buildFormSites,
+  buildTenant,
+} from '../../../test/helpers/builders.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
-let tenant: Tenant;
-let site: string;
-let form: Awaited<ReturnType<typeof createForm>>;
+let w: ActivityWorld;
 
 afterAll(() => shutdownSandbox());
 
-const submit = (values: unknown[], token = tenant.collector.token) =>
-  api(t, 'POST', '/form-submissions', {
-    token,
-    body: { formId: form.id, siteId: site, year: 2025, values },
-  });
-const fuel = (periodUnit: number, value: unknown) => ({ elementKey: 'fuel', periodUnit, value });
+const submit = (values: unknown[]) => w.submit(values);
+const fuel = (periodUnit: number, value: unknown) => w.entry(periodUnit, value);
 
 /** The stored activities of the site, in list order, read directly. */
 const stored = () =>
-  t.database.tenant(tenant.organizationId, (tx) =>
+  t.database.tenant(w.tenant.organizationId, (tx) =>
     tx
       .selectFrom('activities')
       .select(['id', 'period_unit', 'position', 'input', 'value'])
-      .where('site_id', '=', site)
+      .where('site_id', '=', w.site)
       .orderBy('period_unit')
       .orderBy('position')
       .execute(),
   );
 const numericValue = (valueId: string) =>
-  t.database.tenant(tenant.organizationId, (tx) =>
+  t.database.tenant(w.tenant.organizationId, (tx) =>
     tx
       .selectFrom('form_element_submissions')
       .select(['numeric_value', 'status', 'deleted_at'])
@@ -45,7 +37,7 @@ const numericValue = (valueId: string) =>
       .executeTakeFirstOrThrow(),
   );
 const historyOf = (activityId: string) =>
-  t.database.tenant(tenant.organizationId, (tx) =>
+  t.database.tenant(w.tenant.organizationId, (tx) =>
     tx
       .selectFrom('activity_history')
       .select(['action', 'before', 'after', 'user_id'])
@@ -55,10 +47,9 @@ const historyOf = (activityId: string) =>
   );
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  site = await createSite(t, tenant.organizationId, { name: 'Depot' });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  const { body } = await api(t, 'POST', '/activity-definitions', {
+  const tenant = await buildTenant(t);
+  // Through the API: the inputs' editor options are checked when values are.
+  const definition = await client(t).post('/activity-definitions', {
     token: tenant.manager.token,
     body: {
       name: 'Fuel',
@@ -87,14 +78,12 @@ beforeAll(async () => {
       ],
     },
   });
-  form = await createForm(t, tenant, {
-    periodType: 'MONTHLY',
-    elements: [
-      { label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: body.id },
-      { key: 'amount', label: 'Amount', type: 'NUMBER' },
-    ],
+  w = await createActivityWorld(t, {
+    tenant,
+    site: { name: 'Depot', assign: ['collector'] },
+    definition: { id: definition.json().id, key: 'fuel', tenant },
+    moreElements: [{ key: 'amount', label: 'Amount', type: 'NUMBER' }],
   });
-  await activateForm(t, tenant, form.id, [site], [2025]);
 });
 
 describe('POST /form-submissions with ACTIVITY values', () => {
@@ -124,7 +113,7 @@ describe('POST /form-submissions with ACTIVITY values', () => {
         action: 'CREATE',
         before: null,
         after: { input: { fuelType: 'diesel', litres: 10 }, value: 20, metadata: { factor: 2, note: null } },
-        user_id: tenant.collector.userId,
+        user_id: w.tenant.collector.userId,
       },
     ]);
   });
@@ -256,28 +245,28 @@ describe('POST /form-submissions with ACTIVITY values', () => {
     expect(res.body.issues).toEqual([
       { path: 'values.1.value.1', message: expect.stringMatching(/values\.1\.value\.1: .*unlucky litres/) },
     ]);
-    const values = await t.database.tenant(tenant.organizationId, (tx) =>
+    const values = await t.database.tenant(w.tenant.organizationId, (tx) =>
       tx.selectFrom('form_element_submissions').select('id').where('period_unit', '=', 5).execute(),
     );
     expect(values).toEqual([]);
   });
 
   it('refuses an ACTIVITY element whose definition the organization can no longer see', async () => {
-    const other = await createTenant(t);
-    const hidden = await createActivityDefinition(t, other.organizationId, { isCommon: true });
-    const shared = await createForm(t, tenant, {
+    const hidden = (await buildActivityDefinition(t, { isCommon: true })).id;
+    const shared = await buildForm(t, {
+      tenant: w.tenant,
       elements: [{ key: 'shared', label: 'Shared', type: 'ACTIVITY', activityDefinitionId: hidden }],
     });
-    await activateForm(t, tenant, shared.id, [site], [2025]);
+    await buildFormSites(t, { form: shared, sites: [w.site] });
     await t.database.system((tx) =>
       tx.updateTable('activity_definitions').set({ is_common: false }).where('id', '=', hidden).execute(),
     );
 
-    const res = await api(t, 'POST', '/form-submissions', {
-      token: tenant.collector.token,
+    const res = await w.api.post('/form-submissions', {
+      token: w.tenant.collector.token,
       body: {
         formId: shared.id,
-        siteId: site,
+        siteId: w.site,
         year: 2025,
         values: [{ elementKey: 'shared', periodUnit: 1, value: [{ amount: 1 }] }],
       },
@@ -290,20 +279,18 @@ describe('POST /form-submissions with ACTIVITY values', () => {
   });
 
   it('removes a no-activity marker of the period when activities are written there', async () => {
-    const marker = { formId: form.id, key: 'fuel', siteId: site, year: 2025, periodUnit: 6 };
-    const marked = await api(t, 'POST', '/activities/no-activity/mark', {
-      token: tenant.collector.token,
+    const marker = { formId: w.form.id, key: 'fuel', siteId: w.site, year: 2025, periodUnit: 6 };
+    const marked = await w.api.post('/activities/no-activity/mark', {
+      token: w.tenant.collector.token,
       body: marker,
     });
     expect(marked.status).toBe(200);
 
     await submit([fuel(6, [{ fuelType: 'petrol', litres: 1 }])]);
 
-    const list = await api(t, 'GET', `/activities?formId=${form.id}&key=fuel&periodUnits=6`, {
-      token: tenant.collector.token,
-    });
-    expect(list.body.noActivity).toEqual([]);
-    expect(list.body.activities).toHaveLength(1);
+    const list = await w.list('&periodUnits=6', w.tenant.collector.token);
+    expect(list.json().noActivity).toEqual([]);
+    expect(list.json().activities).toHaveLength(1);
   });
 
   it('calculates a list of 300 activities in one request', async () => {

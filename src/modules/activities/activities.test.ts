@@ -1,34 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { client, useTestApp } from '../../../test/helpers/app.ts';
 import {
-  activateForm,
-  assignSites,
-  createDataset,
-  createDatasetItem,
-  createForm,
-  createSite,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+  type BuiltSite,
+  buildActivityForm,
+  buildDataset,
+  buildSite,
+} from '../../../test/helpers/builders.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 
 const t = useTestApp();
+const http = client(t);
 let tenant: Tenant;
+let plant: BuiltSite;
 let site: string;
 
 afterAll(() => shutdownSandbox());
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  site = await createSite(t, tenant.organizationId, { name: 'Plant A', metadata: { region: 'north' } });
-  await assignSites(t, tenant.organizationId, tenant.collector.userId, [site]);
-  await assignSites(t, tenant.organizationId, tenant.viewer.userId, [site]);
+  plant = await buildSite(t, {
+    name: 'Plant A',
+    metadata: { region: 'north' },
+    assign: ['collector', 'viewer'],
+  });
+  tenant = plant.tenant;
+  site = plant.id;
 });
 
 describe('the “Done when” story: fuel purchases of a monthly form', () => {
   it('defines, submits, lists, patches and marks “no activity”', async () => {
     // Arrange: a definition with a fuel type choice and litres, in a monthly form on Plant A.
-    const definition = await api(t, 'POST', '/activity-definitions', {
+    const definition = await http.post('/activity-definitions', {
       token: tenant.manager.token,
       body: {
         name: 'Fuel combustion',
@@ -56,15 +58,14 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
       },
     });
     expect(definition.status).toBe(200);
-    expect(definition.body.key).toBe('fuel-combustion');
-    const form = await createForm(t, tenant, {
-      periodType: 'MONTHLY',
-      elements: [{ label: 'Fuel', type: 'ACTIVITY', activityDefinitionId: definition.body.id }],
+    expect(definition.json().key).toBe('fuel-combustion');
+    const { form } = await buildActivityForm(t, {
+      definition: { ...definition.json(), tenant },
+      sites: [plant],
     });
-    await activateForm(t, tenant, form.id, [site], [2025]);
 
     // Act: two purchases in March.
-    const submitted = await api(t, 'POST', '/form-submissions', {
+    const submitted = await http.post('/form-submissions', {
       token: tenant.collector.token,
       body: {
         formId: form.id,
@@ -83,7 +84,7 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
       },
     });
     expect(submitted.status).toBe(200);
-    const [march] = submitted.body.values;
+    const march = submitted.json().values[0]!;
     expect(march).toMatchObject({
       elementKey: 'fuel-combustion',
       periodUnit: 3,
@@ -110,15 +111,13 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
 
     // List them one per page.
     const list = (query: string) =>
-      api(t, 'GET', `/activities?formId=${form.id}&key=fuel-combustion${query}`, {
-        token: tenant.viewer.token,
-      });
+      http.get(`/activities?formId=${form.id}&key=fuel-combustion${query}`, { token: tenant.viewer.token });
     const first = await list('&limit=1');
     expect(first.status).toBe(200);
     expect(first.body.pagination).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
     expect(first.body.activities).toEqual([
       {
-        activityId: march.activities[0].activityId,
+        activityId: march.activities![0]!.activityId,
         formElementSubmissionId: march.formElementSubmissionId,
         input: { fuelType: 'diesel', litres: 100 },
         value: 268,
@@ -133,10 +132,10 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
     ]);
     const second = await list('&limit=1&offset=1');
     expect(second.body.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false });
-    expect(second.body.activities.map((a: any) => a.activityId)).toEqual([march.activities[1].activityId]);
+    expect(second.json().activities.map((a) => a.activityId)).toEqual([march.activities![1]!.activityId]);
 
     // Patch the petrol purchase: 80 litres; the value is calculated again.
-    const patched = await api(t, 'PATCH', `/activities/${march.activities[1].activityId}`, {
+    const patched = await http.patch(`/activities/${march.activities![1]!.activityId}`, {
       token: tenant.collector.token,
       body: { input: { litres: 80 } },
     });
@@ -147,10 +146,10 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
       metadata: { factor: 2.31, site: 'Plant A' },
     });
     const after = await list('');
-    expect(after.body.activities.map((a: any) => a.value)).toEqual([268, 80 * 2.31]);
+    expect(after.json().activities.map((a) => a.value)).toEqual([268, 80 * 2.31]);
 
     // April had no fuel purchases.
-    const marked = await api(t, 'POST', '/activities/no-activity/mark', {
+    const marked = await http.post('/activities/no-activity/mark', {
       token: tenant.collector.token,
       body: { formId: form.id, key: 'fuel-combustion', siteId: site, year: 2025, periodUnit: 4 },
     });
@@ -173,20 +172,15 @@ describe('the “Done when” story: fuel purchases of a monthly form', () => {
 
 describe('context.coefficient', () => {
   it('picks the dataset item of the activity’s year (the latest not after it)', async () => {
-    const dataset = await createDataset(t, tenant.organizationId);
-    for (const [year, value] of [
-      [2023, 2.5],
-      [2024, 2.6],
-      [2026, 2.9],
-    ] as const) {
-      await createDatasetItem(t, tenant.organizationId, dataset, {
-        key: 'diesel',
-        value,
-        year,
-        unit: 'kgCO2e',
-      });
-    }
-    const definition = await api(t, 'POST', '/activity-definitions', {
+    await buildDataset(t, {
+      tenant,
+      items: [
+        { key: 'diesel', value: 2.5, year: 2023, unit: 'kgCO2e' },
+        { key: 'diesel', value: 2.6, year: 2024, unit: 'kgCO2e' },
+        { key: 'diesel', value: 2.9, year: 2026, unit: 'kgCO2e' },
+      ],
+    });
+    const definition = await http.post('/activity-definitions', {
       token: tenant.manager.token,
       body: {
         name: 'Diesel by coefficient',
@@ -200,16 +194,16 @@ describe('context.coefficient', () => {
       },
     });
     expect(definition.status).toBe(200);
-    const form = await createForm(t, tenant, {
+    const { form } = await buildActivityForm(t, {
+      definition: { ...definition.json(), tenant },
+      key: 'diesel',
       periodType: 'YEARLY',
-      elements: [
-        { key: 'diesel', label: 'Diesel', type: 'ACTIVITY', activityDefinitionId: definition.body.id },
-      ],
+      sites: [plant],
+      years: [2024, 2025, 2026],
     });
-    await activateForm(t, tenant, form.id, [site], [2024, 2025, 2026]);
 
     const submitFor = (year: number) =>
-      api(t, 'POST', '/form-submissions', {
+      http.post('/form-submissions', {
         token: tenant.collector.token,
         body: {
           formId: form.id,

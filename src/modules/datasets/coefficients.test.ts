@@ -1,12 +1,9 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/helpers/app.ts';
-import {
-  createDataset,
-  createDatasetItem,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { buildDataset, buildDatasetItem, catalogUnits } from '../../../test/helpers/builders.ts';
+import { createDatasetWorld } from '../../../test/helpers/dataset-world.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 import { coefficientsByIds, lookupCoefficient } from './coefficients.repository.ts';
 
 const t = useTestApp();
@@ -25,42 +22,35 @@ const lookup = (
 ) => t.database.tenant(org, (tx) => lookupCoefficient(tx, org, key, options));
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  platform = await createTenant(t);
-  kWh = await t.database.system(
-    async (tx) =>
-      (await tx.selectFrom('units').select('id').where('symbol', '=', 'kWh').executeTakeFirstOrThrow()).id,
-  );
-  grid = await createDataset(t, tenant.organizationId, { name: 'Grid factors' });
-  for (const [year, value] of [
-    [2023, 0.207],
-    [2024, 0.193],
-    [2025, 0.177],
-  ] as const) {
-    ids[`grid-${year}`] = await createDatasetItem(t, tenant.organizationId, grid, {
-      key: 'grid-uk',
-      value,
-      year,
-      unit: 'kgCO2e',
-      inputUnitId: kWh,
-    });
-  }
-  common = await createDataset(t, platform.organizationId, { name: 'Common factors', isCommon: true });
-  ids['common-grid-2026'] = await createDatasetItem(t, platform.organizationId, common, {
+  ({ tenant, other, platform } = await createDatasetWorld(t));
+  kWh = (await catalogUnits(t))['kWh']!;
+  const gridItem = (year: number, value: number) => ({
     key: 'grid-uk',
-    value: 0.15,
-    year: 2026,
+    value,
+    year,
     unit: 'kgCO2e',
+    inputUnitId: kWh,
   });
-  ids['common-diesel-2024'] = await createDatasetItem(t, platform.organizationId, common, {
-    key: 'diesel',
-    value: 2.51,
-    year: 2024,
-    unit: 'kgCO2e',
+  const ownGrid = await buildDataset(t, {
+    tenant,
+    name: 'Grid factors',
+    items: [gridItem(2023, 0.207), gridItem(2024, 0.193), gridItem(2025, 0.177)],
   });
-  const privateOfOther = await createDataset(t, other.organizationId);
-  await createDatasetItem(t, other.organizationId, privateOfOther, { key: 'secret', value: 9, year: 2024 });
+  grid = ownGrid.id;
+  for (const [i, year] of [2023, 2024, 2025].entries()) ids[`grid-${year}`] = ownGrid.items[i]!;
+  const commonFactors = await buildDataset(t, {
+    tenant: platform,
+    name: 'Common factors',
+    isCommon: true,
+    items: [
+      { key: 'grid-uk', value: 0.15, year: 2026, unit: 'kgCO2e' },
+      { key: 'diesel', value: 2.51, year: 2024, unit: 'kgCO2e' },
+    ],
+  });
+  common = commonFactors.id;
+  ids['common-grid-2026'] = commonFactors.items[0]!;
+  ids['common-diesel-2024'] = commonFactors.items[1]!;
+  await buildDataset(t, { tenant: other, items: [{ key: 'secret', value: 9, year: 2024 }] });
 });
 
 describe('lookupCoefficient', () => {
@@ -113,10 +103,10 @@ describe('lookupCoefficient', () => {
   });
 
   it('breaks a tie between two own datasets by the most recently changed item', async () => {
-    const a = await createDataset(t, tenant.organizationId);
-    const b = await createDataset(t, tenant.organizationId);
-    const older = await createDatasetItem(t, tenant.organizationId, a, { key: 'tie', value: 1, year: 2024 });
-    const newer = await createDatasetItem(t, tenant.organizationId, b, { key: 'tie', value: 2, year: 2024 });
+    const a = await buildDataset(t, { tenant });
+    const b = await buildDataset(t, { tenant });
+    const older = (await buildDatasetItem(t, { dataset: a, key: 'tie', value: 1, year: 2024 })).id;
+    const newer = (await buildDatasetItem(t, { dataset: b, key: 'tie', value: 2, year: 2024 })).id;
     await t.database.tenant(tenant.organizationId, (tx) =>
       tx
         .updateTable('dataset_items')

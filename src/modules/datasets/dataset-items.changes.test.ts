@@ -1,12 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  addMember,
-  createDataset,
-  createTenant,
-  type Member,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { buildDataset } from '../../../test/helpers/builders.ts';
+import { createDatasetWorld } from '../../../test/helpers/dataset-world.ts';
+import type { Member, Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -16,11 +12,8 @@ let admin: Member;
 let grid: string;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  platform = await createTenant(t);
-  admin = await addMember(t, platform.organizationId, 'OWNER', 'admin@platform.test');
-  grid = await createDataset(t, tenant.organizationId, { name: 'Grid factors' });
+  ({ tenant, other, platform, admin } = await createDatasetWorld(t));
+  grid = (await buildDataset(t, { tenant, name: 'Grid factors' })).id;
 });
 
 let n = 0;
@@ -124,7 +117,7 @@ describe('GET, PUT and DELETE /dataset-items/{id}', () => {
   });
 
   it('404 for unknown, malformed or another organization’s item ids', async () => {
-    const theirsDs = await createDataset(t, other.organizationId);
+    const theirsDs = (await buildDataset(t, { tenant: other })).id;
     const theirs = await post(itemBody({ datasetId: theirsDs }), other.owner);
     for (const id of [theirs.body.id, '00000000-0000-4000-8000-000000000000', 'x']) {
       const token = tenant.owner.token;
@@ -136,7 +129,7 @@ describe('GET, PUT and DELETE /dataset-items/{id}', () => {
   });
 
   it('common items: readable by everyone, changed only by admins of the owning organization', async () => {
-    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    const common = (await buildDataset(t, { tenant: platform, isCommon: true })).id;
     const item = await post(itemBody({ datasetId: common }), admin);
     const token = tenant.owner.token;
     expect((await api(t, 'GET', `/dataset-items/${item.body.id}`, { token })).status).toBe(200);

@@ -1,12 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  addMember,
-  createDataset,
-  createTenant,
-  type Member,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { buildDataset } from '../../../test/helpers/builders.ts';
+import { createDatasetWorld } from '../../../test/helpers/dataset-world.ts';
+import type { Member, Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -17,13 +13,10 @@ let grid: string;
 let kWhId: string;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  platform = await createTenant(t);
-  admin = await addMember(t, platform.organizationId, 'OWNER', 'admin@platform.test');
-  grid = await createDataset(t, tenant.organizationId, { name: 'Grid factors' });
-  const units = await api(t, 'GET', '/units', { token: tenant.owner.token });
-  kWhId = units.body.find((u: { symbol: string }) => u.symbol === 'kWh').id;
+  const world = await createDatasetWorld(t);
+  ({ tenant, other, platform, admin } = world);
+  kWhId = world.units['kWh']!;
+  grid = (await buildDataset(t, { tenant, name: 'Grid factors' })).id;
 });
 
 let n = 0;
@@ -84,14 +77,14 @@ describe('POST /dataset-items', () => {
     expect(dup.body.issues).toEqual([expect.objectContaining({ path: 'data.key' })]);
     expect(dup.body.issues[0].message).toContain('diesel');
     // The same key in another dataset is another coefficient.
-    const elsewhere = await createDataset(t, tenant.organizationId);
+    const elsewhere = (await buildDataset(t, { tenant })).id;
     expect(
       (await post(itemBody({ datasetId: elsewhere, data: { key: 'diesel', value: 1 }, year: 2023 }))).status,
     ).toBe(200);
   });
 
   it('400 naming datasetId for an unknown, malformed or another organization’s dataset', async () => {
-    const theirs = await createDataset(t, other.organizationId);
+    const theirs = (await buildDataset(t, { tenant: other })).id;
     for (const datasetId of [theirs, '00000000-0000-4000-8000-000000000000', 'grid']) {
       const res = await post(itemBody({ datasetId }));
       expect(res.status).toBe(400);
@@ -125,7 +118,7 @@ describe('POST /dataset-items', () => {
       token: admin.token,
       body: { symbol: 'pallet', name: 'pallet', dimension: 'count', factorToBase: 1 },
     });
-    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    const common = (await buildDataset(t, { tenant: platform, isCommon: true })).id;
     const res = await post(itemBody({ datasetId: common, inputUnitId: adminUnit.body.id }), admin);
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([expect.objectContaining({ path: 'inputUnitId' })]);
@@ -160,7 +153,7 @@ describe('POST /dataset-items', () => {
     for (const member of [tenant.manager, tenant.collector, tenant.viewer]) {
       expect((await post(itemBody(), member)).status).toBe(403);
     }
-    const common = await createDataset(t, platform.organizationId, { isCommon: true });
+    const common = (await buildDataset(t, { tenant: platform, isCommon: true })).id;
     expect((await post(itemBody({ datasetId: common }))).status).toBe(403);
     expect((await post(itemBody({ datasetId: common }), platform.owner)).status).toBe(403);
     expect((await api(t, 'POST', '/dataset-items', { body: itemBody() })).status).toBe(401);
@@ -170,9 +163,9 @@ describe('POST /dataset-items', () => {
 describe('GET /dataset-items', () => {
   it('lists own and common items with exactly the list fields, never another organization’s', async () => {
     const own = await post(itemBody({ metadata: { m: 1 }, tags: ['t'], inputUnitId: kWhId }));
-    const common = await createDataset(t, platform.organizationId, { name: 'Common list', isCommon: true });
+    const common = (await buildDataset(t, { tenant: platform, name: 'Common list', isCommon: true })).id;
     const shared = await post(itemBody({ datasetId: common }), admin);
-    const theirsDs = await createDataset(t, other.organizationId);
+    const theirsDs = (await buildDataset(t, { tenant: other })).id;
     const theirs = await post(itemBody({ datasetId: theirsDs }), other.owner);
 
     const res = await api(t, 'GET', '/dataset-items', { token: tenant.manager.token });

@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  createDataset,
-  createDatasetItem,
-  createTenant,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { buildTenant, catalogUnits } from '../../../test/helpers/builders.ts';
+import { createDataset, createDatasetItem, type Tenant } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, op } from '../../../test/helpers/indicator-world.ts';
 import { keyProblem } from './dataset-items.rules.ts';
 
@@ -14,11 +10,8 @@ const t = useTestApp();
 let tenant: Tenant;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  const rows = await t.database.system((tx) =>
-    tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
-  );
-  for (const r of rows) units.set(r.symbol, r.id);
+  tenant = await buildTenant(t);
+  for (const [symbol, id] of Object.entries(await catalogUnits(t))) units.set(symbol, id);
 });
 
 // Strings that break naive CSV code: separators, quotes, line breaks, formula prefixes,

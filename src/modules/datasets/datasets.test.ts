@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import { addMember, createTenant, type Member, type Tenant } from '../../../test/helpers/factories.ts';
+import { createDatasetWorld } from '../../../test/helpers/dataset-world.ts';
+import type { Member, Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -10,10 +11,7 @@ let admin: Member;
 let platform: Tenant;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  platform = await createTenant(t);
-  admin = await addMember(t, platform.organizationId, 'OWNER', 'admin@platform.test');
+  ({ tenant, other, platform, admin } = await createDatasetWorld(t));
 });
 
 const create = (member: Member, body: object) => api(t, 'POST', '/datasets', { token: member.token, body });

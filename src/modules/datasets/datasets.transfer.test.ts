@@ -1,13 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import {
-  addMember,
-  createDataset,
-  createTenant,
-  type Member,
-  type Tenant,
-} from '../../../test/helpers/factories.ts';
+import { buildDataset } from '../../../test/helpers/builders.ts';
+import { createDatasetWorld } from '../../../test/helpers/dataset-world.ts';
+import type { Member, Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -15,10 +11,7 @@ let other: Tenant;
 let admin: Member;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
-  const platform = await createTenant(t);
-  admin = await addMember(t, platform.organizationId, 'OWNER', 'admin@platform.test');
+  ({ tenant, other, admin } = await createDatasetWorld(t));
 });
 
 const owner = () => tenant.owner.token;
@@ -254,7 +247,7 @@ describe('POST /datasets/{id}/import', () => {
   });
 
   it('404 for unknown or another organization’s datasets; 403 for common ones, managers and below', async () => {
-    const theirs = await createDataset(t, other.organizationId);
+    const theirs = (await buildDataset(t, { tenant: other })).id;
     for (const id of [theirs, 'nope', '00000000-0000-4000-8000-000000000000']) {
       expect((await importCsv(id, 'label,key,value\n')).status).toBe(404);
     }
@@ -315,7 +308,7 @@ describe('GET /datasets/{datasetId}/export', () => {
   });
 
   it('404 for unknown or another organization’s datasets, 403 for collectors and viewers', async () => {
-    const theirs = await createDataset(t, other.organizationId);
+    const theirs = (await buildDataset(t, { tenant: other })).id;
     for (const id of [theirs, 'nope']) expect((await exportCsv(id)).status).toBe(404);
     const mine = await newDataset();
     expect((await exportCsv(mine, tenant.collector.token)).status).toBe(403);

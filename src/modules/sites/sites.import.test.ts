@@ -1,27 +1,25 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { client, useTestApp } from '../../../test/helpers/app.ts';
+import { buildSite, buildTenant } from '../../../test/helpers/builders.ts';
 import { errorText } from '../../../test/helpers/errors.ts';
-import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
+const http = client(t);
 let tenant: Tenant;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
+  tenant = await buildTenant(t);
 });
 
-type Site = { id: string; name: string; code: string | null; parentId: string | null; [k: string]: unknown };
-
 const importCsv = (csvContent: string, token = tenant.owner.token, organizationId = tenant.organizationId) =>
-  api(t, 'POST', '/sites/import', { token, body: { csvContent, organizationId } });
+  http.post('/sites/import', { token, body: { csvContent, organizationId } });
 
-async function sitesOf(token: string): Promise<Site[]> {
-  return (await api(t, 'GET', '/sites', { token })).body;
-}
+const sitesOf = async (token: string) => (await http.get('/sites', { token })).json();
 
 describe('site import', () => {
   it('reads quotes, embedded commas and newlines, BOM, CRLF, address and metadata columns', async () => {
-    const tn = await createTenant(t);
+    const tn = await buildTenant(t);
     const csv =
       '\uFEFFname,code,parent,latitude,longitude,line1,address.city,Country,metadata.kind,metadata.Floor Area\r\n' +
       'Child,CH-1,HQ-1,48.85,2.35,"1 ""Main"" Street, Door 2",Paris,FR,office,\r\n' +
@@ -54,11 +52,10 @@ describe('site import', () => {
   });
 
   it('resolves parents by id, code or name, stored or in the file, and reports each failed row', async () => {
-    const tn = await createTenant(t);
-    const org = tn.organizationId;
-    const stored = await createSite(t, org, { name: 'Stored root', code: 'ROOT' });
-    await createSite(t, org, { name: 'Twin' });
-    await createSite(t, org, { name: 'twin' });
+    const tn = await buildTenant(t);
+    const stored = (await buildSite(t, { tenant: tn, name: 'Stored root', code: 'ROOT' })).id;
+    await buildSite(t, { tenant: tn, name: 'Twin' });
+    await buildSite(t, { tenant: tn, name: 'twin' });
     const csv = [
       'name,code,parent,latitude,longitude',
       `By id,,${stored},,`, // 1
@@ -78,7 +75,7 @@ describe('site import', () => {
       '',
       'After blank,,BC,,', // 16 (the blank row 15 is skipped but counted)
     ].join('\n');
-    const res = await importCsv(csv, tn.owner.token, org);
+    const res = await importCsv(csv, tn.owner.token, tn.organizationId);
     expect(res.status).toBe(200);
     expect(res.body.errors).toEqual([
       'Row 4: parent "Nowhere" not found',
@@ -105,7 +102,7 @@ describe('site import', () => {
   });
 
   it('imports 1,000 rows, reporting exactly which bad rows failed and why', async () => {
-    const tn = await createTenant(t);
+    const tn = await buildTenant(t);
     // Site n (1..1000) hangs under site max(1, n/10), and is written at row 1001 - n: every
     // parent is referenced before its row. Some rows are bad; their descendants fail with them.
     const rowOf = (n: number) => 1001 - n;
@@ -149,15 +146,13 @@ describe('site import', () => {
   });
 
   it('lets managers add only under sites they manage; top-level rows need an owner', async () => {
-    const tn = await createTenant(t);
-    const org = tn.organizationId;
-    const mine = await createSite(t, org, { name: 'Mine', code: 'MINE' });
-    await createSite(t, org, { name: 'Hidden', code: 'HID' });
-    await assignSites(t, org, tn.manager.userId, [mine]);
+    const tn = await buildTenant(t);
+    await buildSite(t, { tenant: tn, name: 'Mine', code: 'MINE', assign: ['manager'] });
+    await buildSite(t, { tenant: tn, name: 'Hidden', code: 'HID' });
     const res = await importCsv(
       'name,parent\nUnder mine,MINE\nTop,\nUnder hidden,HID\n',
       tn.manager.token,
-      org,
+      tn.organizationId,
     );
     expect(res.status).toBe(200);
     expect(res.body.errors).toEqual([
@@ -173,7 +168,7 @@ describe('site import', () => {
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
     }
-    const other = await createTenant(t);
+    const other = await buildTenant(t);
     const res = await importCsv('name\nX\n', tenant.owner.token, other.organizationId);
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([
@@ -199,7 +194,7 @@ describe('site import', () => {
       );
       expect(text, csv).toMatch(message);
     }
-    const missing = await api(t, 'POST', '/sites/import', {
+    const missing = await http.post('/sites/import', {
       token: tenant.owner.token,
       body: { csvContent: 'name\nX\n' },
     });
@@ -208,7 +203,7 @@ describe('site import', () => {
   });
 
   it('accepts large bodies up to the import limit, and no more than 10,000 rows', async () => {
-    const tn = await createTenant(t);
+    const tn = await buildTenant(t);
     const padding = 'x'.repeat(1000);
     const rows = Array.from({ length: 1500 }, (_, i) => `Big ${i},${padding}`);
     const big = `name,metadata.note\n${rows.join('\n')}\n`;

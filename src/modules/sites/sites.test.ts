@@ -1,38 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, useTestApp } from '../../../test/helpers/app.ts';
+import { client, useTestApp } from '../../../test/helpers/app.ts';
+import { buildSite, buildTenant } from '../../../test/helpers/builders.ts';
 import { errorText } from '../../../test/helpers/errors.ts';
-import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+import type { Tenant } from '../../../test/helpers/factories.ts';
+import { createSiteWorld } from '../../../test/helpers/site-world.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
 let other: Tenant;
 
 beforeAll(async () => {
-  tenant = await createTenant(t);
-  other = await createTenant(t);
+  tenant = await buildTenant(t);
+  other = await buildTenant(t);
 });
 
-const as = (token: string) => ({
-  get: (url: string) => api(t, 'GET', url, { token }),
-  post: (url: string, body: unknown) => api(t, 'POST', url, { token, body }),
-  patch: (url: string, body: unknown) => api(t, 'PATCH', url, { token, body }),
-  del: (url: string) => api(t, 'DELETE', url, { token }),
-});
-
-/** A small tree in a fresh tenant: Group > Europe > Paris > Office, Group > Asia. */
-async function tree() {
-  const tn = await createTenant(t);
-  const org = tn.organizationId;
-  const group = await createSite(t, org, { name: 'Group' });
-  const europe = await createSite(t, org, { name: 'Europe', parentId: group });
-  const paris = await createSite(t, org, { name: 'Paris', parentId: europe, code: 'PAR' });
-  const office = await createSite(t, org, { name: 'Paris office', parentId: paris });
-  const asia = await createSite(t, org, { name: 'Asia', parentId: group });
-  for (const m of [tn.manager, tn.collector, tn.viewer]) await assignSites(t, org, m.userId, [europe]);
-  return { tn, group, europe, paris, office, asia };
-}
+/** The API as one member, with typed answers. */
+const as = (token: string) => {
+  const http = client(t, { token });
+  return {
+    get: <U extends string>(url: U) => http.get(url),
+    post: <U extends string>(url: U, body: unknown) => http.post(url, { body }),
+    patch: <U extends string>(url: U, body: unknown) => http.patch(url, { body }),
+    del: <U extends string>(url: U) => http.delete(url),
+  };
+};
+const tree = () => createSiteWorld(t);
 
 describe('creating and reading sites', () => {
   it('stores every field and answers with the same site on GET', async () => {
@@ -90,7 +84,7 @@ describe('creating and reading sites', () => {
   });
 
   it('does not accept another organization’s site as parent (400)', async () => {
-    const foreign = await createSite(t, other.organizationId);
+    const foreign = (await buildSite(t, { tenant: other })).id;
     const res = await as(tenant.owner.token).post('/sites', { name: 'x', parentId: foreign });
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([{ path: 'parentId', message: expect.any(String) }]);
@@ -115,7 +109,7 @@ describe('creating and reading sites', () => {
   });
 
   it('lets managers create under sites they manage, owners at the top (403 otherwise)', async () => {
-    const { tn, europe, asia } = await tree();
+    const { tenant: tn, europe, asia } = await tree();
     const manager = as(tn.manager.token);
     expect((await manager.post('/sites', { name: 'Berlin', parentId: europe })).status).toBe(200);
     const top = await manager.post('/sites', { name: 'Top' });
@@ -134,7 +128,7 @@ describe('creating and reading sites', () => {
 
 describe('listing sites', () => {
   it('shows owners every site and others their assigned subtree, sorted by name', async () => {
-    const { tn, europe, paris, office, group, asia } = await tree();
+    const { tenant: tn, europe, paris, office, group, asia } = await tree();
     const all = await as(tn.owner.token).get('/sites');
     expect(all.status).toBe(200);
     expect(all.body.map((s: { name: string }) => s.name)).toEqual([
@@ -151,7 +145,7 @@ describe('listing sites', () => {
   });
 
   it('filters by parent and by text in the name or code', async () => {
-    const { tn, group, europe, paris, asia } = await tree();
+    const { tenant: tn, group, europe, paris, asia } = await tree();
     const owner = as(tn.owner.token);
     const children = await owner.get(`/sites?parentId=${group}`);
     expect(children.body.map((s: { id: string }) => s.id)).toEqual([asia, europe]);
@@ -165,7 +159,7 @@ describe('listing sites', () => {
   });
 
   it('answers 400 naming parentId when the filter names no site the caller can see', async () => {
-    const { tn, asia } = await tree();
+    const { tenant: tn, asia } = await tree();
     for (const parentId of [randomUUID(), 'nope']) {
       const res = await as(tn.owner.token).get(`/sites?parentId=${parentId}`);
       expect(res.status).toBe(400);
@@ -179,7 +173,7 @@ describe('listing sites', () => {
   });
 
   it('answers 400 naming an unknown query parameter instead of ignoring it', async () => {
-    const { tn, group } = await tree();
+    const { tenant: tn, group } = await tree();
     const typo = await as(tn.owner.token).get(`/sites?parent=${group}`);
     expect(typo.status).toBe(400);
     expect(typo.body.code).toBe('BAD_REQUEST');
@@ -192,8 +186,8 @@ describe('listing sites', () => {
 
 describe('reading one site', () => {
   it('is 404 for unknown, malformed, hidden and other organizations’ sites', async () => {
-    const { tn, asia, paris } = await tree();
-    const foreign = await createSite(t, other.organizationId);
+    const { tenant: tn, asia, paris } = await tree();
+    const foreign = (await buildSite(t, { tenant: other })).id;
     expect((await as(tn.viewer.token).get(`/sites/${paris}`)).status).toBe(200);
     expect((await as(tn.viewer.token).get(`/sites/${paris.toUpperCase()}`)).body.id).toBe(paris);
     for (const [token, id] of [
@@ -242,7 +236,7 @@ describe('changing sites', () => {
   });
 
   it('moves a site, but never under itself or its own descendants (400 naming parentId)', async () => {
-    const { tn, group, europe, office, asia } = await tree();
+    const { tenant: tn, group, europe, office, asia } = await tree();
     const owner = as(tn.owner.token);
     for (const parentId of [office, europe]) {
       const res = await owner.patch(`/sites/${europe}`, { parentId });
@@ -261,7 +255,7 @@ describe('changing sites', () => {
   });
 
   it('never lets concurrent moves or creations build a cycle or share a code', async () => {
-    const { tn, paris, asia } = await tree();
+    const { tenant: tn, paris, asia } = await tree();
     const owner = as(tn.owner.token);
     const moves = await Promise.all([
       owner.patch(`/sites/${paris}`, { parentId: asia }),
@@ -275,7 +269,7 @@ describe('changing sites', () => {
   });
 
   it('lets managers edit and move within their subtree only', async () => {
-    const { tn, europe, paris, office, group } = await tree();
+    const { tenant: tn, europe, paris, office, group } = await tree();
     const manager = as(tn.manager.token);
     expect((await manager.patch(`/sites/${europe}`, { name: 'EU' })).status).toBe(200);
     expect((await manager.patch(`/sites/${office}`, { parentId: europe })).status).toBe(200);
@@ -290,7 +284,7 @@ describe('changing sites', () => {
   });
 
   it('is 404 for unknown, malformed and other organizations’ sites', async () => {
-    const foreign = await createSite(t, other.organizationId);
+    const foreign = (await buildSite(t, { tenant: other })).id;
     for (const id of [foreign, randomUUID(), 'abc']) {
       expect((await as(tenant.owner.token).patch(`/sites/${id}`, { name: 'x' })).status).toBe(404);
     }
@@ -299,7 +293,7 @@ describe('changing sites', () => {
 
 describe('deleting sites', () => {
   it('deletes a leaf, and refuses a site with sub-sites (400)', async () => {
-    const { tn, europe, office } = await tree();
+    const { tenant: tn, europe, office } = await tree();
     const owner = as(tn.owner.token);
     const refused = await owner.del(`/sites/${europe}`);
     expect(refused.status).toBe(400);
@@ -312,7 +306,7 @@ describe('deleting sites', () => {
   });
 
   it('refuses a site that other records refer to (400 "has data")', async () => {
-    const { tn, asia } = await tree();
+    const { tenant: tn, asia } = await tree();
     // Stands in for the tables of other modules, which reference sites without cascading.
     await t.database.system(async (tx) => {
       await sql`create table if not exists site_refs_for_test (
@@ -331,7 +325,7 @@ describe('deleting sites', () => {
   });
 
   it('needs management of the parent: managers delete inside their subtree only', async () => {
-    const { tn, europe, office, paris } = await tree();
+    const { tenant: tn, europe, office, paris } = await tree();
     const manager = as(tn.manager.token);
     expect((await manager.del(`/sites/${office}`)).status).toBe(200);
     expect((await as(tn.viewer.token).del(`/sites/${paris}`)).status).toBe(403);
@@ -342,7 +336,7 @@ describe('deleting sites', () => {
   });
 
   it('is 401 without a credential', async () => {
-    expect((await api(t, 'DELETE', `/sites/${randomUUID()}`)).status).toBe(401);
-    expect((await api(t, 'GET', '/sites')).status).toBe(401);
+    expect((await client(t).delete(`/sites/${randomUUID()}`)).status).toBe(401);
+    expect((await client(t).get('/sites')).status).toBe(401);
   });
 });
