@@ -7,23 +7,10 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy } from '../access/access.policy.ts';
 import { siteScope } from '../access/site-scope.ts';
 import { formsRepository } from '../forms/forms.repository.ts';
-import type { TenantRun } from './element-types.ts';
 import { presentValue } from './submissions.history.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
-import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
-import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
+import type { Submission, SubmissionsQuery, ValueItem } from './submissions.schemas.ts';
 import { valuesRepository } from './values.repository.ts';
-
-/** POST /form-submissions: the values pipeline over the request's body. */
-export function submit(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  body: SubmitBody,
-  signal?: AbortSignal,
-): Promise<Submission> {
-  return storeValues(pipeline, run, caller, body, signal);
-}
 
 type SubmissionRow = NonNullable<Awaited<ReturnType<typeof repo.findSubmission>>>;
 
