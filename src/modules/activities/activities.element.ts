@@ -15,7 +15,6 @@ import type {
   ValuesSession,
 } from '../submissions/element-types.ts';
 import type { ActivitySummary, ValueItem } from '../submissions/submissions.schemas.ts';
-import { valuesRepository } from '../submissions/values.repository.ts';
 import {
   type CalcJob,
   type CalcLimits,
@@ -226,7 +225,6 @@ async function saveActivities(
   const updates: ActivityUpdate[] = [];
   const removals: string[] = [];
   const history: ActivityHistoryWrite[] = [];
-  const sums: { id: string; total: number }[] = [];
 
   for (const w of works) {
     const valueId = valueIdOf(w);
@@ -267,7 +265,6 @@ async function saveActivities(
       history.push({ activityId: old.id, action: 'DELETE', before: previous, after: null });
     }
     added.set(w.plan, { activities: summaries });
-    if (w.plan.checked) sums.push({ id: valueId, total: w.plan.checked.numericValue ?? 0 });
     if (w.inputs.length > 0) {
       slots.push({
         elementId: w.plan.element.id,
@@ -286,7 +283,6 @@ async function saveActivities(
   await repo.update(tx, org, caller.userId, updates);
   await repo.insert(tx, org, caller.userId, inserts);
   await repo.insertHistory(tx, org, caller.userId, history);
-  // A list entered again unchanged is not rewritten, but its results may differ (calcCode changed).
-  await valuesRepository.setNumericValues(tx, org, sums);
+  // The value's number (the sum, set by `ready`) was written with the value by the pipeline.
   return added;
 }

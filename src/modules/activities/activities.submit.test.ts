@@ -315,4 +315,48 @@ describe('POST /form-submissions with ACTIVITY values', () => {
     expect(res.body.values[0].activities).toHaveLength(300);
     expect(res.body.values[0].activities[299].value).toBe(2 * 399);
   });
+
+  it('writes the new sum of a list sent again unchanged after its calcCode changed, with no new history', async () => {
+    const org = tenant.organizationId;
+    const definition = await createActivityDefinition(t, org, {
+      key: 'renumbered',
+      inputs: [{ name: 'n', type: 'number', required: true }],
+      calcCode: 'return inputs.n * 2',
+    });
+    const other = await createForm(t, tenant, {
+      periodType: 'MONTHLY',
+      elements: [{ key: 'act', label: 'Act', type: 'ACTIVITY', activityDefinitionId: definition }],
+    });
+    await activateForm(t, tenant, other.id, [site], [2025]);
+    const send = () =>
+      api(t, 'POST', '/form-submissions', {
+        token: tenant.collector.token,
+        body: {
+          formId: other.id,
+          siteId: site,
+          year: 2025,
+          values: [{ elementKey: 'act', periodUnit: 1, value: [{ n: 5 }, { n: 1 }] }],
+        },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const valueId = first.body.values[0].formElementSubmissionId;
+    expect((await numericValue(valueId)).numeric_value).toBe(12);
+
+    await t.database.tenant(org, (tx) =>
+      tx
+        .updateTable('activity_definitions')
+        .set({ calc_code: 'return inputs.n * 3' })
+        .where('id', '=', definition)
+        .execute(),
+    );
+    const second = await send();
+    expect(second.status).toBe(200);
+    expect(second.body.values[0].activities.map((a: { value: number }) => a.value)).toEqual([15, 3]);
+    expect((await numericValue(valueId)).numeric_value).toBe(18);
+    const history = await t.database.tenant(org, (tx) =>
+      tx.selectFrom('form_value_history').select('action').where('value_id', '=', valueId).execute(),
+    );
+    expect(history.map((h) => h.action)).toEqual(['CREATE']);
+  });
 });

@@ -225,13 +225,16 @@ async function write(
     else storedBySubmission.set(row.form_submission_id, [row]);
   }
   const changes: ValueChange[] = [];
+  const renumbered: Renumbered[] = [];
   const outcomes = entries.map((p) => {
     const submission = submissions.get(p.target.formSiteId)!;
     const place = { submissionId: submission.id, siteId: p.target.siteId, year: p.target.year };
-    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
+    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes, renumbered);
   });
   const writtenAt =
     changes.length > 0 ? await valuesRepository.applyChanges(tx, org, caller.userId, changes) : null;
+  // Each value's number is written once: with its change, or alone when only the number changed.
+  if (renumbered.length > 0) await valuesRepository.setNumericValues(tx, org, renumbered);
   const users = answer
     ? await usersById(
         tx,
@@ -282,15 +285,20 @@ async function write(
 /** Per planned value: the stored row it ends as, the change written, or nothing live to show. */
 type Outcome = { stored: StoredValue; change?: ValueChange } | { change: ValueChange } | undefined;
 
+/** A value unchanged but for its number (an activity list whose results differ: calcCode changed). */
+type Renumbered = { id: string; total: number | null };
+
 /**
  * Compares the planned values of one submission with its stored (locked) rows; adds to `changes`
- * what must be written (an unchanged value is neither rewritten nor recorded in its history).
+ * what must be written (an unchanged value is neither rewritten nor recorded in its history), and
+ * to `renumbered` the unchanged values whose number differs from the stored one.
  */
 function planChanges(
   place: { submissionId: string; siteId: string; year: number },
   planned: PlannedValue[],
   stored: StoredValue[],
   changes: ValueChange[],
+  renumbered: Renumbered[],
 ): Outcome[] {
   const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
   return planned.map((plan): Outcome => {
@@ -335,7 +343,11 @@ function planChanges(
       before: null,
     };
     if (live) {
-      if (unchanged(live, change)) return { stored: live };
+      if (unchanged(live, change)) {
+        if (live.numeric_value !== change.numericValue)
+          renumbered.push({ id: live.id, total: change.numericValue });
+        return { stored: live };
+      }
       change.before = snapshotOf(live);
     }
     changes.push(change);
