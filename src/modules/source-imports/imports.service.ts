@@ -9,7 +9,8 @@ import { type CalcLimits, CalcSession } from '../activities/activities.calculate
 import { recordImportSources } from '../exports/import-sources.repository.ts';
 import type { TenantRun } from '../submissions/element-types.ts';
 import { type AttemptOutcome, attemptThenCompute, ComputeFirst } from '../submissions/values.attempts.ts';
-import { storeBatch, type ValuesPipeline, ValuesSessions } from '../submissions/values.pipeline.ts';
+import { storeBatch, type ValuesPipeline } from '../submissions/values.pipeline.ts';
+import { ValuesSessions } from '../submissions/values.sessions.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';

@@ -9,7 +9,6 @@ import {
   type PlannedValue,
   runGuards,
   type SlotGuard,
-  type StoreContext,
   type TenantRun,
   type ValuesSession,
 } from './element-types.ts';
@@ -22,6 +21,7 @@ import { type AttemptOutcome, attemptThenCompute } from './values.attempts.ts';
 import { issueOf } from './values.issues.ts';
 import { type ValueChange, type ValueWrite, valuesRepository } from './values.repository.ts';
 import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
+import { ValuesSessions } from './values.sessions.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -38,48 +38,6 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
   const rows = await repo.users(tx, others);
   const users: Users = new Map(rows.map((u) => [u.id, u]));
   return users.set(caller.userId, { name: caller.name, email: caller.email, image: caller.image });
-}
-
-/**
- * The sessions of one pipeline call, one per entry (target) and element type that has any, opened
- * when first needed and kept across attempts (their work, e.g. calculations, is reused).
- */
-export class ValuesSessions {
-  private readonly byEntry: Map<keyof ElementTypeHandlers, ValuesSession>[] = [];
-
-  constructor(
-    private readonly handlers: ElementTypeHandlers,
-    private readonly context: StoreContext,
-  ) {}
-
-  of(entry: number, type: keyof ElementTypeHandlers): ValuesSession | undefined {
-    let own = this.byEntry[entry];
-    if (!own) {
-      own = new Map();
-      this.byEntry[entry] = own;
-    }
-    let session = own.get(type);
-    const handler = this.handlers[type];
-    if (!session && handler.open) {
-      session = handler.open(this.context);
-      own.set(type, session);
-    }
-    return session;
-  }
-
-  /** The sessions of one entry, in the order they were opened. */
-  entry(entry: number): ValuesSession[] {
-    return [...(this.byEntry[entry]?.values() ?? [])];
-  }
-
-  all(): ValuesSession[] {
-    return this.byEntry.flatMap((own) => [...(own?.values() ?? [])]);
-  }
-
-  /** Frees what the sessions hold; once the call ends, however it ends. */
-  async close(): Promise<void> {
-    for (const session of this.all()) await session.close?.();
-  }
 }
 
 /**
