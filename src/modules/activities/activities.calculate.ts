@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
-import { badRequest, conflict } from '../../domain/errors.ts';
+import { badRequest } from '../../domain/errors.ts';
 import {
   type CalcRunner,
   type CalculationContext,
@@ -12,6 +12,7 @@ import {
 } from '../../sandbox/index.ts';
 import { lookupCoefficient } from '../datasets/index.ts';
 import type { TenantRun } from '../submissions/index.ts';
+import { attemptThenCompute, MAX_ATTEMPTS } from '../submissions/index.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {
@@ -258,24 +259,22 @@ export class CalcSession {
 
 /**
  * Calculates with no transaction held and writes in a short one, again while what the
- * calculations depended on changed in between (at most `attempts` computations, then 409).
+ * calculations depended on changed in between (the values pipeline's `attemptThenCompute`).
  * `attempt` runs in a transaction: it answers the jobs it needs, and writes when
  * `session.outcomes` has them all (after `session.verify`).
  */
-export async function calculateThenWrite<T>(
+export function calculateThenWrite<T>(
   session: CalcSession,
   run: TenantRun,
   attempt: (tx: Tx) => Promise<{ done: T } | { jobs: CalcJob[] }>,
-  attempts = 3,
+  attempts = MAX_ATTEMPTS,
 ): Promise<T> {
-  for (let computed = 0; ; computed += 1) {
-    const outcome = await run(attempt);
-    if ('done' in outcome) return outcome.done;
-    if (computed >= attempts) {
-      throw conflict(
-        'What the calculations depended on (definitions, sites, coefficients) kept changing; try again',
-      );
-    }
-    await session.compute(outcome.jobs);
-  }
+  return attemptThenCompute(
+    run,
+    async (tx) => {
+      const outcome = await attempt(tx);
+      return 'done' in outcome ? outcome : { compute: () => session.compute(outcome.jobs) };
+    },
+    attempts,
+  );
 }

@@ -4,16 +4,17 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
-import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
-import {
-  type ActivitySummary,
-  type ElementTypeHandler,
-  type PlannedValue,
-  type StoreContext,
-  submissionValuesRepository,
-  type Target,
-  type ValueItem,
-  type ValuesSession,
+import type { ActivityDefinition } from '../activity-definitions/index.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import type {
+  ActivitySummary,
+  ElementTypeHandler,
+  PlannedValue,
+  PlanOptions,
+  StoreContext,
+  Target,
+  ValueItem,
+  ValuesSession,
 } from '../submissions/index.ts';
 import {
   type CalcJob,
@@ -54,13 +55,11 @@ interface Work {
  * value's number is the sum, and the activities are written beside the value.
  */
 /**
- * `shared`: a calculation session whose results the handler's sessions reuse (and do not dispose);
- * source imports pass the one that already calculated their rows, so nothing is calculated twice.
+ * A calculation session handed in the store context (`shared`) is used instead of a new one, and
+ * not disposed: source imports pass the one that already calculated their rows, so nothing is
+ * calculated twice.
  */
-export function activityElementHandler(
-  limits: CalcLimits = DEFAULT_CALC_LIMITS,
-  shared?: CalcSession,
-): ElementTypeHandler {
+export function activityElementHandler(limits: CalcLimits = DEFAULT_CALC_LIMITS): ElementTypeHandler {
   return {
     check(value) {
       // The list's inputs are checked against the definition in the session's plan.
@@ -69,23 +68,28 @@ export function activityElementHandler(
         ? { field: 'value', message: problem }
         : { value, originalValue: null, numericValue: null };
     },
-    open: (ctx) => new ActivitySession(ctx, limits, shared),
+    open: (ctx) => new ActivitySession(ctx, limits),
   };
 }
 
 class ActivitySession implements ValuesSession {
   private works: Work[] = [];
   private readonly calc: CalcSession;
+  /** The calculation session is the caller's (`ctx.shared`): not ours to dispose. */
+  private readonly borrowed: boolean;
 
   constructor(
     private readonly ctx: StoreContext,
     limits: CalcLimits,
-    private readonly shared?: CalcSession,
   ) {
-    this.calc = shared ?? new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
+    this.borrowed = ctx.shared instanceof CalcSession;
+    this.calc =
+      ctx.shared instanceof CalcSession
+        ? ctx.shared
+        : new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
   }
 
-  async plan(tx: Tx, values: PlannedValue[], target: Target): Promise<Issue[]> {
+  async plan(tx: Tx, values: PlannedValue[], target: Target, options: PlanOptions = {}): Promise<Issue[]> {
     const org = this.ctx.organizationId;
     const issues: Issue[] = [];
     const definitions = new Map<string, ActivityDefinition | undefined>();
@@ -108,6 +112,11 @@ class ActivitySession implements ValuesSession {
       }
       const list = checked.value as unknown[];
       count += list.length;
+      if (options.checked) {
+        // Each input was checked against this definition when its row was (source imports).
+        work.inputs = list as ActivityInput[];
+        continue;
+      }
       list.forEach((item, m) => {
         const result = checkActivityInput(work.definition!.inputs, item, `${path}.${m}`);
         if ('issues' in result) issues.push(...result.issues);
@@ -169,13 +178,13 @@ class ActivitySession implements ValuesSession {
     tx: Tx,
     caller: Caller,
     target: Target,
-    itemOf: (plan: PlannedValue) => ValueItem | undefined,
-  ): Promise<void> {
-    return saveActivities(tx, caller, target, this.works, itemOf);
+    valueIds: ReadonlyMap<PlannedValue, string>,
+  ): Promise<ReadonlyMap<PlannedValue, Partial<ValueItem>>> {
+    return saveActivities(tx, caller, target, this.works, valueIds);
   }
 
   close(): Promise<void> {
-    return this.shared ? Promise.resolve() : this.calc.dispose();
+    return this.borrowed ? Promise.resolve() : this.calc.dispose();
   }
 }
 
@@ -185,17 +194,21 @@ const snapshot = (input: ActivityInput, result: CalculationResult): ActivitySnap
   metadata: result.metadata,
 });
 
-/** Replaces each value's activities (by position) and adds them to the answer's items. */
+/**
+ * Replaces each value's activities (by position); returns them per planned value, for the
+ * answer's items (a value with no stored row, a deletion that found nothing, gets none).
+ */
 async function saveActivities(
   tx: Tx,
   caller: Caller,
   target: Target,
   works: Work[],
-  itemOf: (plan: PlannedValue) => ValueItem | undefined,
-): Promise<void> {
-  if (works.length === 0) return;
+  valueIds: ReadonlyMap<PlannedValue, string>,
+): Promise<Map<PlannedValue, Partial<ValueItem>>> {
+  const added = new Map<PlannedValue, Partial<ValueItem>>();
+  if (works.length === 0) return added;
   const org = caller.organizationId;
-  const valueIdOf = (w: Work) => itemOf(w.plan)?.formElementSubmissionId ?? null;
+  const valueIdOf = (w: Work) => valueIds.get(w.plan);
   const stored = await repo.lockByValues(
     tx,
     org,
@@ -213,13 +226,10 @@ async function saveActivities(
   const updates: ActivityUpdate[] = [];
   const removals: string[] = [];
   const history: ActivityHistoryWrite[] = [];
-  const sums: { id: string; total: number }[] = [];
 
   for (const w of works) {
-    const item = itemOf(w.plan);
     const valueId = valueIdOf(w);
-    if (!item || !valueId) continue;
-    item.activities = [];
+    if (!valueId) continue;
     const before = storedByValue.get(valueId) ?? [];
     const summaries: ActivitySummary[] = [];
     w.inputs.forEach((input, position) => {
@@ -255,8 +265,7 @@ async function saveActivities(
       const previous: ActivitySnapshot = { input: old.input, value: old.value, metadata: old.metadata };
       history.push({ activityId: old.id, action: 'DELETE', before: previous, after: null });
     }
-    item.activities = summaries;
-    if (w.plan.checked) sums.push({ id: valueId, total: w.plan.checked.numericValue ?? 0 });
+    added.set(w.plan, { activities: summaries });
     if (w.inputs.length > 0) {
       slots.push({
         elementId: w.plan.element.id,
@@ -275,6 +284,6 @@ async function saveActivities(
   await repo.update(tx, org, caller.userId, updates);
   await repo.insert(tx, org, caller.userId, inserts);
   await repo.insertHistory(tx, org, caller.userId, history);
-  // A list entered again unchanged is not rewritten, but its results may differ (calcCode changed).
-  await submissionValuesRepository.setNumericValues(tx, org, sums);
+  // The value's number (the sum, set by `ready`) was written with the value by the pipeline.
+  return added;
 }

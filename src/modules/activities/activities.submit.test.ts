@@ -3,6 +3,7 @@ import { type ActivityWorld, createActivityWorld } from '../../../test/helpers/a
 import { client, useTestApp } from '../../../test/helpers/app.ts';
 import {
   buildActivityDefinition,
+  buildActivityForm,
   buildForm,
   buildFormSites,
   buildTenant,
@@ -301,5 +302,52 @@ describe('POST /form-submissions with ACTIVITY values', () => {
     expect(res.status).toBe(200);
     expect(res.body.values[0].activities).toHaveLength(300);
     expect(res.body.values[0].activities[299].value).toBe(2 * 399);
+  });
+
+  it('writes the new sum of a list sent again unchanged after its calcCode changed, with no new history', async () => {
+    const tenant = w.tenant;
+    const org = tenant.organizationId;
+    const built = await buildActivityForm(t, {
+      tenant,
+      definition: {
+        key: 'renumbered',
+        inputs: [{ name: 'n', type: 'number', required: true }],
+        calcCode: 'return inputs.n * 2',
+      },
+      key: 'act',
+      sites: [w.site],
+      years: [2025],
+    });
+    const definition = built.definition.id;
+    const send = () =>
+      client(t).post('/form-submissions', {
+        token: tenant.collector.token,
+        body: {
+          formId: built.form.id,
+          siteId: w.site,
+          year: 2025,
+          values: [{ elementKey: 'act', periodUnit: 1, value: [{ n: 5 }, { n: 1 }] }],
+        },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const valueId = first.body.values[0].formElementSubmissionId;
+    expect((await numericValue(valueId)).numeric_value).toBe(12);
+
+    await t.database.tenant(org, (tx) =>
+      tx
+        .updateTable('activity_definitions')
+        .set({ calc_code: 'return inputs.n * 3' })
+        .where('id', '=', definition)
+        .execute(),
+    );
+    const second = await send();
+    expect(second.status).toBe(200);
+    expect(second.body.values[0].activities.map((a: { value: number }) => a.value)).toEqual([15, 3]);
+    expect((await numericValue(valueId)).numeric_value).toBe(18);
+    const history = await t.database.tenant(org, (tx) =>
+      tx.selectFrom('form_value_history').select('action').where('value_id', '=', valueId).execute(),
+    );
+    expect(history.map((h) => h.action)).toEqual(['CREATE']);
   });
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
@@ -5,14 +6,17 @@ import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/index.ts';
 import {
   type ActivityInput,
+  type CalcJob,
+  type CalcOutcome,
   type CalcSession,
   failed,
   failureMessage,
   MAX_ACTIVITIES_PER_VALUE,
 } from '../activities/index.ts';
-import { type ActivityDefinition, getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import type { ActivityDefinition } from '../activity-definitions/index.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import type { ElementInfo, ValuesPipeline } from '../submissions/index.ts';
+import type { Checked, ElementInfo, ValuesPipeline } from '../submissions/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import {
@@ -34,8 +38,8 @@ export interface Draft {
   periodUnit: number;
   element: ElementInfo;
   rows: { sheet: string; rowIndex: number }[];
-  /** form_value: what to submit, as a submission would send it. */
-  value?: unknown;
+  /** form_value: what to store (checked when its row was; a sum is in the element's unit). */
+  checked?: Checked;
   selectedUnitId?: string | null;
   /** activity: its input object. */
   input?: ActivityInput;
@@ -55,7 +59,7 @@ async function loadCatalog(
   mapping: Mapping,
   body: ImportBody,
   pipeline: ValuesPipeline,
-): Promise<Catalog> {
+): Promise<{ catalog: Catalog; basis: unknown }> {
   const org = caller.organizationId;
   const [sites, units, scope] = await Promise.all([
     repo.sites(tx, org),
@@ -117,7 +121,7 @@ async function loadCatalog(
     if (e.type === 'ACTIVITY' && id && !definitions.has(id))
       definitions.set(id, await getDefinitionForCalculation(tx, org, id));
   }
-  return {
+  const catalog: Catalog = {
     caller,
     scope,
     context: body.context ?? {},
@@ -130,17 +134,13 @@ async function loadCatalog(
     definitions,
     handlers: pipeline.handlers,
   };
+  // Everything a row's resolution depends on besides the row (the mapping and body are the request's).
+  return { catalog, basis: { sites, units, scope, formRows, elements, definitions } };
 }
 
-/**
- * Calculates every activity candidate (one prepared runtime per definition, coefficient lookups in
- * the import's transaction); failures become issues.
- */
-async function calculate(candidates: Candidate[], issues: RowIssue[], session: CalcSession) {
-  const activities = candidates.filter((c) => c.kind === 'activity');
-  if (activities.length === 0) return candidates;
-  const failedRows = new Set<Candidate>();
-  const jobs = activities.map((c) => ({
+/** The calculation of each activity candidate. */
+function jobsOf(activities: Candidate[]): CalcJob[] {
+  return activities.map((c) => ({
     source: {
       id: c.definition!.id,
       calcCode: c.definition!.calcCode,
@@ -153,8 +153,17 @@ async function calculate(candidates: Candidate[], issues: RowIssue[], session: C
       site: { id: c.site.id, name: c.site.name, metadata: c.site.metadata },
     },
   }));
-  await session.compute(jobs);
-  session.outcomes(jobs).forEach((outcome, i) => {
+}
+
+/** The candidates whose calculation did not fail; failures become issues. */
+function withoutFailures(
+  candidates: Candidate[],
+  activities: Candidate[],
+  outcomes: (CalcOutcome | undefined)[],
+  issues: RowIssue[],
+): Candidate[] {
+  const failedRows = new Set<Candidate>();
+  outcomes.forEach((outcome, i) => {
     if (!outcome || !failed(outcome)) return;
     const c = activities[i]!;
     failedRows.add(c);
@@ -164,7 +173,7 @@ async function calculate(candidates: Candidate[], issues: RowIssue[], session: C
       message: `${c.element.key}: ${failureMessage(outcome)}`,
     });
   });
-  return candidates.filter((c) => !failedRows.has(c));
+  return failedRows.size === 0 ? candidates : candidates.filter((c) => !failedRows.has(c));
 }
 
 const slotOf = (c: Candidate) => `${c.form.id}|${c.site.id}|${c.year}|${c.element.id}|${c.periodUnit}`;
@@ -216,7 +225,7 @@ function reduce(
         periodUnit: c.periodUnit,
         element: c.element,
         rows: [row],
-        value: c.sentValue,
+        checked: c.checked!,
         selectedUnitId: c.selectedUnitId ?? null,
       };
       drafts.push(draft);
@@ -228,11 +237,11 @@ function reduce(
     if (c.reduce === 'sum' && c.element.type === 'NUMBER') {
       // A sum is kept in the element's unit: the values were converted before adding.
       earlier.sum += canonical as number;
-      earlier.draft.value = earlier.sum;
+      earlier.draft.checked = { value: earlier.sum, originalValue: null, numericValue: earlier.sum };
       earlier.draft.selectedUnitId = null;
     } else {
       earlier.sum = typeof canonical === 'number' ? canonical : 0;
-      earlier.draft.value = c.sentValue;
+      earlier.draft.checked = c.checked!;
       earlier.draft.selectedUnitId = c.selectedUnitId ?? null;
     }
   }
@@ -282,23 +291,28 @@ async function readinessOf(tx: Tx, organizationId: string, drafts: Draft[]): Pro
   return { requiresMissingFormSiteConfirmation: missingFormSites.length > 0, missingFormSites };
 }
 
+/** The rows of a request resolved and checked against one catalog (before any calculation). */
+interface ResolvedRows {
+  total: number;
+  skipped: number;
+  candidates: Candidate[];
+  issues: RowIssue[];
+}
+
 /**
- * parse -> resolve -> validate -> reduce -> drafts, and readiness. Reads only: a preview stops
- * here, an execute writes what this returns, so both see the same counts and issues.
+ * What an import's attempts share: the rows resolved by an earlier attempt and what they were
+ * resolved against. A later attempt whose catalog is the same reuses them: each row is checked once.
  */
-export async function analyse(
-  tx: Tx,
-  caller: Caller,
-  mapping: Mapping,
-  body: ImportBody,
-  pipeline: ValuesPipeline,
-  session: CalcSession,
-): Promise<Analysis> {
-  const catalog = await loadCatalog(tx, caller, mapping, body, pipeline);
+export interface RowsMemo {
+  basis?: unknown;
+  rows?: ResolvedRows;
+}
+
+function resolveRows(mapping: Mapping, body: ImportBody, catalog: Catalog): ResolvedRows {
   const issues: RowIssue[] = [];
+  const candidates: Candidate[] = [];
   let total = 0;
   let skipped = 0;
-  let candidates: Candidate[] = [];
   for (const sheet of body.sheets) {
     total += sheet.rows.length;
     const index = mappingFor(mapping.sheets, sheet.name);
@@ -320,7 +334,35 @@ export async function analyse(
       else candidates.push(outcome);
     });
   }
-  candidates = await calculate(candidates, issues, session);
+  return { total, skipped, candidates, issues };
+}
+
+/**
+ * parse -> resolve -> validate -> calculate -> reduce -> drafts, and readiness. Reads only: a
+ * preview stops here, an execute writes what this returns, so both see the same counts and issues.
+ * Calculations are not run here (this runs in a transaction): when some are missing, or what
+ * they looked up has changed, answers the jobs to compute before the next attempt.
+ */
+export async function analyse(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+  session: CalcSession,
+  memo: RowsMemo,
+): Promise<Analysis | { jobs: CalcJob[] }> {
+  const { catalog, basis } = await loadCatalog(tx, caller, mapping, body, pipeline);
+  if (!memo.rows || !isDeepStrictEqual(memo.basis, basis)) {
+    memo.rows = resolveRows(mapping, body, catalog);
+    memo.basis = basis;
+  }
+  const { total, skipped } = memo.rows;
+  const issues = [...memo.rows.issues];
+  const activities = memo.rows.candidates.filter((c) => c.kind === 'activity');
+  const jobs = jobsOf(activities);
+  if (session.missing(jobs).length > 0 || !(await session.verify(tx))) return { jobs };
+  const candidates = withoutFailures(memo.rows.candidates, activities, session.outcomes(jobs), issues);
   const { drafts, reduced, failed: overflow } = reduce(candidates, issues);
   const parsed = candidates.length - overflow;
   const sheetOrder = new Map(body.sheets.map((s, i) => [s.name, i]));

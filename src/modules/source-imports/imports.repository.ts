@@ -225,4 +225,22 @@ export const importsRepository = {
       }),
     );
   },
+
+  /**
+   * Runs `fn` in a savepoint of the import's transaction: its writes stay when it ends with
+   * `keep` true, and are undone when it ends otherwise or throws (the transaction goes on).
+   */
+  async inSavepoint<T>(tx: Tx, fn: () => Promise<{ keep: boolean; value: T }>): Promise<T> {
+    await sql`savepoint source_import_write`.execute(tx);
+    let outcome: { keep: boolean; value: T };
+    try {
+      outcome = await fn();
+    } catch (e) {
+      await sql`rollback to savepoint source_import_write`.execute(tx);
+      throw e;
+    }
+    if (outcome.keep) await sql`release savepoint source_import_write`.execute(tx);
+    else await sql`rollback to savepoint source_import_write`.execute(tx);
+    return outcome.value;
+  },
 };

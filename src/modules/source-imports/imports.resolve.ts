@@ -3,12 +3,8 @@ import type { Caller } from '../../domain/caller.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
-import {
-  type Checked,
-  checkValues,
-  type ElementInfo,
-  type ElementTypeHandlers,
-} from '../submissions/index.ts';
+import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../submissions/index.ts';
+import { checkValue } from '../submissions/index.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Cell, Row, RowIssue } from './imports.schemas.ts';
@@ -270,29 +266,32 @@ function resolveFormValue(
       catalog.unitsBySymbol.get(symbol) ?? fail(`${show(symbol)} is not a known unit symbol`, m.unit.column);
     selectedUnitId = unit.id;
   }
-  const checked = checkValues(
-    [
-      {
-        elementKey: element.key,
-        periodUnit: base.periodUnit,
-        value,
-        ...(selectedUnitId ? { selectedUnitId } : {}),
-      },
-    ],
-    [element],
+  // The row's one check: the same as a submitted value's (period, unit, the type's check).
+  const checked = checkValue(
+    {
+      elementKey: element.key,
+      periodUnit: base.periodUnit,
+      value,
+      ...(selectedUnitId ? { selectedUnitId } : {}),
+    },
+    0,
+    element,
     { year: base.year, periodType: form.period_type, units: catalog.units, handlers: catalog.handlers },
   );
-  const problem = checked.issues[0];
-  if (problem) {
-    const field = /\.(value|selectedUnitId|periodUnit)\b/.exec(problem.path ?? '')?.[1];
-    const column = field === 'selectedUnitId' ? m.unit?.column : field === 'value' ? valueColumn : undefined;
-    fail(`${element.key}: ${problem.message.replace(/^values\.0\.(\w+) /, '$1 ')}`, column);
+  if ('message' in checked) {
+    const column =
+      checked.field === 'selectedUnitId'
+        ? m.unit?.column
+        : checked.field === 'value'
+          ? valueColumn
+          : undefined;
+    fail(`${element.key}: ${checked.field ? `${checked.field} ` : ''}${checked.message}`, column);
   }
   return {
     ...base,
     kind: 'form_value',
     element,
-    checked: checked.planned[0]!.checked!,
+    checked: (checked as PlannedValue).checked!,
     selectedUnitId,
     sentValue: value,
     reduce: m.reduce ?? 'last',

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
+import { callerOf } from '../../http/auth.ts';
+import { tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
 import type { ValuesPipeline } from '../submissions/index.ts';
 import {
@@ -41,13 +43,11 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     (request) =>
-      request.tenant((tx, caller) =>
-        runImport(tx, caller, request.headers['idempotency-key'], request.body, {
-          pipeline,
-          limits,
-          log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
-        }),
-      ),
+      runImport(tenantRun(request), callerOf(request), request.headers['idempotency-key'], request.body, {
+        pipeline,
+        limits,
+        log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
+      }),
   );
 
   app.get(

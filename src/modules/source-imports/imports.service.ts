@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { SourceImportRunsTable, SourceImportStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -6,21 +5,24 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import {
-  activityElementHandler,
-  type CalcLimits,
-  CalcSession,
-  DEFAULT_CALC_LIMITS,
-} from '../activities/index.ts';
+import { type CalcLimits, CalcSession } from '../activities/index.ts';
 import { recordImportSources } from '../exports/index.ts';
-import type { ValuesPipeline } from '../submissions/index.ts';
+import type { TenantRun } from '../submissions/index.ts';
+import {
+  type AttemptOutcome,
+  attemptThenCompute,
+  ComputeFirst,
+  storeBatch,
+  type ValuesPipeline,
+  ValuesSessions,
+} from '../submissions/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
-import { type Analysis, analyse } from './imports.pipeline.ts';
+import { type Analysis, analyse, type RowsMemo } from './imports.pipeline.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import { type ImportBody, type ImportResult, MAX_ROWS, type Run } from './imports.schemas.ts';
-import { createFormSites, storeDrafts } from './imports.store.ts';
+import { batchOf, createFormSites } from './imports.store.ts';
 
 type RunRow = { [K in keyof SourceImportRunsTable]: unknown } & {
   id: string;
@@ -110,40 +112,66 @@ async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<M
 
 const MAX_ISSUES_IN_ANSWER = 100;
 
+/** What an import gets from the composition root, and what its attempts share. */
+interface ImportDeps {
+  pipeline: ValuesPipeline;
+  limits: CalcLimits;
+  log: (error: unknown) => void;
+}
+
 /**
- * POST /source-imports: claims the key (a concurrent duplicate waits on the unique key, then
- * replays), analyses the rows, and for an execute writes every ready draft in one savepoint:
- * all or nothing. Preview and execute share `analyse`; only the write differs.
+ * POST /source-imports: analyses the rows, claims the key (a concurrent duplicate waits on the
+ * unique key, then replays), and for an execute writes every ready draft in one savepoint: all or
+ * nothing. Preview and execute share `analyse`; only the write differs.
+ *
+ * In attempts, as every write that depends on calculations (`attemptThenCompute`): an attempt is
+ * one transaction (`run`) that analyses, claims and writes; the rows' calculations run between
+ * two attempts, with no transaction held (on PGlite the one connection stays free), and the next
+ * attempt reuses the rows already checked while what they were checked against is unchanged.
  */
 export async function runImport(
-  tx: Tx,
+  run: TenantRun,
   caller: Caller,
   key: string,
   body: ImportBody,
-  deps: { pipeline: ValuesPipeline; limits: CalcLimits; log: (error: unknown) => void },
+  deps: ImportDeps,
 ): Promise<ImportResult> {
   const org = caller.organizationId;
   const fingerprint = canonicalHash(body);
-  const existing = await repo.findByKey(tx, org, caller.userId, key);
-  if (existing) return replay(existing, fingerprint);
-  const mapping = await checkRequest(tx, caller, body);
-  const mode = body.mode ?? 'preview';
-  const claimed = await repo.claim(tx, org, {
-    userId: caller.userId,
-    key,
-    fingerprint,
-    definitionId: body.sourceAdapterDefinitionId.toLowerCase(),
-    version: body.adapterVersion,
-    mode,
-  });
-  if (!claimed) return replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint);
-
+  const signal = new AbortController().signal;
   // One calculation session for the import: the rows are calculated once, to report their issues,
   // and the write reuses those results (one prepared runtime per definition).
-  const calc = new CalcSession(org, (fn) => fn(tx), new AbortController().signal, deps.limits);
+  const calc = new CalcSession(org, run, signal, deps.limits);
+  const sessions = new ValuesSessions(deps.pipeline.handlers, {
+    organizationId: org,
+    run,
+    signal,
+    shared: calc,
+  });
+  const memo: RowsMemo = {};
   try {
-    return await importRows(tx, caller, body, mapping, claimed.id, mode, calc, deps);
+    return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<ImportResult>> => {
+      const existing = await repo.findByKey(tx, org, caller.userId, key);
+      if (existing) return { done: replay(existing, fingerprint) };
+      const mapping = await checkRequest(tx, caller, body);
+      // Reads only, so an attempt that must calculate first has nothing to undo.
+      const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc, memo);
+      if ('jobs' in analysis) return { compute: () => calc.compute(analysis.jobs) };
+      const mode = body.mode ?? 'preview';
+      const claimed = await repo.claim(tx, org, {
+        userId: caller.userId,
+        key,
+        fingerprint,
+        definitionId: body.sourceAdapterDefinitionId.toLowerCase(),
+        version: body.adapterVersion,
+        mode,
+      });
+      if (!claimed)
+        return { done: replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint) };
+      return importRows(tx, caller, body, analysis, claimed.id, mode, { ...deps, sessions });
+    });
   } finally {
+    await sessions.close();
     await calc.dispose();
   }
 }
@@ -152,14 +180,12 @@ async function importRows(
   tx: Tx,
   caller: Caller,
   body: ImportBody,
-  mapping: Mapping,
+  analysis: Analysis,
   runId: string,
   mode: 'preview' | 'execute',
-  calc: CalcSession,
-  deps: { pipeline: ValuesPipeline; log: (error: unknown) => void },
-): Promise<ImportResult> {
+  deps: ImportDeps & { sessions: ValuesSessions },
+): Promise<{ done: ImportResult }> {
   const org = caller.organizationId;
-  const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc);
   const missing = analysis.readiness.missingFormSites;
   const blocked = mode === 'execute' && missing.length > 0 && !body.allowMissingFormSiteCreation;
   let status: SourceImportStatus = mode === 'execute' && !blocked ? 'completed' : 'previewed';
@@ -171,12 +197,12 @@ async function importRows(
   if (status === 'completed' && analysis.drafts.length > 0) {
     await repo.setStatus(tx, org, runId, 'processing');
     try {
-      const pipeline = {
-        ...deps.pipeline,
-        handlers: { ...deps.pipeline.handlers, ACTIVITY: activityElementHandler(DEFAULT_CALC_LIMITS, calc) },
-      };
-      writes = await write(tx, caller, analysis, pipeline, runId);
+      const written = await write(tx, caller, analysis, deps, runId);
+      // The claim is written: this attempt is undone before the calculations run again.
+      if ('compute' in written) throw new ComputeFirst(written.compute);
+      writes = written.done;
     } catch (e) {
+      if (e instanceof ComputeFirst) throw e;
       deps.log(e);
       status = 'failed';
       error =
@@ -210,23 +236,34 @@ async function importRows(
     issues: analysis.issues.slice(0, MAX_ISSUES_IN_ANSWER),
   };
   await repo.storeResponse(tx, org, runId, result);
-  return result;
+  return { done: result };
 }
 
-/** Writes the drafts inside a savepoint: if anything raises, nothing of them stays. */
-async function write(tx: Tx, caller: Caller, analysis: Analysis, pipeline: ValuesPipeline, runId: string) {
-  await sql`savepoint source_import_write`.execute(tx);
-  try {
-    await createFormSites(tx, caller.organizationId, analysis.readiness.missingFormSites);
-    const writes = await storeDrafts(tx, caller, analysis.drafts, pipeline);
+/**
+ * Writes the drafts through the values pipeline inside a savepoint: if anything raises, nothing of
+ * them stays. When the pipeline is not ready (what the calculations used has changed since
+ * `analyse` checked it), nothing is kept and the work to do before the next attempt is returned.
+ */
+async function write(
+  tx: Tx,
+  caller: Caller,
+  analysis: Analysis,
+  deps: ImportDeps & { sessions: ValuesSessions },
+  runId: string,
+): Promise<AttemptOutcome<{ formValues: number; activities: number }>> {
+  const org = caller.organizationId;
+  return repo.inSavepoint<AttemptOutcome<{ formValues: number; activities: number }>>(tx, async () => {
+    await createFormSites(tx, org, analysis.readiness.missingFormSites);
+    const { batch, formValues, activities } = await batchOf(tx, org, analysis.drafts);
+    const stored = await storeBatch(tx, deps.pipeline, caller, batch, deps.sessions, {
+      answer: false,
+      checked: true,
+    });
+    if ('compute' in stored) return { keep: false, value: stored };
     // Which run and rows wrote each value, for the exports.
-    await recordImportSources(tx, caller.organizationId, runId, analysis.drafts);
-    await sql`release savepoint source_import_write`.execute(tx);
-    return writes;
-  } catch (e) {
-    await sql`rollback to savepoint source_import_write`.execute(tx);
-    throw e;
-  }
+    await recordImportSources(tx, org, runId, analysis.drafts);
+    return { keep: true, value: { done: { formValues, activities } } };
+  });
 }
 
 export async function listRuns(tx: Tx, caller: Caller, query: { limit?: number; offset?: number }) {

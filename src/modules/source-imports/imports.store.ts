@@ -1,12 +1,8 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
+import { badRequest, invalidField } from '../../domain/errors.ts';
 import { formSitesRepository } from '../form-sites/index.ts';
-import {
-  type SubmitBody,
-  type SubmitValue,
-  storeValueSets,
-  type ValuesPipeline,
-} from '../submissions/index.ts';
+import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
+import { resolveTargets } from '../submissions/index.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
@@ -25,18 +21,15 @@ export async function createFormSites(
 }
 
 /**
- * The one place where an import writes form values and activities: exactly what a submission
- * through the API writes (the submissions' values pipeline: same checks, same history), one body
- * per (form, site, year), all of them in one `storeValueSets` call whose statements are shared
- * (a few per import, not per form-site). The activities of one element and period form that
- * period's set.
+ * The values pipeline's batch of the drafts: one entry per (form, site, year), its targets
+ * resolved in one statement (after `createFormSites`), each draft's value as checked when its row
+ * was (no second check); the activities of one element and period form that period's list.
  */
-export async function storeDrafts(
+export async function batchOf(
   tx: Tx,
-  caller: Caller,
+  organizationId: string,
   drafts: Draft[],
-  pipeline: ValuesPipeline,
-): Promise<{ formValues: number; activities: number }> {
+): Promise<{ batch: ResolvedBatch; formValues: number; activities: number }> {
   const groups = new Map<string, Draft[]>();
   for (const d of drafts) {
     const key = `${d.form.id}|${d.site.id}|${d.year}`;
@@ -44,41 +37,57 @@ export async function storeDrafts(
     if (list) list.push(d);
     else groups.set(key, [d]);
   }
+  const firsts = [...groups.values()].map((g) => g[0]!);
+  const { targets } = await resolveTargets(
+    tx,
+    organizationId,
+    firsts.map((d) => ({ formId: d.form.id, siteId: d.site.id, year: d.year, values: [] })),
+  );
   let formValues = 0;
   let activities = 0;
-  const bodies: SubmitBody[] = [];
-  for (const group of groups.values()) {
-    const first = group[0]!;
-    const values: SubmitValue[] = [];
-    const sets = new Map<string, ActivitySet>();
+  const entries = [...groups.values()].map((group, n): ResolvedEntry => {
+    const resolved = targets[n]!;
+    if ('error' in resolved) throw resolved.error;
+    if (!resolved.formSiteId) throw invalidField('year', 'A form-site of the import is not active');
+    const planned: PlannedValue[] = [];
+    const lists = new Map<string, PlannedValue>();
     for (const d of group) {
+      const place = { index: planned.length, element: d.element, periodUnit: d.periodUnit, timestamp: null };
       if (d.kind === 'form_value') {
-        values.push({
-          elementId: d.element.id,
-          periodUnit: d.periodUnit,
-          value: d.value,
-          ...(d.selectedUnitId ? { selectedUnitId: d.selectedUnitId } : {}),
-        });
+        const value = d.checked!.value;
+        if (typeof value === 'number' && !Number.isFinite(value)) {
+          throw badRequest('Invalid values', [
+            {
+              path: `values.${place.index}.value`,
+              message: `${d.element.key}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to more than a number can hold`,
+            },
+          ]);
+        }
+        planned.push({ ...place, checked: d.checked!, selectedUnitId: d.selectedUnitId ?? null });
         formValues++;
         continue;
       }
       const slot = `${d.element.id}|${d.periodUnit}`;
-      let set = sets.get(slot);
-      if (!set) {
-        set = { elementId: d.element.id, periodUnit: d.periodUnit, value: [] };
-        sets.set(slot, set);
-        values.push(set);
+      let list = lists.get(slot);
+      if (!list) {
+        list = {
+          ...place,
+          checked: { value: [], originalValue: null, numericValue: null },
+          selectedUnitId: null,
+        };
+        lists.set(slot, list);
+        planned.push(list);
       }
-      set.value.push(d.input);
+      (list.checked!.value as unknown[]).push(d.input);
       activities++;
     }
-    bodies.push({ formId: first.form.id, siteId: first.site.id, year: first.year, values });
-  }
-  // The import is one transaction: every step of the values pipeline runs in it.
-  if (bodies.length > 0) {
-    await storeValueSets(pipeline, (fn) => fn(tx), caller, bodies, undefined, { answer: false });
-  }
-  return { formValues, activities };
+    const target = {
+      formId: resolved.formId,
+      formSiteId: resolved.formSiteId,
+      siteId: resolved.siteId,
+      year: group[0]!.year,
+    };
+    return { target, planned, issues: [] };
+  });
+  return { batch: { entries }, formValues, activities };
 }
-
-type ActivitySet = SubmitValue & { value: unknown[] };

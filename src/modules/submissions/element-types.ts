@@ -76,6 +76,20 @@ export interface StoreContext {
   run: TenantRun;
   /** Aborted when the client has gone: stop working. */
   signal: AbortSignal;
+  /**
+   * Work the caller has already done that a type's sessions may reuse (source imports: the
+   * calculation session that calculated their rows). Each handler takes only its own kind.
+   */
+  shared?: unknown;
+}
+
+/** How a session is asked to plan. */
+export interface PlanOptions {
+  /**
+   * The values were already checked against the database in this transaction (source imports
+   * check each row once, while analysing it): the session only prepares its work.
+   */
+  checked?: boolean;
 }
 
 /**
@@ -90,7 +104,7 @@ export interface ElementTypeHandler {
 }
 
 /**
- * One body's work for one element type (`storeValues`, or each body of `storeValueSets`). The
+ * One body's work for one element type (each target of a values pipeline call). The
  * pipeline calls, per attempt:
  * `plan` then `ready` in one transaction; when a session is not ready, `compute` with no
  * transaction held, then a new attempt (at most 3 computations, then 409). When all are ready,
@@ -102,7 +116,7 @@ export interface ValuesSession {
    * deletion) against the database; may normalize `checked.value`. Returns issues naming
    * `values.<index>…`. Called again on every attempt, with fresh plans.
    */
-  plan(tx: Tx, values: PlannedValue[], target: Target): Promise<Issue[]>;
+  plan(tx: Tx, values: PlannedValue[], target: Target, options?: PlanOptions): Promise<Issue[]>;
   /**
    * True when the planned values can be written now (sets their `numericValue` if it depends on
    * work done earlier); false when work must first run outside a transaction (`compute`), or
@@ -112,15 +126,16 @@ export interface ValuesSession {
   /** The work `ready` asked for, with no transaction held; may throw a 400 naming the value. */
   compute(): Promise<void>;
   /**
-   * After the values are written, in the same transaction: side records, and additions to the
-   * answer's item of each planned value (`itemOf`; undefined: a deletion that found nothing live).
+   * After the values are written, in the same transaction: side records. `valueIds` holds the
+   * stored row of each planned value that has one (none: a deletion that found nothing live).
+   * Returns what to add to the answer's item of a planned value (e.g. its activities).
    */
   write(
     tx: Tx,
     caller: Caller,
     target: Target,
-    itemOf: (plan: PlannedValue) => ValueItem | undefined,
-  ): Promise<void>;
+    valueIds: ReadonlyMap<PlannedValue, string>,
+  ): Promise<ReadonlyMap<PlannedValue, Partial<ValueItem>> | undefined>;
   /** Frees what the session holds (sandbox runners); called once the call ends, however it ends. */
   close?(): Promise<void>;
 }

@@ -1,4 +1,6 @@
 /** The submissions module's front door: what other modules (and the composition root) may use. */
+
+export type { PlanOptions } from './element-types.ts';
 export {
   type Checked,
   type ElementInfo,
@@ -14,8 +16,14 @@ export {
 } from './element-types.ts';
 export { snapshotOf } from './submissions.history.ts';
 export { submissionsRepository } from './submissions.repository.ts';
+export { resolveTargets } from './submissions.resolve.ts';
 export { submissionsRoutes } from './submissions.routes.ts';
 export { ActivitySummary, type SubmitBody, type SubmitValue, type ValueItem } from './submissions.schemas.ts';
-export { checkValues, PLAIN_CHECKS, PLAIN_HANDLERS } from './submissions.values.ts';
-export { storeValueSets, type ValuesPipeline } from './values.pipeline.ts';
+export { checkValue, checkValues, PLAIN_CHECKS, PLAIN_HANDLERS } from './submissions.values.ts';
+export type { AttemptOutcome } from './values.attempts.ts';
+export { attemptThenCompute, ComputeFirst, MAX_ATTEMPTS } from './values.attempts.ts';
+export type { ValuesPipeline } from './values.pipeline.ts';
+export { storeBatch } from './values.pipeline.ts';
 export { submissionValuesRepository } from './values.repository.ts';
+export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
+export { ValuesSessions } from './values.sessions.ts';

@@ -7,6 +7,7 @@ import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';
+import type { ValueIssue } from './values.issues.ts';
 
 export const optionValues = (element: ElementInfo) =>
   ((element.options ?? []) as SelectOption[]).map((o) => o.value);
@@ -163,45 +164,43 @@ function metadataText(value: unknown): string | undefined {
 export function resolveElements(
   values: SubmitValue[],
   elements: ElementInfo[],
-): { resolved: (ElementInfo | undefined)[]; issues: Issue[] } {
-  const issues: Issue[] = [];
+): { resolved: (ElementInfo | undefined)[]; issues: ValueIssue[] } {
+  const issues: ValueIssue[] = [];
   const byId = new Map(elements.map((e) => [e.id, e]));
   const byKey = new Map(elements.map((e) => [e.key, e]));
-  const issue = (path: string, message: string) => issues.push({ path, message: `${path} ${message}` });
-
   const resolved = values.map((v, i) => {
-    const p = `values.${i}`;
+    const issue = (field: string | null, message: string) => issues.push({ index: i, field, message });
     const given = [v.elementId, v.elementKey, v.elementMetadataKey ?? v.elementMetadataValue].filter(
       (x) => x !== undefined,
     ).length;
     if (given === 0) {
-      issue(`${p}.elementId`, 'is required (or elementKey, or elementMetadataKey and elementMetadataValue)');
+      issue('elementId', 'is required (or elementKey, or elementMetadataKey and elementMetadataValue)');
       return undefined;
     }
     if (given > 1) {
       issue(
-        p,
+        null,
         'names its element in more than one way: give one of elementId, elementKey, elementMetadataKey',
       );
       return undefined;
     }
     if (v.elementId !== undefined) {
       const found = byId.get(v.elementId.toLowerCase());
-      if (!found) issue(`${p}.elementId`, 'is not an element of this form');
+      if (!found) issue('elementId', 'is not an element of this form');
       return found;
     }
     if (v.elementKey !== undefined) {
       const found = byKey.get(v.elementKey);
-      if (!found) issue(`${p}.elementKey`, `"${v.elementKey}" is not a key of this form`);
+      if (!found) issue('elementKey', `"${v.elementKey}" is not a key of this form`);
       return found;
     }
-    if (v.elementMetadataKey === undefined) return void issue(`${p}.elementMetadataKey`, 'is required');
-    if (v.elementMetadataValue === undefined) return void issue(`${p}.elementMetadataValue`, 'is required');
+    if (v.elementMetadataKey === undefined) return void issue('elementMetadataKey', 'is required');
+    if (v.elementMetadataValue === undefined) return void issue('elementMetadataValue', 'is required');
     const key = v.elementMetadataKey;
     const matches = elements.filter((e) => metadataText(e.metadata[key]) === v.elementMetadataValue);
     if (matches.length !== 1) {
       issue(
-        `${p}.elementMetadataValue`,
+        'elementMetadataValue',
         `matches ${matches.length === 0 ? 'no element' : 'more than one element'} (${key} = "${v.elementMetadataValue}")`,
       );
       return undefined;

@@ -14,8 +14,8 @@ import {
   SubmitBody,
   ValueItem,
 } from './submissions.schemas.ts';
-import { getSubmission, listSubmissions, submit } from './submissions.service.ts';
-import type { ValuesPipeline } from './values.pipeline.ts';
+import { getSubmission, listSubmissions } from './submissions.service.ts';
+import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
 
 const TAGS = ['Form submissions'];
 
@@ -38,7 +38,7 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
       },
     },
     (request, reply) =>
-      submit(pipeline, tenantRun(request), callerOf(request), request.body, clientGone(request, reply)),
+      storeValues(pipeline, tenantRun(request), callerOf(request), request.body, clientGone(request, reply)),
   );
 
   app.get(

@@ -6,23 +6,10 @@ import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { formsRepository } from '../forms/index.ts';
-import type { TenantRun } from './element-types.ts';
 import { presentSubmission, presentValue, type SubmissionRow } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
-import type { Submission, SubmissionsQuery, SubmitBody, ValueItem } from './submissions.schemas.ts';
-import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
+import type { Submission, SubmissionsQuery, ValueItem } from './submissions.schemas.ts';
 import { submissionValuesRepository } from './values.repository.ts';
-
-/** POST /form-submissions: the values pipeline over the request's body. */
-export function submit(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  body: SubmitBody,
-  signal?: AbortSignal,
-): Promise<Submission> {
-  return storeValues(pipeline, run, caller, body, signal);
-}
 
 /** Submissions with all their current values (one query for the values of all of them). */
 async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[]): Promise<Submission[]> {

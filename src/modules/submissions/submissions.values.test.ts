@@ -5,6 +5,7 @@ import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './element-types.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
 import { checkValues, PLAIN_HANDLERS } from './submissions.values.ts';
+import { issueOf } from './values.issues.ts';
 
 const handlers = { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler() };
 
@@ -102,7 +103,7 @@ describe('periods', () => {
         periodType,
         units,
         handlers,
-      }).issues;
+      }).issues.map(issueOf);
     expect(run('YEARLY', 1)).toEqual([]);
     expect(run('YEARLY', 2)).toMatchObject([{ path: 'values.0.periodUnit' }]);
     expect(run('QUARTERLY', 4)).toEqual([]);

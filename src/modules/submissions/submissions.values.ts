@@ -1,5 +1,4 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
-import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { convertValue, type UnitFactor, UnitMismatchError, UnitOverflowError } from '../units/index.ts';
 import type {
@@ -14,6 +13,7 @@ import type {
 import { optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
+import type { ValueIssue } from './values.issues.ts';
 
 export const TEXT_MAX_LENGTH = 10_000;
 /** Largest TIMESTAMP record value, as JSON text. */
@@ -100,7 +100,7 @@ export const PLAIN_HANDLERS: Record<Exclude<ElementType, 'ACTIVITY'>, ElementTyp
 export const slotOf = (elementId: string, periodUnit: number, timestamp: Date | null) =>
   timestamp ? `${elementId}|t${timestamp.getTime()}` : `${elementId}|p${periodUnit}`;
 
-type Context = {
+export type CheckValuesContext = {
   year: number;
   periodType: PeriodType;
   units: Map<string, UnitFactor>;
@@ -111,15 +111,15 @@ type Context = {
 export function checkValues(
   values: SubmitValue[],
   elements: (ElementInfo | undefined)[],
-  context: Context,
-): { planned: PlannedValue[]; issues: Issue[] } {
-  const issues: Issue[] = [];
+  context: CheckValuesContext,
+): { planned: PlannedValue[]; issues: ValueIssue[] } {
+  const issues: ValueIssue[] = [];
   const planned: PlannedValue[] = [];
   const slots = new Map<string, number>();
   for (const [index, input] of values.entries()) {
     const element = elements[index];
     if (!element) continue;
-    const result = checkOne(input, index, element, context);
+    const result = checkValue(input, index, element, context);
     if ('message' in result) {
       issues.push(result);
       continue;
@@ -127,9 +127,12 @@ export function checkValues(
     const slot = slotOf(element.id, result.periodUnit, result.timestamp);
     const earlier = slots.get(slot);
     if (earlier !== undefined) {
-      const path = `values.${index}`;
       const what = result.timestamp ? 'timestamp' : 'period';
-      issues.push({ path, message: `${path} writes the same element and ${what} as values.${earlier}` });
+      issues.push({
+        index,
+        field: null,
+        message: `writes the same element and ${what} as values.${earlier}`,
+      });
       continue;
     }
     slots.set(slot, index);
@@ -138,16 +141,17 @@ export function checkValues(
   return { planned, issues };
 }
 
-function checkOne(
+/**
+ * One value: its period, its unit, and its type's `check` (once). The plan to store it, or the
+ * issue (`index` is the value's index in its body).
+ */
+export function checkValue(
   input: SubmitValue,
   index: number,
   element: ElementInfo,
-  context: Context,
-): PlannedValue | Issue {
-  const refusal = (field: string, message: string): Issue => {
-    const path = `values.${index}.${field}`;
-    return { path, message: `${path} ${message}` };
-  };
+  context: CheckValuesContext,
+): PlannedValue | ValueIssue {
+  const refusal = (field: string, message: string): ValueIssue => ({ index, field, message });
   const period = periodOf(input, element, context.year, context.periodType);
   if ('message' in period) return refusal(period.field, period.message);
 

@@ -2,34 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { authorize, conflict, type Issue, invalidField } from '../../domain/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import { policy, siteScope } from '../access/index.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
   runGuards,
   type SlotGuard,
-  type Target,
   type TenantRun,
   type ValuesSession,
 } from './element-types.ts';
 import { snapshotOf } from './submissions.history.ts';
 import { presentValue } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
-import { assertNoIssues, resolveElements, resolveTargets } from './submissions.resolve.ts';
+import { assertNoIssues } from './submissions.resolve.ts';
 import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
-import { checkValues, slotOf } from './submissions.values.ts';
+import { slotOf } from './submissions.values.ts';
+import { type AttemptOutcome, attemptThenCompute } from './values.attempts.ts';
+import { issueOf } from './values.issues.ts';
 import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
+import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
+import { ValuesSessions } from './values.sessions.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
   handlers: ElementTypeHandlers;
   guards: readonly SlotGuard[];
 }
-
-/** How many times work done outside a transaction (calculations) is redone before a 409. */
-export const MAX_ATTEMPTS = 3;
 
 type StoredValue = Awaited<ReturnType<typeof submissionValuesRepository.lockValuesOf>>[number];
 type Users = Map<string, { name: string; email: string; image: string | null }>;
@@ -42,11 +41,10 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
   return users.set(caller.userId, { name: caller.name, email: caller.email, image: caller.image });
 }
 
-type SessionOf = (n: number, type: keyof ElementTypeHandlers) => ValuesSession | undefined;
-
 /**
- * Checks and stores the values of one (form, site, year): what POST /form-submissions does. The
- * same as `storeValueSets` with one body.
+ * POST /form-submissions: resolves and checks the body (`resolveValues`), then stores it
+ * (`storeBatch`), in attempts (`attemptThenCompute`): each attempt one transaction, resolving
+ * again what calculations done in between depended on.
  */
 export async function storeValues(
   pipeline: ValuesPipeline,
@@ -55,157 +53,99 @@ export async function storeValues(
   body: SubmitBody,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<Submission> {
-  const [submission] = await storeValueSets(pipeline, run, caller, [body], signal);
-  return submission!;
-}
-
-/**
- * Checks and stores the values of several (form, site, year), each named by one body (distinct
- * targets): what POST /form-submissions does for one, and what source imports call for all their
- * drafts at once, so both are checked and stored by one code. Each body is checked exactly as a
- * request of its own (its issues name `values.<index>` of that body; the first body with issues
- * refuses the whole call), while the statements are shared: one to resolve every target, one to
- * create or touch the submissions, one to lock the stored values, one per few thousand values
- * to write them with their history.
- *
- * Each attempt is one transaction (`run`): resolve and check everything, let each type's session
- * (one per body and type) plan its values; if a session needs work outside a transaction
- * (calculations), the transaction ends, the work runs, and the next attempt checks again that what
- * it depended on is unchanged. When every session is ready, in that same transaction: the slot
- * guards, then the writes. One invalid value and nothing is written. After MAX_ATTEMPTS
- * computations: 409.
- */
-export async function storeValueSets(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  bodies: readonly SubmitBody[],
-  signal: AbortSignal = new AbortController().signal,
-  /** `answer: false`: the caller needs no answer (source imports), so none is made; returns []. */
-  options: { answer?: boolean } = {},
-): Promise<Submission[]> {
-  const org = caller.organizationId;
-  const sessions: Map<string, ValuesSession>[] = bodies.map(() => new Map());
-  const sessionOf: SessionOf = (n, type) => {
-    const own = sessions[n]!;
-    let session = own.get(type);
-    const handler = pipeline.handlers[type];
-    if (!session && handler.open) {
-      session = handler.open({ organizationId: org, run, signal });
-      own.set(type, session);
-    }
-    return session;
-  };
-
+  const sessions = new ValuesSessions(pipeline.handlers, {
+    organizationId: caller.organizationId,
+    run,
+    signal,
+  });
   try {
-    return await attempts(pipeline, run, caller, bodies, sessions, sessionOf, options.answer ?? true);
-  } finally {
-    for (const own of sessions) for (const session of own.values()) await session.close?.();
-  }
-}
-
-async function attempts(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  bodies: readonly SubmitBody[],
-  sessions: Map<string, ValuesSession>[],
-  sessionOf: SessionOf,
-  answer: boolean,
-): Promise<Submission[]> {
-  const org = caller.organizationId;
-  for (let computed = 0; ; computed += 1) {
-    const outcome = await run(async (tx) => {
-      const prepared = await prepare(tx, pipeline, caller, bodies, sessionOf);
-      const waiting: ValuesSession[] = [];
-      for (const own of sessions) {
-        for (const session of own.values()) if (!(await session.ready(tx))) waiting.push(session);
-      }
-      if (waiting.length > 0) return { waiting };
-      await runGuards(
-        pipeline.guards,
-        tx,
-        org,
-        prepared.flatMap(({ target, planned }) =>
-          planned.map((p) => ({
-            formId: target.formId,
-            siteId: target.siteId,
-            year: target.year,
-            period: p.periodUnit,
-            path: `values.${p.index}`,
-            label: p.element.key,
-          })),
-        ),
-      );
-      return { submissions: await write(tx, caller, prepared, sessions, answer) };
+    const [submission] = await attemptThenCompute(run, async (tx) => {
+      const batch = await resolveValues(tx, pipeline.handlers, caller, [body]);
+      return storeBatch(tx, pipeline, caller, batch, sessions);
     });
-    if (outcome.submissions) return outcome.submissions;
-    if (computed >= MAX_ATTEMPTS) {
-      throw conflict(
-        'What the calculations depended on (definitions, sites, coefficients) kept changing; try again',
-      );
-    }
-    for (const session of outcome.waiting ?? []) await session.compute();
+    return submission!;
+  } finally {
+    await sessions.close();
   }
 }
 
-interface Prepared {
-  target: Target;
-  planned: PlannedValue[];
+/** How `storeBatch` is called. */
+export interface StoreOptions {
+  /** false: the caller needs no answer (source imports), so none is made; returns []. */
+  answer?: boolean;
+  /** The entries' values were checked against the database in this transaction (sessions only prepare). */
+  checked?: boolean;
 }
 
 /**
- * Resolves the targets and checks the values, body by body; the sessions plan theirs. Throws, at
- * the first body that has any, what a request of that body alone would (a 400 with every issue).
+ * One attempt at storing a resolved batch, in the caller's transaction; the statements are
+ * shared by all entries: one to create or touch the submissions, one to lock the stored values,
+ * one per few thousand values to write them with their history.
+ *
+ * Each type's session (one per entry and type) plans its values; the first entry with any issue
+ * (its own, or its sessions') refuses the whole call with a 400 naming `values.<index>`. When a
+ * session needs work outside a transaction (calculations), answers `compute`: the caller ends the
+ * transaction, runs it, and tries again. When every session is ready: the slot guards, then the
+ * writes. One invalid value and nothing is written.
  */
-async function prepare(
+export async function storeBatch(
   tx: Tx,
   pipeline: ValuesPipeline,
   caller: Caller,
-  bodies: readonly SubmitBody[],
-  sessionOf: SessionOf,
-): Promise<Prepared[]> {
-  const org = caller.organizationId;
-  const { targets, units } = await resolveTargets(tx, org, bodies);
-  const scope = await siteScope(tx, caller);
-  const prepared: Prepared[] = [];
-  for (const [n, body] of bodies.entries()) {
-    const resolved = targets[n]!;
-    if ('error' in resolved) throw resolved.error;
-    authorize(policy.canWriteSiteData(caller, scope, resolved.siteId), 'You cannot enter data for this site');
-    if (!resolved.formSiteId) {
-      throw invalidField('year', `The form is not active on this site for ${body.year}`);
-    }
-    const target: Target = {
-      formId: resolved.formId,
-      formSiteId: resolved.formSiteId,
-      siteId: resolved.siteId,
-      year: body.year,
+  batch: ResolvedBatch,
+  sessions: ValuesSessions,
+  options: StoreOptions = {},
+): Promise<AttemptOutcome<Submission[]>> {
+  for (const [n, entry] of batch.entries.entries()) await plan(tx, entry, sessions, n, options);
+  const waiting: ValuesSession[] = [];
+  for (const session of sessions.all()) if (!(await session.ready(tx))) waiting.push(session);
+  if (waiting.length > 0) {
+    return {
+      compute: async () => {
+        for (const session of waiting) await session.compute();
+      },
     };
-    const { resolved: elements, issues } = resolveElements(body.values, resolved.elements);
-    const checked = checkValues(body.values, elements, {
-      year: body.year,
-      periodType: resolved.periodType,
-      units,
-      handlers: pipeline.handlers,
-    });
-    const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
-    for (const plan of checked.planned) {
-      const list = byType.get(plan.element.type);
-      if (list) list.push(plan);
-      else byType.set(plan.element.type, [plan]);
-    }
-    const sessionIssues: Issue[] = [];
-    for (const [type, values] of byType) {
-      const session = sessionOf(n, type);
-      if (session) sessionIssues.push(...(await session.plan(tx, values, target)));
-    }
-    assertNoIssues(
-      [...issues, ...checked.issues, ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
-    );
-    prepared.push({ target, planned: checked.planned });
   }
-  return prepared;
+  await runGuards(
+    pipeline.guards,
+    tx,
+    caller.organizationId,
+    batch.entries.flatMap(({ target, planned }) =>
+      planned.map((p) => ({
+        formId: target.formId,
+        siteId: target.siteId,
+        year: target.year,
+        period: p.periodUnit,
+        path: `values.${p.index}`,
+        label: p.element.key,
+      })),
+    ),
+  );
+  return { done: await write(tx, caller, batch.entries, sessions, options.answer ?? true) };
+}
+
+/** The sessions of one entry plan its values; throws a 400 with every issue of the entry. */
+async function plan(
+  tx: Tx,
+  entry: ResolvedEntry,
+  sessions: ValuesSessions,
+  n: number,
+  options: StoreOptions,
+): Promise<void> {
+  const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
+  for (const p of entry.planned) {
+    const list = byType.get(p.element.type);
+    if (list) list.push(p);
+    else byType.set(p.element.type, [p]);
+  }
+  const sessionIssues: Issue[] = [];
+  for (const [type, values] of byType) {
+    const session = sessions.of(n, type);
+    if (session) sessionIssues.push(...(await session.plan(tx, values, entry.target, options)));
+  }
+  assertNoIssues(
+    [...entry.issues.map(issueOf), ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
+  );
 }
 
 const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path ?? '')?.[1] ?? -1);
@@ -217,14 +157,14 @@ const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path 
 async function write(
   tx: Tx,
   caller: Caller,
-  prepared: Prepared[],
-  sessions: Map<string, ValuesSession>[],
+  entries: ResolvedEntry[],
+  sessions: ValuesSessions,
   answer: boolean,
 ): Promise<Submission[]> {
   const org = caller.organizationId;
   // `values: []` changes nothing: a stored submission keeps its updatedAt.
   const formSitesOf = (touch: boolean) =>
-    prepared.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);
+    entries.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);
   const submissions = new Map(
     [
       ...(await repo.upsertSubmissions(tx, org, formSitesOf(true), caller.userId, true)),
@@ -235,7 +175,7 @@ async function write(
     tx,
     org,
     [...submissions.values()].map((s) => s.id),
-    prepared.flatMap((p) => p.planned.map((plan) => plan.element.id)),
+    entries.flatMap((p) => p.planned.map((plan) => plan.element.id)),
   );
   const storedBySubmission = new Map<string, StoredValue[]>();
   for (const row of stored) {
@@ -244,39 +184,48 @@ async function write(
     else storedBySubmission.set(row.form_submission_id, [row]);
   }
   const changes: ValueChange[] = [];
-  const outcomes = prepared.map((p) => {
+  const renumbered: Renumbered[] = [];
+  const outcomes = entries.map((p) => {
     const submission = submissions.get(p.target.formSiteId)!;
     const place = { submissionId: submission.id, siteId: p.target.siteId, year: p.target.year };
-    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes);
+    return planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes, renumbered);
   });
   const writtenAt =
     changes.length > 0
       ? await submissionValuesRepository.applyChanges(tx, org, caller.userId, changes)
       : null;
-  const users = await usersById(
-    tx,
-    caller,
-    stored.map((s) => s.user_id),
-  );
+  // Each value's number is written once: with its change, or alone when only the number changed.
+  if (renumbered.length > 0) await submissionValuesRepository.setNumericValues(tx, org, renumbered);
+  const users = answer
+    ? await usersById(
+        tx,
+        caller,
+        stored.map((s) => s.user_id),
+      )
+    : new Map();
 
   const out: Submission[] = [];
-  for (const [n, { target, planned }] of prepared.entries()) {
+  for (const [n, { target, planned }] of entries.entries()) {
     const submission = submissions.get(target.formSiteId)!;
-    // Each item is made when first asked for: by a session, or for the answer.
-    const made = new Map<number, ValueItem | undefined>();
-    const item = (i: number) => {
-      if (!made.has(i)) made.set(i, present(caller, planned[i]!, outcomes[n]![i], writtenAt, users));
-      return made.get(i);
-    };
-    const indexOf = new Map(planned.map((plan, i) => [plan, i]));
-    for (const session of sessions[n]!.values()) {
-      await session.write(tx, caller, target, (plan) => {
-        const i = indexOf.get(plan);
-        return i === undefined ? undefined : item(i);
-      });
+    const valueIds = new Map<PlannedValue, string>();
+    planned.forEach((plan, i) => {
+      const outcome = outcomes[n]![i];
+      if (outcome) valueIds.set(plan, 'stored' in outcome ? outcome.stored.id : outcome.change.id);
+    });
+    const additions: ReadonlyMap<PlannedValue, Partial<ValueItem>>[] = [];
+    for (const session of sessions.entry(n)) {
+      const added = await session.write(tx, caller, target, valueIds);
+      if (added) additions.push(added);
     }
     if (!answer) continue;
-    const items = planned.map((_, i) => item(i));
+    const items: ValueItem[] = [];
+    planned.forEach((plan, i) => {
+      const item = present(caller, plan, outcomes[n]![i], writtenAt, users);
+      // A deletion that found no live value changed nothing and has no record to show.
+      if (!item) return;
+      for (const added of additions) Object.assign(item, added.get(plan));
+      items.push(item);
+    });
     out.push({
       id: submission.id,
       organizationId: org,
@@ -288,8 +237,7 @@ async function write(
       createdAt: iso(submission.created_at),
       updatedAt: iso(submission.updated_at),
       deletedAt: null,
-      // A deletion that found no live value changed nothing and has no record to show.
-      values: items.filter((item) => item !== undefined),
+      values: items,
     });
   }
   return out;
@@ -298,15 +246,20 @@ async function write(
 /** Per planned value: the stored row it ends as, the change written, or nothing live to show. */
 type Outcome = { stored: StoredValue; change?: ValueChange } | { change: ValueChange } | undefined;
 
+/** A value unchanged but for its number (an activity list whose results differ: calcCode changed). */
+type Renumbered = { id: string; total: number | null };
+
 /**
  * Compares the planned values of one submission with its stored (locked) rows; adds to `changes`
- * what must be written (an unchanged value is neither rewritten nor recorded in its history).
+ * what must be written (an unchanged value is neither rewritten nor recorded in its history), and
+ * to `renumbered` the unchanged values whose number differs from the stored one.
  */
 function planChanges(
   place: { submissionId: string; siteId: string; year: number },
   planned: PlannedValue[],
   stored: StoredValue[],
   changes: ValueChange[],
+  renumbered: Renumbered[],
 ): Outcome[] {
   const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
   return planned.map((plan): Outcome => {
@@ -351,7 +304,11 @@ function planChanges(
       before: null,
     };
     if (live) {
-      if (unchanged(live, change)) return { stored: live };
+      if (unchanged(live, change)) {
+        if (live.numeric_value !== change.numericValue)
+          renumbered.push({ id: live.id, total: change.numericValue });
+        return { stored: live };
+      }
       change.before = snapshotOf(live);
     }
     changes.push(change);

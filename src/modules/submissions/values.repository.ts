@@ -71,7 +71,7 @@ export const submissionValuesRepository = {
     if (submissionIds.length === 0 || elementIds.length === 0) return Promise.resolve([]);
     return tx
       .selectFrom('form_element_submissions as v')
-      .select(VALUE_COLUMNS)
+      .select([...VALUE_COLUMNS, 'v.numeric_value'])
       .where('v.organization_id', '=', organizationId)
       .where(sql<boolean>`v.form_submission_id = any(${[...new Set(submissionIds)]}::uuid[])`)
       .where(sql<boolean>`v.element_id = any(${[...new Set(elementIds)]}::uuid[])`)
@@ -241,7 +241,7 @@ export const submissionValuesRepository = {
 
   // Written for ACTIVITY values (their number is the sum of their activities).
   /** Sets the numeric value (the sum of the activities) of values where it differs. */
-  async setNumericValues(tx: Tx, organizationId: string, sums: { id: string; total: number }[]) {
+  async setNumericValues(tx: Tx, organizationId: string, sums: { id: string; total: number | null }[]) {
     for (const part of chunks(sums)) {
       await sql`
         update form_element_submissions v set numeric_value = r.total
