@@ -7,7 +7,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
 import { totalsSource, valuesRepository } from '../src/modules/indicators/values.repository.ts';
-import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median, seedEnergyValues } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -40,37 +40,7 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   );
 
   const seedStart = performance.now();
-  await database.system(async (tx) => {
-    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
-    // Ten regions under the root, the plants spread below them.
-    await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${rootId}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(tx);
-    await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
-        from generate_series(1, ${SITES}) p`.execute(tx);
-    await sql`
-      insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
-      tx,
-    );
-    await sql`
-      insert into form_submissions (organization_id, form_site_id, user_id)
-      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
-    await sql`
-      insert into form_element_submissions
-        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
-      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
-             fs.site_id, fs.year
-        from form_submissions s
-        join form_sites fs on fs.id = s.form_site_id
-        cross join unnest(${elementIds}::uuid[]) e(id)
-        cross join generate_series(1, ${MONTHS}) m
-        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
-       where s.organization_id = ${orgId}`.execute(tx);
-  });
-  await database.system((tx) => sql`analyze`.execute(tx));
+  await seedEnergyValues(database, { orgId, userId, rootId, formId, elementIds }, SITES, MONTHS);
   const seedSeconds = (performance.now() - seedStart) / 1000;
 
   const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
