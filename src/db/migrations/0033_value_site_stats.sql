@@ -66,11 +66,18 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
       FROM form_element_submissions v
      WHERE sites IS NULL AND v.organization_id = org AND v.deleted_at IS NULL
     UNION ALL
+    -- One index lookup per key, whatever the planner thinks of the table's size: a bulk insert's
+    -- trigger runs before any ANALYZE saw the rows, and a plan that scans the organization's
+    -- values once per key (or all of them per write) grows with the organization. OFFSET 0
+    -- keeps the lookup a subquery evaluated per key (not flattened into a join to reorder).
     SELECT v.site_id, v.element_id, v.year, v.period_unit, v.numeric_value, v.status, v.form_submission_id
       FROM (SELECT DISTINCT * FROM unnest(sites, elements, years)) k(site_id, element_id, year)
-      JOIN form_element_submissions v
-        ON v.organization_id = org AND v.site_id = k.site_id AND v.element_id = k.element_id AND v.year = k.year
-     WHERE sites IS NOT NULL AND v.deleted_at IS NULL
+      CROSS JOIN LATERAL (
+        SELECT v.* FROM form_element_submissions v
+         WHERE v.organization_id = org AND v.site_id = k.site_id AND v.element_id = k.element_id
+           AND v.year = k.year AND v.deleted_at IS NULL
+        OFFSET 0) v
+     WHERE sites IS NOT NULL
   )
   SELECT v.site_id, v.element_id, v.year, u.unit, count(*), sum(v.numeric_value::numeric),
          sum(v.numeric_value::numeric) / count(*),
@@ -83,21 +90,25 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
      AND v.form_submission_id <> ALL (ARRAY(
        SELECT sub.id FROM form_sites fs
          JOIN form_submissions sub ON sub.organization_id = fs.organization_id AND sub.form_site_id = fs.id
-        WHERE fs.organization_id = org AND NOT fs.active AND (sites IS NULL OR fs.site_id = ANY (sites))))
+        WHERE fs.organization_id = org AND NOT fs.active
+          AND (sites IS NULL OR fs.site_id = ANY (ARRAY(SELECT DISTINCT unnest(sites))))))
    GROUP BY 1, 2, 3, 4
 $$;
 
 -- Recomputes the per-site rows of the (site, element, year) keys given and adds what changed to
 -- the subtree rows of the sites and of their ancestors (upserts in key order, one statement).
+-- Reads go through the indexes (no sequential scan of an organization's values or rows).
 CREATE FUNCTION sdcs_refresh_value_site_stats(org uuid, sites uuid[], elements uuid[], years integer[])
-RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET enable_seqscan = off AS $$
 BEGIN
   PERFORM sdcs_lock_value_totals(org);
   WITH k AS (SELECT DISTINCT * FROM unnest(sites, elements, years) k(site_id, element_id, year)),
   old AS (
     SELECT s.site_id, s.element_id, s.year, s.period_unit, s.value_count, s.total, s.mean, s.last_value
-      FROM k JOIN value_site_stats s
-        ON s.organization_id = org AND s.site_id = k.site_id AND s.element_id = k.element_id AND s.year = k.year
+      FROM k CROSS JOIN LATERAL (
+        SELECT s.* FROM value_site_stats s
+         WHERE s.organization_id = org AND s.site_id = k.site_id AND s.element_id = k.element_id AND s.year = k.year
+        OFFSET 0) s
   ),
   fresh AS (SELECT * FROM sdcs_fresh_value_site_stats(org, sites, elements, years)),
   diff AS (
