@@ -10,7 +10,15 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { forgetPublicViews } from '../src/modules/dashboards/dashboards.cache.ts';
 import { totalsSource } from '../src/modules/indicators/values.repository.ts';
-import { call, energyOrganization, engines, freshDatabase, median, seedEnergyValues } from './lib.ts';
+import {
+  call,
+  energyOrganization,
+  engines,
+  freshDatabase,
+  median,
+  rootIndicators,
+  seedEnergyValues,
+} from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -24,43 +32,13 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const app = await buildApp({ database, config });
   await app.ready();
   const org = await energyOrganization(database, app, ELEMENTS, (i) => (i % 10 === 9 ? 'LAST' : 'SUM'));
-  const { key, elementIds, unitIds } = org;
+  const { key } = org;
   const seedStart = performance.now();
   await seedEnergyValues(database, org, SITES, MONTHS);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   console.error(`${engine}: seeded ${SITES * ELEMENTS * MONTHS} values in ${seedSeconds.toFixed(1)} s`);
 
-  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
-  await call(app, key, 'POST', '/dataset-items', {
-    datasetId: dataset.id,
-    name: 'Grid',
-    year: 2025,
-    data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
-    inputUnitId: unitIds.get('kWh'),
-  });
-  const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
-  const op = (value: string) => ({ type: 'operator', value });
-  const grid = { type: 'datasetItem', value: 'grid', metadata: { datasetId: dataset.id } };
-  const indicatorIds: string[] = [];
-  for (let k = 0; k < 10; k++)
-    indicatorIds.push(
-      (
-        await call(app, key, 'POST', '/indicators', {
-          name: `Root ${k}`,
-          expressionParts: [
-            { type: 'parenthesis', value: '(' },
-            el(k),
-            op('+'),
-            el(k + 10),
-            { type: 'parenthesis', value: ')' },
-            op('*'),
-            grid,
-            op('/'),
-            el(10 * k + 9),
-          ],
-        })
-      ).id,
-    );
+  const { indicatorIds } = await rootIndicators(app, org);
   const dashboard = await call(app, key, 'POST', '/dashboards', {
     name: 'Energy',
     isPublic: true,

@@ -7,7 +7,15 @@ import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
 import { totalsSource, valuesRepository } from '../src/modules/indicators/values.repository.ts';
-import { call, energyOrganization, engines, freshDatabase, median, seedEnergyValues } from './lib.ts';
+import {
+  call,
+  energyOrganization,
+  engines,
+  freshDatabase,
+  median,
+  rootIndicators,
+  seedEnergyValues,
+} from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -43,36 +51,13 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   await seedEnergyValues(database, { orgId, userId, rootId, formId, elementIds }, SITES, MONTHS);
   const seedSeconds = (performance.now() - seedStart) / 1000;
 
-  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
-  await call(app, key, 'POST', '/dataset-items', {
-    datasetId: dataset.id,
-    name: 'Grid',
-    year: 2025,
-    data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
-    inputUnitId: unitIds.get('kWh'),
-  });
-  const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
-  const op = (value: string) => ({ type: 'operator', value });
-  const grid = { type: 'datasetItem', value: 'grid', metadata: { datasetId: dataset.id } };
   // 10 indicators at the root: (a + b) × grid / headcount-like (LAST) element; 20 + 10 elements.
-  const measured: string[] = [];
-  for (let k = 0; k < 10; k++) {
-    const created = await call(app, key, 'POST', '/indicators', {
-      name: `Root ${k}`,
-      expressionParts: [
-        { type: 'parenthesis', value: '(' },
-        el(k),
-        op('+'),
-        el(k + 10),
-        { type: 'parenthesis', value: ')' },
-        op('*'),
-        grid,
-        op('/'),
-        el(10 * k + 9),
-      ],
-    });
-    measured.push(created.id);
-  }
+  const {
+    indicatorIds: measured,
+    el,
+    op,
+    grid,
+  } = await rootIndicators(app, { key, orgId, userId, unitIds, rootId, formId, elementIds });
   const body = { indicatorIds: measured, siteIds: [rootId], year: 2025 };
   const check = await call(app, key, 'POST', '/indicators/current-values', body);
   if (Object.values(check.results).some((r) => (r as { value: unknown }).value === null))

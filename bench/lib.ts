@@ -223,3 +223,42 @@ export async function seedEnergyValues(
   });
   await database.system((tx) => sql`analyze`.execute(tx));
 }
+
+/**
+ * A grid factor (0.4 kgCO2e per kWh, key `grid`) and 10 indicators `(e_k + e_k+10) × grid / e_10k+9`
+ * (the last a LAST element with `energyOrganization`'s every-tenth LAST): 30 elements in all. Answers
+ * the indicators and the expression parts to build more.
+ */
+export async function rootIndicators(app: InjectApp, org: EnergyOrganization) {
+  const { key, elementIds, unitIds } = org;
+  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
+  await call(app, key, 'POST', '/dataset-items', {
+    datasetId: dataset.id,
+    name: 'Grid',
+    year: 2025,
+    data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
+    inputUnitId: unitIds.get('kWh'),
+  });
+  const el = (i: number) => ({ type: 'formElement', value: elementIds[i % elementIds.length] });
+  const op = (value: string) => ({ type: 'operator', value });
+  const grid = { type: 'datasetItem', value: 'grid', metadata: { datasetId: dataset.id } };
+  const indicatorIds: string[] = [];
+  for (let k = 0; k < 10; k++) {
+    const created = await call(app, key, 'POST', '/indicators', {
+      name: `Root ${k}`,
+      expressionParts: [
+        { type: 'parenthesis', value: '(' },
+        el(k),
+        op('+'),
+        el(k + 10),
+        { type: 'parenthesis', value: ')' },
+        op('*'),
+        grid,
+        op('/'),
+        el(10 * k + 9),
+      ],
+    });
+    indicatorIds.push(created.id);
+  }
+  return { indicatorIds, el, op, grid };
+}
