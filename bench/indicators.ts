@@ -294,14 +294,20 @@ for (const SITES of SIZES)
       );
     const withTrigger = await writeCost(false);
     const withoutTrigger = await writeCost(true);
-    // The same insert with the totals' trigger (0029) disabled: what the totals add to it.
-    await database.execScript(
-      'alter table form_element_submissions disable trigger form_element_submissions_totals_on_insert',
-    );
+    // The same insert with the totals' and statistics' triggers (0029, 0033) disabled: what the
+    // pre-aggregation adds to it.
+    const triggers = (on: 'enable' | 'disable') =>
+      database.execScript(
+        ['totals', 'stats']
+          .map(
+            (kind) =>
+              `alter table form_element_submissions ${on} trigger form_element_submissions_${kind}_on_insert;`,
+          )
+          .join('\n'),
+      );
+    await triggers('disable');
     const withoutTotals = await writeCost(true);
-    await database.execScript(
-      'alter table form_element_submissions enable trigger form_element_submissions_totals_on_insert',
-    );
+    await triggers('enable');
 
     const values_ = SITES * ELEMENTS * MONTHS;
     const fmt = (t: number[]) =>
@@ -322,7 +328,7 @@ for (const SITES of SIZES)
       ['10 SUM-only indicators, one region, direct', sumRegionDirect],
       ['10 SUM-only indicators × 12 months, root, totals', sumMonthly],
       ['10 SUM-only indicators × 12 months, root, direct', sumMonthlyDirect],
-      ['insert 960 values, totals trigger disabled', withoutTotals],
+      ['insert 960 values, totals and statistics triggers disabled', withoutTotals],
       ['insert 960 values, site/year by trigger', withTrigger],
       ['insert 960 values, site/year given', withoutTrigger],
     ];

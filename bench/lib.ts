@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { Database } from '../src/db/client.ts';
@@ -76,16 +77,24 @@ export async function freshDatabase(
 }
 
 /**
- * NO_TOTALS=1: the pre-aggregated totals' triggers (migration 0029) are disabled, a baseline of
- * the write cost they add (reads then answer wrong figures: for write benchmarks only).
+ * NO_TOTALS=1: the pre-aggregated totals' triggers (migrations 0029 and 0033) are disabled, a
+ * baseline of the write cost they add; NO_STATS=1 disables only the per-site statistics' (0033),
+ * the cost of LAST/AVERAGE alone (reads then answer wrong figures: for write benchmarks only).
  */
 async function withoutTotals(database: Database): Promise<void> {
-  if (process.env['NO_TOTALS'] !== '1') return;
-  await database.execScript(
-    `alter table form_element_submissions disable trigger form_element_submissions_totals_on_insert;
-     alter table form_element_submissions disable trigger form_element_submissions_totals_on_update;
-     alter table form_element_submissions disable trigger form_element_submissions_totals_on_delete;`,
-  );
+  const kinds = [
+    ...(process.env['NO_TOTALS'] === '1' ? ['totals'] : []),
+    ...(process.env['NO_TOTALS'] === '1' || process.env['NO_STATS'] === '1' ? ['stats'] : []),
+  ];
+  for (const kind of kinds)
+    await database.execScript(
+      ['insert', 'update', 'delete']
+        .map(
+          (op) =>
+            `alter table form_element_submissions disable trigger form_element_submissions_${kind}_on_${op};`,
+        )
+        .join('\n'),
+    );
 }
 
 /** Median of a list of numbers. */
@@ -169,4 +178,87 @@ export async function energyOrganization(
     formId: form.id,
     elementIds: form.elements.map((e: { id: string }) => e.id),
   };
+}
+
+/**
+ * The values the reporting benchmarks read: ten regions under the root, `sites` plants spread
+ * below them, each plant's form-site for 2025 with one submission of every element for `months`
+ * months (every third month APPROVED, the others COMPLETED), in one transaction; then ANALYZE.
+ */
+export async function seedEnergyValues(
+  database: Database,
+  org: Pick<EnergyOrganization, 'orgId' | 'userId' | 'rootId' | 'formId' | 'elementIds'>,
+  sites: number,
+  months: number,
+): Promise<void> {
+  const { orgId, userId, rootId, formId, elementIds } = org;
+  await database.system(async (tx) => {
+    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
+    await sql`
+      insert into sites (organization_id, name, parent_id, metadata, address)
+      select ${orgId}, 'Region ' || r, ${rootId}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(tx);
+    await sql`
+      insert into sites (organization_id, name, parent_id, metadata, address)
+      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
+        from generate_series(1, ${sites}) p`.execute(tx);
+    await sql`
+      insert into form_sites (organization_id, form_id, site_id, year)
+      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
+      tx,
+    );
+    await sql`
+      insert into form_submissions (organization_id, form_site_id, user_id)
+      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
+    await sql`
+      insert into form_element_submissions
+        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
+      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
+             fs.site_id, fs.year
+        from form_submissions s
+        join form_sites fs on fs.id = s.form_site_id
+        cross join unnest(${elementIds}::uuid[]) e(id)
+        cross join generate_series(1, ${months}) m
+        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
+       where s.organization_id = ${orgId}`.execute(tx);
+  });
+  await database.system((tx) => sql`analyze`.execute(tx));
+}
+
+/**
+ * A grid factor (0.4 kgCO2e per kWh, key `grid`) and 10 indicators `(e_k + e_k+10) × grid / e_10k+9`
+ * (the last a LAST element with `energyOrganization`'s every-tenth LAST): 30 elements in all. Answers
+ * the indicators and the expression parts to build more.
+ */
+export async function rootIndicators(app: InjectApp, org: EnergyOrganization) {
+  const { key, elementIds, unitIds } = org;
+  const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
+  await call(app, key, 'POST', '/dataset-items', {
+    datasetId: dataset.id,
+    name: 'Grid',
+    year: 2025,
+    data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
+    inputUnitId: unitIds.get('kWh'),
+  });
+  const el = (i: number) => ({ type: 'formElement', value: elementIds[i % elementIds.length] });
+  const op = (value: string) => ({ type: 'operator', value });
+  const grid = { type: 'datasetItem', value: 'grid', metadata: { datasetId: dataset.id } };
+  const indicatorIds: string[] = [];
+  for (let k = 0; k < 10; k++) {
+    const created = await call(app, key, 'POST', '/indicators', {
+      name: `Root ${k}`,
+      expressionParts: [
+        { type: 'parenthesis', value: '(' },
+        el(k),
+        op('+'),
+        el(k + 10),
+        { type: 'parenthesis', value: ')' },
+        op('*'),
+        grid,
+        op('/'),
+        el(10 * k + 9),
+      ],
+    });
+    indicatorIds.push(created.id);
+  }
+  return { indicatorIds, el, op, grid };
 }

@@ -132,12 +132,19 @@ async function main(argv: string[]): Promise<void> {
         );
       if (report.differences.length > 100)
         process.stdout.write(`... and ${report.differences.length - 100} more\n`);
+      for (const d of report.statsDifferences.slice(0, 100))
+        process.stdout.write(
+          `difference: organization ${d.organizationId} ${d.table} statistics site ${d.siteId} element ${d.elementId} ${d.year} period ${d.periodUnit}: stored ${d.stored ?? 'none'}, computed ${d.computed ?? 'none'}\n`,
+        );
+      if (report.statsDifferences.length > 100)
+        process.stdout.write(`... and ${report.statsDifferences.length - 100} more\n`);
+      const count = report.differences.length + report.statsDifferences.length;
       process.stdout.write(
-        `Checked ${report.organizations} organization(s): ${report.differences.length} difference(s)` +
+        `Checked ${report.organizations} organization(s): ${count} difference(s)` +
           (report.repaired.length > 0 ? `; rebuilt ${report.repaired.length} organization(s)` : '') +
           '\n',
       );
-      if (report.differences.length > 0 && report.repaired.length === 0) process.exitCode = 1;
+      if (count > 0 && report.repaired.length === 0) process.exitCode = 1;
     } finally {
       await database.close();
     }

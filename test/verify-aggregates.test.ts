@@ -60,13 +60,19 @@ describe('sdcs verify-aggregates', () => {
         sql`insert into value_totals (organization_id, site_id, element_id, year, status, period_unit, total, value_count)
             values (${orgId}, gen_random_uuid(), gen_random_uuid(), 2025, 'COMPLETED', 1, 5, 1)`.execute(tx),
       );
+      // And a LAST/AVERAGE statistics row of a site with no values (one site, one value of 7).
+      await database.system((tx) =>
+        sql`insert into value_subtree_stats (organization_id, site_id, element_id, year, period_unit, site_count, value_count, total, mean_sum, last_sum)
+            values (${orgId}, gen_random_uuid(), gen_random_uuid(), 2025, 0, 1, 1, 7, 7, 7)`.execute(tx),
+      );
     } finally {
       await database.close();
     }
     const found = await sdcs(env, ['verify-aggregates', '--org', orgId]);
     expect(found.code, found.err).toBe(1);
     expect(found.out).toMatch(/2025 COMPLETED period 1: stored 5 \(1 values\), computed 0 \(0 values\)/);
-    expect(found.out).toMatch(/Checked 1 organization\(s\): 1 difference\(s\)/);
+    expect(found.out).toMatch(/subtree statistics site .* 2025 period 0: stored 1 1 7 7 7, computed none/);
+    expect(found.out).toMatch(/Checked 1 organization\(s\): 2 difference\(s\)/);
     const repaired = await sdcs(env, ['verify-aggregates', '--org', orgId, '--repair']);
     expect(repaired.code, repaired.err).toBe(0);
     expect(repaired.out).toMatch(/rebuilt 1 organization\(s\)/);

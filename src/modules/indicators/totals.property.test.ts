@@ -5,13 +5,14 @@ import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createDatasetItem } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld, op } from '../../../test/helpers/indicator-world.ts';
 import { indicatorSeries } from './indicators.series.ts';
-import { verifyTotals } from './totals.verify.ts';
+import { verifyStats, verifyTotals } from './totals.verify.ts';
 import { totalsSource } from './values.repository.ts';
 
 // Random sequences of writes (values submitted and deleted, reviews, sites moved in the tree,
-// form-sites activated and deactivated) on the indicator world; after each sequence the stored
-// totals equal the ones recomputed from the values, and every indicator, in every scope, has
-// the same answer read from the totals as computed directly from the values.
+// form-sites activated and deactivated, the organization's default statuses changed) on the
+// indicator world; after each sequence the stored totals and per-site statistics equal the ones
+// recomputed from the values, and every indicator (SUM, LAST and AVERAGE operands), in every
+// scope, has the same answer read from them as computed directly from the values.
 
 const t = useTestApp();
 let w: IndicatorWorld;
@@ -76,7 +77,8 @@ type Op =
   | { kind: 'submit'; site: SiteName; key: string; month: number; year: number; value: number | null }
   | { kind: 'review'; pick: number; status: 'APPROVED' | 'REJECTED' }
   | { kind: 'move'; site: SiteName; parent: SiteName | null }
-  | { kind: 'formSites'; year: number; sites: SiteName[] };
+  | { kind: 'formSites'; year: number; sites: SiteName[] }
+  | { kind: 'statuses'; statuses: ('COMPLETED' | 'APPROVED' | 'REJECTED')[] };
 
 const site = fc.constantFrom(...SITES);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -119,6 +121,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       sites: fc.subarray(SITES),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('statuses' as const),
+      statuses: fc.subarray(['COMPLETED', 'APPROVED', 'REJECTED'] as const, { minLength: 1 }),
+    }),
+  },
 );
 
 async function apply(o: Op): Promise<void> {
@@ -150,6 +159,11 @@ async function apply(o: Op): Promise<void> {
     res = await api(t, 'PATCH', `/sites/${w.sites[o.site]}`, {
       token,
       body: { parentId: o.parent === null ? null : w.sites[o.parent] },
+    });
+  } else if (o.kind === 'statuses') {
+    res = await api(t, 'PATCH', '/organizations/current', {
+      token,
+      body: { defaultStatuses: o.statuses },
     });
   } else {
     res = await api(t, 'PUT', '/form-sites', {
@@ -192,6 +206,33 @@ async function answers(useTotals: boolean) {
       [w.sites.plant1, w.sites.plant2],
       [w.sites.group, w.sites.other, w.sites.line1],
     ];
+    // One year (the scopes the per-site statistics serve) and two (the values).
+    for (const siteIds of bySite)
+      for (const [fromYear, toYear, grouping] of [
+        [2025, 2025, 'MONTHLY'],
+        [2025, 2025, 'TOTAL'],
+      ] as const)
+        out.push(
+          await t.database.tenant(w.tenant.organizationId, (tx) =>
+            indicatorSeries(
+              tx,
+              { organizationId: w.tenant.organizationId },
+              { indicatorIds: ids, siteIds, bySite: true, fromYear, toYear, grouping },
+              new Date('2026-06-01T00:00:00Z'),
+            ),
+          ),
+        );
+    for (const grouping of ['MONTHLY', 'YEARLY'] as const)
+      out.push(
+        await t.database.tenant(w.tenant.organizationId, (tx) =>
+          indicatorSeries(
+            tx,
+            { organizationId: w.tenant.organizationId },
+            { indicatorIds: ids, siteIds: [w.sites.plant1], fromYear: 2025, toYear: 2025, grouping },
+            new Date('2026-06-01T00:00:00Z'),
+          ),
+        ),
+      );
     for (const siteIds of bySite)
       out.push(
         await t.database.tenant(w.tenant.organizationId, (tx) =>
@@ -260,6 +301,7 @@ describe('pre-aggregated totals (property)', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 10 }), async (ops) => {
         for (const o of ops) await apply(o);
         expect(await t.database.system((tx) => verifyTotals(tx, w.tenant.organizationId))).toEqual([]);
+        expect(await t.database.system((tx) => verifyStats(tx, w.tenant.organizationId))).toEqual([]);
         expectSame(await answers(true), await answers(false));
       }),
       { numRuns: 15 },

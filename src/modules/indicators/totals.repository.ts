@@ -30,9 +30,49 @@ export const totalsRepository = {
     return result.rows;
   },
 
-  /** Replaces one organization's totals by the ones recomputed from its values. */
+  /** Replaces one organization's totals and per-site statistics by the ones recomputed from its values. */
   async rebuild(tx: Tx, organizationId: string): Promise<void> {
     await sql`select sdcs_rebuild_value_totals(${organizationId})`.execute(tx);
+    await sql`select sdcs_rebuild_value_site_stats(${organizationId})`.execute(tx);
+  },
+
+  /**
+   * Every key of one organization's per-site statistics (migration 0033) where the stored row
+   * differs from the one recomputed from its values: `site` the per-site rows, `subtree` the rows
+   * of each site and its ancestors; the figures of each side as text (absent: null).
+   */
+  async statsDifferences(tx: Tx, organizationId: string, table: 'site' | 'subtree') {
+    const stored =
+      table === 'site'
+        ? sql`select site_id, element_id, year, period_unit, array[value_count, total, mean, last_value]::text[] as f
+                from value_site_stats where organization_id = ${organizationId}`
+        : sql`select site_id, element_id, year, period_unit, array[site_count, value_count, total, mean_sum, last_sum]::text[] as f
+                from value_subtree_stats where organization_id = ${organizationId} and site_count <> 0`;
+    // A subtree row whose sites all left is kept at zero: it counts as absent (and a row with
+    // sites must have exactly the recomputed figures; numeric equality ignores trailing zeros).
+    const computed =
+      table === 'site'
+        ? sql`select site_id, element_id, year, period_unit, array[value_count, total, mean, last_value]::text[] as f
+                from sdcs_fresh_value_site_stats(${organizationId}, null, null, null)`
+        : sql`select site_id, element_id, year, period_unit, array[site_count, value_count, total, mean_sum, last_sum]::text[] as f
+                from sdcs_computed_value_subtree_stats(${organizationId})`;
+    const result = await sql<{
+      site_id: string;
+      element_id: string;
+      year: number;
+      period_unit: number;
+      stored: string[] | null;
+      computed: string[] | null;
+    }>`
+      select coalesce(s.site_id, c.site_id) as site_id, coalesce(s.element_id, c.element_id) as element_id,
+             coalesce(s.year, c.year) as year, coalesce(s.period_unit, c.period_unit) as period_unit,
+             s.f as stored, c.f as computed
+        from (${stored}) s
+        full join (${computed}) c
+          on c.site_id = s.site_id and c.element_id = s.element_id and c.year = s.year and c.period_unit = s.period_unit
+       where s.f is null or c.f is null or s.f::numeric[] <> c.f::numeric[]
+       order by 1, 2, 3, 4`.execute(tx);
+    return result.rows;
   },
 
   /** The ids of every organization, in order. */

@@ -140,6 +140,25 @@ export function coverOf(
   return new SiteTree(null, sites).cover(siteIds);
 }
 
+/**
+ * Whether `value_subtree_stats` (migration 0033) answers the per-site operands of this scope: one
+ * year, every period unit, exactly the organization's default statuses (the ones it is kept
+ * for), and no buckets, yearly buckets, or monthly buckets (one period unit each) over months
+ * that cover the whole year (the whole scope's row is the year's). Otherwise the values are read.
+ */
+export function statsServe(scope: Scope, breakdown: Breakdown | undefined, defaults: ValueStatus[]): boolean {
+  const year = scope.fromYear;
+  const statuses = new Set(scope.statuses);
+  return (
+    scope.fromYear === scope.toYear &&
+    scope.periodUnits === null &&
+    statuses.size === new Set(defaults).size &&
+    defaults.every((s) => statuses.has(s)) &&
+    (breakdown?.bucket ?? null) !== 'QUARTERLY' &&
+    (!breakdown?.months || (breakdown.months.from <= year * 12 && breakdown.months.to >= year * 12 + 11))
+  );
+}
+
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
 export const indicatorValuesRepository = {
   /**
@@ -157,25 +176,90 @@ export const indicatorValuesRepository = {
     sumOnlyIds: string[] = [],
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
-    const inactive = await indicatorValuesRepository.inactiveSubmissions(tx, organizationId, scope);
+    // LAST, AVERAGE and per-site SUM operands are read from the per-site statistics when the
+    // scope is one they are kept for (see statsServe); the others from the values or totals.
+    const sumOnly = new Set(sumOnlyIds.filter((id) => !lastIds.includes(id)));
+    const perSiteIds = [...new Set(elementIds)].filter((id) => !sumOnly.has(id));
+    const fromStats =
+      totalsSource.enabled &&
+      perSiteIds.length > 0 &&
+      statsServe(scope, breakdown, await indicatorValuesRepository.defaultStatuses(tx, organizationId))
+        ? perSiteIds
+        : [];
+    const rest = elementIds.filter((id) => !fromStats.includes(id));
+    const inactive =
+      rest.length > 0 ? await indicatorValuesRepository.inactiveSubmissions(tx, organizationId, scope) : [];
     // SUM operands summed without a per-site step are read from the totals: over the scope, or
     // per site group (bySite series, the site-dependent evaluation's groups of sites by key).
     const cover =
-      totalsSource.enabled && sumOnlyIds.length > 0
+      totalsSource.enabled && (sumOnlyIds.length > 0 || fromStats.length > 0)
         ? breakdown?.groups
           ? (breakdown.groups.cover ??
             (await indicatorValuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)))
           : await indicatorValuesRepository.cover(tx, organizationId, scope.siteIds)
         : undefined;
+    const rows: BucketAggregate[] = [];
+    if (fromStats.length > 0 && cover)
+      rows.push(
+        ...(
+          await indicatorValuesRepository
+            .statsStatement(organizationId, fromStats, lastIds, scope, cover, breakdown)
+            .execute(tx)
+        ).rows,
+      );
+    if (rest.length === 0) return rows;
     const statement = indicatorValuesRepository.elementsStatement(
       organizationId,
-      elementIds,
+      rest,
       lastIds,
       { ...scope, inactiveSubmissionIds: inactive, cover },
       breakdown,
       sumOnlyIds,
     );
-    return (await statement.execute(tx)).rows;
+    return [...rows, ...(await statement.execute(tx)).rows];
+  },
+
+  /**
+   * The aggregates of `ids` from `value_subtree_stats` (migration 0033) of the weighted sites of
+   * the cover (per group when it has groups): one row per (element, group, bucket) with values,
+   * and with buckets also the whole scope's (the year's rows, period unit 0). Same figures as
+   * the values' per-site branches: sums over sites of each site's sum, mean and latest value
+   * (the latter for `lastIds` only), and the number of sites with values.
+   */
+  statsStatement(
+    organizationId: string,
+    ids: string[],
+    lastIds: string[],
+    scope: Scope,
+    cover: { siteIds: string[]; weights: number[]; groupIds?: string[] },
+    breakdown?: Breakdown,
+  ) {
+    const grouped = Boolean(cover.groupIds);
+    const coverJoin = grouped
+      ? sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[], ${cover.groupIds}::uuid[]) as c(site, w, grp) on c.site = t.site_id`
+      : sql`join unnest(${cover.siteIds}::uuid[], ${cover.weights}::int[]) as c(site, w) on c.site = t.site_id`;
+    const select = (period: RawBuilder<unknown>, units: RawBuilder<unknown>) => sql`
+        select t.element_id, ${grouped ? sql`c.grp` : sql`null::uuid`} as grp, ${period} as period,
+               sum(c.w * t.total)::float8 as sum,
+               case when t.element_id = any(${lastIds}::uuid[]) then sum(c.w * t.last_sum)::float8 end as last_sum,
+               sum(c.w * t.mean_sum)::float8 as average_sum,
+               sum(c.w * t.value_count)::int as value_count, sum(c.w * t.site_count)::int as site_count
+          from value_subtree_stats t
+          ${coverJoin}
+         where t.organization_id = ${organizationId}
+           and t.element_id = any(${ids}::uuid[])
+           and t.year = ${scope.fromYear}
+           and ${units}
+         group by 1, 2, 3
+        having sum(c.w * t.site_count) > 0`;
+    const whole = select(sql`null::int`, sql`t.period_unit = 0`);
+    if (!breakdown?.bucket) return sql<BucketAggregate>`${whole}`;
+    if (breakdown.bucket === 'YEARLY')
+      return sql<BucketAggregate>`${whole} union all ${select(sql`${scope.fromYear}::int`, sql`t.period_unit = 0`)}`;
+    return sql<BucketAggregate>`${whole} union all ${select(
+      bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown),
+      sql`t.period_unit > 0 ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}`,
+    )}`;
   },
 
   /** The weighted sites of `value_totals` that add up to the scope's sites (see coverOf). */
