@@ -128,7 +128,6 @@ const SQL_PENDING: Record<string, string> = {
   'modules/exports/exports.filters.ts':
     'the export filters checked against sites and forms (to move into an exports repository)',
   'modules/exports/audit-pack.data.ts': 'audit pack tables (to move into an exports repository)',
-  'modules/exports/audit-pack.ts': 'the media of an audit pack (to move into an exports repository)',
 };
 
 const sources = read();
