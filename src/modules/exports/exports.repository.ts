@@ -1,3 +1,4 @@
+import { type QueryResult, type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 
 /** The media of an audit pack's evidence (`ids`), by id, in the caller's organization. */
@@ -9,4 +10,19 @@ export function evidenceMedia(tx: Tx, organizationId: string, ids: readonly stri
     .where('id', 'in', [...ids])
     .orderBy('id')
     .execute();
+}
+
+/** Declares the cursor a streamed export reads on PostgreSQL, for `statement` (in `tx`). */
+export async function declareExportCursor(tx: Tx, statement: RawBuilder<unknown>): Promise<void> {
+  await sql`declare sdcs_export no scroll cursor for ${statement}`.execute(tx);
+}
+
+/** The next `size` rows of the export's cursor (not awaited here: the caller decides when). */
+export function fetchExportCursor<R>(tx: Tx, size: number): Promise<QueryResult<R>> {
+  return sql.raw<R>(`fetch forward ${size} from sdcs_export`).execute(tx);
+}
+
+/** Closes the export's cursor. */
+export async function closeExportCursor(tx: Tx): Promise<void> {
+  await sql`close sdcs_export`.execute(tx);
 }
