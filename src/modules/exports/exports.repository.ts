@@ -26,3 +26,29 @@ export function fetchExportCursor<R>(tx: Tx, size: number): Promise<QueryResult<
 export async function closeExportCursor(tx: Tx): Promise<void> {
   await sql`close sdcs_export`.execute(tx);
 }
+
+/** The database's time (an export's start). */
+export async function databaseNow(tx: Tx): Promise<Date> {
+  const head = await sql<{ now: Date }>`select now() as now`.execute(tx);
+  return head.rows[0]!.now;
+}
+
+/** Every site of the organization, with its parent (an export names a site by its path). */
+export function organizationSites(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('sites')
+    .select(['id', 'parent_id', 'name', 'code'])
+    .where('organization_id', '=', organizationId)
+    .execute();
+}
+
+/** The form `formId` of the organization if it exists and is not deleted. */
+export function liveForm(tx: Tx, organizationId: string, formId: string) {
+  return tx
+    .selectFrom('forms')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', formId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
