@@ -124,7 +124,6 @@ const SQL_PENDING: Record<string, string> = {
     'streamed export reader: its statement is built per page (to move into an exports repository)',
   'modules/exports/activities.export.ts': 'streamed export reader (as values.export.ts)',
   'modules/exports/history.export.ts': 'streamed export reader (as values.export.ts)',
-  'modules/exports/audit-pack.data.ts': 'audit pack tables (to move into an exports repository)',
 };
 
 const sources = read();

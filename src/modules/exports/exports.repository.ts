@@ -52,3 +52,41 @@ export function liveForm(tx: Tx, organizationId: string, formId: string) {
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+/**
+ * The dataset items of the organization's own datasets and of the common ones, with their
+ * dataset and input unit (an audit pack's datasets table).
+ */
+export async function datasetItemRows(tx: Tx, organizationId: string): Promise<Record<string, unknown>[]> {
+  const rows = await sql<Record<string, unknown>>`
+    select d.id as dataset_id, d.name as dataset_name, d.is_common, i.id, i.key, i.name, i.value, i.unit,
+           iu.symbol as input_unit, i.year, i.updated_at
+      from dataset_items i
+      join datasets d on d.id = i.dataset_id
+      left join units iu on iu.id = i.input_unit_id
+     where d.organization_id = ${organizationId} or d.is_common
+     order by d.name, d.id, i.key, i.year, i.id`.execute(tx);
+  return rows.rows;
+}
+
+/** The year's locks (live and lifted), of form `formId` or of every form, with who and when. */
+export async function yearLockRows(
+  tx: Tx,
+  organizationId: string,
+  year: number,
+  formId: string | null,
+): Promise<Record<string, unknown>[]> {
+  const rows = await sql<Record<string, unknown>>`
+    select l.id, l.form_id, f.name as form_name, l.year, l.period_unit, l.site_id, s.name as site_name,
+           coalesce(nullif(cu.name, ''), cu.email) as locked_by, l.created_at,
+           coalesce(nullif(uu.name, ''), uu.email) as unlocked_by, l.unlocked_at
+      from form_locks l
+      join forms f on f.organization_id = l.organization_id and f.id = l.form_id
+      left join sites s on s.organization_id = l.organization_id and s.id = l.site_id
+      left join users cu on cu.id = l.created_by
+      left join users uu on uu.id = l.unlocked_by
+     where l.organization_id = ${organizationId} and l.year = ${year}
+       ${formId ? sql`and l.form_id = ${formId}` : sql``}
+     order by l.created_at, l.id`.execute(tx);
+  return rows.rows;
+}
