@@ -123,7 +123,6 @@ const SQL_PENDING: Record<string, string> = {
   'modules/exports/values.export.ts':
     'streamed export reader: its statement is built per page (to move into an exports repository)',
   'modules/exports/activities.export.ts': 'streamed export reader (as values.export.ts)',
-  'modules/exports/history.export.ts': 'streamed export reader (as values.export.ts)',
 };
 
 const sources = read();

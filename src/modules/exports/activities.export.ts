@@ -4,7 +4,7 @@ import type { ActivityInputDefinition, PeriodType } from '../../db/schema/index.
 import { ACTIVITY_HEAD_COLUMNS, ACTIVITY_TAIL_COLUMNS, type Column, type Row } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
-import { commonFilters } from './values.export.ts';
+import { commonFilters } from './exports.repository.ts';
 
 /** A coefficient as the activities table records it (see `activities.calculate.ts`). */
 interface UsedCoefficient {

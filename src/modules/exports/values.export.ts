@@ -1,9 +1,10 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Row } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
+import { commonFilters } from './exports.repository.ts';
 
 /** A value as its page statement reads it; `review` and `media` are filled per page (`complete`). */
 interface ValueRecord {
@@ -111,16 +112,6 @@ export async function valueLookups(tx: Tx, ctx: ExportContext): Promise<ValueLoo
     locks: locks.rows,
     users: new Map(),
   };
-}
-
-/** The filters the value and activity statements share (`v` a table with site_id, year, period_unit). */
-export function commonFilters(ctx: ExportContext, alias: string): RawBuilder<unknown> {
-  const t = sql.raw(alias);
-  const parts = [sql`${t}.organization_id = ${ctx.organizationId}`, sql`${t}.year = ${ctx.year}`];
-  if (ctx.formId) parts.push(sql`fs.form_id = ${ctx.formId}`);
-  if (ctx.siteIds) parts.push(sql`${t}.site_id = any(${ctx.siteIds}::uuid[])`);
-  if (ctx.periodUnits) parts.push(sql`${t}.period_unit = any(${ctx.periodUnits}::int[])`);
-  return sql.join(parts, sql` and `);
 }
 
 /**
