@@ -122,7 +122,6 @@ const mayHoldSql = (file: string) => file.endsWith('.repository.ts') || file.sta
 const SQL_PENDING: Record<string, string> = {
   'modules/exports/values.export.ts':
     'streamed export reader: its statement is built per page (to move into an exports repository)',
-  'modules/exports/activities.export.ts': 'streamed export reader (as values.export.ts)',
 };
 
 const sources = read();

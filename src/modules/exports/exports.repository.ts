@@ -1,6 +1,6 @@
 import { type QueryResult, type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { PeriodType } from '../../db/schema/index.ts';
+import type { ActivityInputDefinition, PeriodType } from '../../db/schema/index.ts';
 import type { ExportContext } from './exports.filters.ts';
 
 /** The media of an audit pack's evidence (`ids`), by id, in the caller's organization. */
@@ -163,4 +163,101 @@ export function changeHistoryStatement(
       left join users u on u.id = h.user_id
      where h.organization_id = ${ctx.organizationId} and ${commonFilters(ctx, 'p')}
        and h.at <= ${ctx.asOf} ${tail}`;
+}
+
+/** The datasets the organization can read (its own and the common ones): id and name. */
+export function readableDatasets(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('datasets')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('is_common', '=', true)]))
+    .execute();
+}
+
+/** A coefficient as the activities table records it (see `activities.calculate.ts`). */
+export interface UsedCoefficient {
+  key: string;
+  datasetId: string | null;
+  datasetItemId: string | null;
+  year: number | null;
+  value: number | null;
+  unit: string | null;
+}
+
+/** An activity as the activities export reads it. */
+export interface ActivityRecord {
+  id: string;
+  value_id: string;
+  position: number;
+  site_id: string;
+  form_id: string;
+  form_name: string;
+  period_type: PeriodType;
+  element_key: string;
+  year: number;
+  period_unit: number;
+  definition_id: string;
+  definition_key: string;
+  input: Record<string, unknown>;
+  value: number;
+  unit: string | null;
+  metadata: unknown;
+  calc_code_sha256: string | null;
+  coefficients: UsedCoefficient[] | null;
+  user_name: string | null;
+  user_email: string | null;
+  updated_at: Date;
+}
+
+/** The filters of the activities an export reads (tables as `FROM` names them). */
+function activityFilters(ctx: ExportContext) {
+  const extra = [sql`a.created_at <= ${ctx.asOf}`];
+  if (ctx.key) extra.push(sql`e.key = ${ctx.key}`);
+  if (ctx.statuses) extra.push(sql`v.status = any(${ctx.statuses}::text[])`);
+  if (ctx.updatedSince) extra.push(sql`a.updated_at >= ${ctx.updatedSince}`);
+  return sql`${commonFilters(ctx, 'a')} and ${sql.join(extra, sql` and `)}
+    and v.deleted_at is null and fs.active and f.deleted_at is null and e.deleted_at is null`;
+}
+
+/** The activities with their value, form-site, form and element. */
+const FROM = sql`
+  from activities a
+  join form_element_submissions v on v.organization_id = a.organization_id and v.id = a.form_element_submission_id
+  join form_sites fs on fs.organization_id = a.organization_id and fs.id = a.form_site_id
+  join forms f on f.organization_id = a.organization_id and f.id = fs.form_id
+  join form_elements e on e.organization_id = a.organization_id and e.id = a.element_id`;
+
+/** The definitions (key and inputs) of the activities an export reads, by key. */
+export async function exportedActivityDefinitions(
+  tx: Tx,
+  ctx: ExportContext,
+): Promise<{ key: string; inputs: ActivityInputDefinition[] }[]> {
+  const rows = await sql<{ key: string; inputs: ActivityInputDefinition[] }>`
+    select d.key, d.inputs from activity_definitions d
+     where d.id in (select distinct a.activity_definition_id ${FROM} where ${activityFilters(ctx)})
+     order by d.key, d.id`.execute(tx);
+  return rows.rows;
+}
+
+/**
+ * The year's activities (of live values on active form-sites) in id order: the whole of them
+ * (`after` and `limit` null) or the page after `after`.
+ */
+export function activitiesStatement(
+  ctx: ExportContext,
+  after: string | null,
+  limit: number | null,
+): RawBuilder<ActivityRecord> {
+  return sql<ActivityRecord>`
+    select a.id, a.form_element_submission_id as value_id, a.position, a.site_id, f.id as form_id,
+           f.name as form_name, f.period_type, e.key as element_key, a.year, a.period_unit,
+           d.id as definition_id, d.key as definition_key, a.input, a.value, eu.symbol as unit,
+           a.metadata, a.calc_code_sha256, a.coefficients, u.name as user_name, u.email as user_email, a.updated_at
+      ${FROM}
+      join activity_definitions d on d.id = a.activity_definition_id
+      left join units eu on eu.id = coalesce(d.unit_id, e.unit_id)
+      left join users u on u.id = a.user_id
+     where ${activityFilters(ctx)} ${after === null ? sql`` : sql`and a.id > ${after}::uuid`}
+     order by a.id
+     ${limit === null ? sql`` : sql`limit ${limit}`}`;
 }
