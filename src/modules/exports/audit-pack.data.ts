@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { siteScope } from '../access/index.ts';
 import { currentValues, listIndicators } from '../indicators/index.ts';
 import type { Column, Row } from './exports.columns.ts';
+import { datasetItemRows, yearLockRows } from './exports.repository.ts';
 
 const col = (name: string, type: Column['type'], description: string): Column => ({
   name,
@@ -56,15 +56,8 @@ export const LOCK_COLUMNS: Column[] = [
  * items and those of the common datasets (calculations do not record which ones they looked up).
  */
 export async function datasetRows(tx: Tx, caller: Caller): Promise<Row[]> {
-  const rows = await sql<Record<string, unknown>>`
-    select d.id as dataset_id, d.name as dataset_name, d.is_common, i.id, i.key, i.name, i.value, i.unit,
-           iu.symbol as input_unit, i.year, i.updated_at
-      from dataset_items i
-      join datasets d on d.id = i.dataset_id
-      left join units iu on iu.id = i.input_unit_id
-     where d.organization_id = ${caller.organizationId} or d.is_common
-     order by d.name, d.id, i.key, i.year, i.id`.execute(tx);
-  return rows.rows.map((r) => [
+  const rows = await datasetItemRows(tx, caller.organizationId);
+  return rows.map((r) => [
     r['dataset_id'],
     r['dataset_name'],
     r['is_common'],
@@ -118,19 +111,8 @@ export async function indicatorRows(
 /** The year's locks (live and lifted) on every site or on a site the caller can read. */
 export async function lockRows(tx: Tx, caller: Caller, year: number, formId: string | null): Promise<Row[]> {
   const scope = await siteScope(tx, caller);
-  const rows = await sql<Record<string, unknown>>`
-    select l.id, l.form_id, f.name as form_name, l.year, l.period_unit, l.site_id, s.name as site_name,
-           coalesce(nullif(cu.name, ''), cu.email) as locked_by, l.created_at,
-           coalesce(nullif(uu.name, ''), uu.email) as unlocked_by, l.unlocked_at
-      from form_locks l
-      join forms f on f.organization_id = l.organization_id and f.id = l.form_id
-      left join sites s on s.organization_id = l.organization_id and s.id = l.site_id
-      left join users cu on cu.id = l.created_by
-      left join users uu on uu.id = l.unlocked_by
-     where l.organization_id = ${caller.organizationId} and l.year = ${year}
-       ${formId ? sql`and l.form_id = ${formId}` : sql``}
-     order by l.created_at, l.id`.execute(tx);
-  return rows.rows
+  const rows = await yearLockRows(tx, caller.organizationId, year, formId);
+  return rows
     .filter((r) => r['site_id'] === null || scope.all || scope.siteIds.has(r['site_id'] as string))
     .map((r) => [
       r['id'],

@@ -18,6 +18,7 @@ import {
 } from './audit-pack.data.ts';
 import { type Column, type Row, VALUE_COLUMNS } from './exports.columns.ts';
 import { createWriter, ExportCancelled, type RowWriter } from './exports.formats.ts';
+import { evidenceMedia } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { activitiesExport, type ExportPlan, historyExport, valuesExport } from './exports.service.ts';
 
@@ -125,15 +126,7 @@ export async function sendAuditPack(
     await table('indicators.csv', INDICATOR_COLUMNS, (w) => w.rows(pack.indicators));
     await table('locks.csv', LOCK_COLUMNS, (w) => w.rows(pack.locks));
     const media = evidence.size
-      ? await request.tenant((tx, caller) =>
-          tx
-            .selectFrom('media')
-            .select(['id', 'key', 'file_name'])
-            .where('organization_id', '=', caller.organizationId)
-            .where('id', 'in', [...evidence])
-            .orderBy('id')
-            .execute(),
-        )
+      ? await request.tenant((tx, caller) => evidenceMedia(tx, caller.organizationId, [...evidence]))
       : [];
     for (const m of media) {
       const bytes = storage.open ? await storage.open(m.key) : undefined;

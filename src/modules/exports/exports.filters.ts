@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType, ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -6,6 +5,7 @@ import { forbidden, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
+import { databaseNow, liveForm, organizationSites } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 
 const STATUSES: readonly ValueStatus[] = ['COMPLETED', 'APPROVED', 'REJECTED'];
@@ -56,12 +56,8 @@ export function periodText(year: number, periodType: PeriodType, periodUnit: num
 export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery): Promise<ExportContext> {
   const org = caller.organizationId;
   const scope = await siteScope(tx, caller);
-  const head = await sql<{ now: Date }>`select now() as now`.execute(tx);
-  const siteRows = await tx
-    .selectFrom('sites')
-    .select(['id', 'parent_id', 'name', 'code'])
-    .where('organization_id', '=', org)
-    .execute();
+  const asOf = await databaseNow(tx);
+  const siteRows = await organizationSites(tx, org);
   const byId = new Map(siteRows.map((s) => [s.id, s]));
   const sites = new Map<string, SiteInfo>();
   const pathOf = (id: string, seen = new Set<string>()): string => {
@@ -78,15 +74,7 @@ export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery):
 
   let formId: string | null = null;
   if (query.formId !== undefined) {
-    const form = isUuid(query.formId)
-      ? await tx
-          .selectFrom('forms')
-          .select('id')
-          .where('organization_id', '=', org)
-          .where('id', '=', query.formId)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst()
-      : undefined;
+    const form = isUuid(query.formId) ? await liveForm(tx, org, query.formId) : undefined;
     if (!form) throw invalidField('formId', `formId: ${query.formId} is not a form of this organization`);
     formId = form.id;
   }
@@ -139,7 +127,7 @@ export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery):
 
   return {
     organizationId: org,
-    asOf: head.rows[0]!.now,
+    asOf,
     year: query.year,
     formId,
     siteIds,

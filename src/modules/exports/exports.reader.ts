@@ -1,6 +1,7 @@
-import { type RawBuilder, sql } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Engine, Tx } from '../../db/client.ts';
 import { ExportCancelled } from './exports.formats.ts';
+import { closeExportCursor, declareExportCursor, fetchExportCursor } from './exports.repository.ts';
 
 /** Runs `fn` in a new short transaction of the caller's organization (row-level security on). */
 export type TenantRun = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
@@ -68,9 +69,9 @@ export async function readPages<R, K>(
   if (engine === 'postgres') {
     const size = pageSize ?? PAGE_SIZE.postgres;
     await run(async (tx) => {
-      await sql`declare sdcs_export no scroll cursor for ${query.statement(null, null)}`.execute(tx);
+      await declareExportCursor(tx, query.statement(null, null));
       const fetch = () => {
-        const next = sql.raw<R>(`fetch forward ${size} from sdcs_export`).execute(tx);
+        const next = fetchExportCursor<R>(tx, size);
         // Not awaited while a page is written: a failure is seen when it is awaited (or the
         // transaction is rolled back), never as an unhandled rejection.
         next.catch(() => {});
@@ -86,7 +87,7 @@ export async function readPages<R, K>(
         if (page.rows.length > 0) await onPage(page.rows);
         if (last) break;
       }
-      await sql`close sdcs_export`.execute(tx);
+      await closeExportCursor(tx);
     });
     return;
   }

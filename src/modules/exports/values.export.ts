@@ -1,32 +1,20 @@
-import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Row } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
-
-/** A value as its page statement reads it; `review` and `media` are filled per page (`complete`). */
-interface ValueRecord {
-  id: string;
-  site_id: string;
-  form_id: string;
-  element_id: string;
-  year: number;
-  period_unit: number;
-  timestamp: Date | null;
-  value: unknown;
-  original_value: unknown;
-  selected_unit_id: string | null;
-  status: string;
-  user_id: string;
-  /** ISO 8601 text in UTC, as `Date#toISOString` writes it (formatted by the statement: cheaper). */
-  recorded_at: string;
-  submission_id: string;
-  run_id: string | null;
-  run_rows: { sheet: string; rowIndex: number }[] | null;
-  review?: { at: Date; comment: string | null; userId: string };
-  media?: { id: string; fileName: string };
-}
+import {
+  allUnits,
+  type LockInfo,
+  lastReviews,
+  liveElements,
+  liveForms,
+  liveLocksOfYear,
+  mediaFileNames,
+  usersByIds,
+  type ValueRecord,
+  valuesStatement,
+} from './exports.repository.ts';
 
 interface FormInfo {
   name: string;
@@ -38,15 +26,6 @@ interface ElementInfo {
   label: string;
   type: string;
   unitSymbol: string | null;
-}
-
-interface LockInfo {
-  id: string;
-  formId: string;
-  periodUnit: number | null;
-  siteId: string | null;
-  createdAt: Date;
-  userName: string | null;
 }
 
 interface Person {
@@ -73,31 +52,15 @@ export interface ValueLookups {
  */
 export async function valueLookups(tx: Tx, ctx: ExportContext): Promise<ValueLookups> {
   const org = ctx.organizationId;
-  const forms = await sql<{ id: string; name: string; period_type: PeriodType }>`
-      select id, name, period_type from forms where organization_id = ${org} and deleted_at is null`.execute(
-    tx,
-  );
-  const elements = await sql<{
-    id: string;
-    key: string;
-    label: string;
-    type: string;
-    unit_id: string | null;
-  }>`
-      select id, key, label, type, unit_id from form_elements
-       where organization_id = ${org} and deleted_at is null`.execute(tx);
-  const units = await sql<{ id: string; symbol: string }>`select id, symbol from units`.execute(tx);
-  const locks = await sql<LockInfo>`
-      select l.id, l.form_id as "formId", l.period_unit as "periodUnit", l.site_id as "siteId",
-             l.created_at as "createdAt", coalesce(nullif(u.name, ''), u.email) as "userName"
-        from form_locks l left join users u on u.id = l.created_by
-       where l.organization_id = ${org} and l.year = ${ctx.year} and l.unlocked_at is null
-       order by l.created_at, l.id`.execute(tx);
-  const unitSymbols = new Map(units.rows.map((u) => [u.id, u.symbol]));
+  const forms = await liveForms(tx, org);
+  const elements = await liveElements(tx, org);
+  const units = await allUnits(tx);
+  const locks = await liveLocksOfYear(tx, org, ctx.year);
+  const unitSymbols = new Map(units.map((u) => [u.id, u.symbol]));
   return {
-    forms: new Map(forms.rows.map((f) => [f.id, { name: f.name, periodType: f.period_type }])),
+    forms: new Map(forms.map((f) => [f.id, { name: f.name, periodType: f.period_type }])),
     elements: new Map(
-      elements.rows.map((e) => [
+      elements.map((e) => [
         e.id,
         {
           key: e.key,
@@ -108,19 +71,9 @@ export async function valueLookups(tx: Tx, ctx: ExportContext): Promise<ValueLoo
       ]),
     ),
     units: unitSymbols,
-    locks: locks.rows,
+    locks,
     users: new Map(),
   };
-}
-
-/** The filters the value and activity statements share (`v` a table with site_id, year, period_unit). */
-export function commonFilters(ctx: ExportContext, alias: string): RawBuilder<unknown> {
-  const t = sql.raw(alias);
-  const parts = [sql`${t}.organization_id = ${ctx.organizationId}`, sql`${t}.year = ${ctx.year}`];
-  if (ctx.formId) parts.push(sql`fs.form_id = ${ctx.formId}`);
-  if (ctx.siteIds) parts.push(sql`${t}.site_id = any(${ctx.siteIds}::uuid[])`);
-  if (ctx.periodUnits) parts.push(sql`${t}.period_unit = any(${ctx.periodUnits}::int[])`);
-  return sql.join(parts, sql` and `);
 }
 
 /**
@@ -133,31 +86,7 @@ export function valuesQuery(ctx: ExportContext, lookups: ValueLookups): OrderedQ
   const org = ctx.organizationId;
   return {
     keyOf: (row) => row.id,
-    statement(after, limit) {
-      const extra = [];
-      if (ctx.statuses) extra.push(sql`and v.status = any(${ctx.statuses}::text[])`);
-      if (ctx.updatedSince)
-        extra.push(sql`and (v.recorded_at >= ${ctx.updatedSince} or (v.status <> 'COMPLETED' and (
-          select h.at from form_value_history h
-           where h.organization_id = v.organization_id and h.value_id = v.id and h.action = 'REVIEW'
-           order by h.seq desc limit 1) >= ${ctx.updatedSince}))`);
-      if (after !== null) extra.push(sql`and v.id > ${after}::uuid`);
-      return sql<ValueRecord>`
-        select v.id, v.site_id, fs.form_id, v.element_id, v.year, v.period_unit, v."timestamp", v.value,
-               v.original_value, v.selected_unit_id, v.status, v.user_id,
-               to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at,
-               v.form_submission_id as submission_id, vis.run_id, vis.rows as run_rows
-          from form_element_submissions v
-          join form_submissions s on s.organization_id = v.organization_id and s.id = v.form_submission_id
-          join form_sites fs on fs.organization_id = v.organization_id and fs.id = s.form_site_id
-          left join value_import_sources vis
-            on vis.organization_id = v.organization_id and vis.value_id = v.id and vis.recorded_at = v.recorded_at
-         where ${commonFilters(ctx, 'v')} and v.deleted_at is null and v.created_at <= ${ctx.asOf}
-           and fs.active and s.organization_id = ${org}
-           ${sql.join(extra, sql` `)}
-         order by v.id
-         ${limit === null ? sql`` : sql`limit ${limit}`}`;
-    },
+    statement: (after, limit) => valuesStatement(ctx, after, limit),
     async complete(tx, rows) {
       const reviewed: string[] = [];
       const files = new Map<string, ValueRecord[]>();
@@ -170,23 +99,16 @@ export function valuesQuery(ctx: ExportContext, lookups: ValueLookups): OrderedQ
         }
       }
       if (reviewed.length > 0) {
-        const reviews = await sql<{ value_id: string; at: Date; comment: string | null; user_id: string }>`
-          select distinct on (h.value_id) h.value_id, h.at, h.comment, h.user_id
-            from form_value_history h
-           where h.organization_id = ${org} and h.value_id = any(${reviewed}::uuid[]) and h.action = 'REVIEW'
-           order by h.value_id, h.seq desc`.execute(tx);
-        const byValue = new Map(reviews.rows.map((h) => [h.value_id, h]));
+        const reviews = await lastReviews(tx, org, reviewed);
+        const byValue = new Map(reviews.map((h) => [h.value_id, h]));
         for (const r of rows) {
           const h = byValue.get(r.id);
           if (h && r.status !== 'COMPLETED') r.review = { at: h.at, comment: h.comment, userId: h.user_id };
         }
       }
       if (files.size > 0) {
-        const media = await sql<{ id: string; file_name: string }>`
-          select id, file_name from media where organization_id = ${org} and id = any(${[...files.keys()]}::uuid[])`.execute(
-          tx,
-        );
-        for (const m of media.rows)
+        const media = await mediaFileNames(tx, org, [...files.keys()]);
+        for (const m of media)
           for (const r of files.get(m.id) ?? []) r.media = { id: m.id, fileName: m.file_name };
       }
       const unknown = new Set<string>();
@@ -195,10 +117,9 @@ export function valuesQuery(ctx: ExportContext, lookups: ValueLookups): OrderedQ
         if (r.review && !lookups.users.has(r.review.userId)) unknown.add(r.review.userId);
       }
       if (unknown.size > 0) {
-        const people = await sql<{ id: string; name: string; email: string }>`
-          select id, name, email from users where id = any(${[...unknown]}::uuid[])`.execute(tx);
+        const people = await usersByIds(tx, [...unknown]);
         for (const id of unknown) lookups.users.set(id, null);
-        for (const u of people.rows) lookups.users.set(u.id, { name: u.name, email: u.email });
+        for (const u of people) lookups.users.set(u.id, { name: u.name, email: u.email });
       }
     },
   };

@@ -1,0 +1,413 @@
+import { type QueryResult, type RawBuilder, sql } from 'kysely';
+import type { Tx } from '../../db/client.ts';
+import type { ActivityInputDefinition, PeriodType } from '../../db/schema/index.ts';
+import type { ExportContext } from './exports.filters.ts';
+
+/** The media of an audit pack's evidence (`ids`), by id, in the caller's organization. */
+export function evidenceMedia(tx: Tx, organizationId: string, ids: readonly string[]) {
+  return tx
+    .selectFrom('media')
+    .select(['id', 'key', 'file_name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
+}
+
+/** Declares the cursor a streamed export reads on PostgreSQL, for `statement` (in `tx`). */
+export async function declareExportCursor(tx: Tx, statement: RawBuilder<unknown>): Promise<void> {
+  await sql`declare sdcs_export no scroll cursor for ${statement}`.execute(tx);
+}
+
+/** The next `size` rows of the export's cursor (not awaited here: the caller decides when). */
+export function fetchExportCursor<R>(tx: Tx, size: number): Promise<QueryResult<R>> {
+  return sql.raw<R>(`fetch forward ${size} from sdcs_export`).execute(tx);
+}
+
+/** Closes the export's cursor. */
+export async function closeExportCursor(tx: Tx): Promise<void> {
+  await sql`close sdcs_export`.execute(tx);
+}
+
+/** The database's time (an export's start). */
+export async function databaseNow(tx: Tx): Promise<Date> {
+  const head = await sql<{ now: Date }>`select now() as now`.execute(tx);
+  return head.rows[0]!.now;
+}
+
+/** Every site of the organization, with its parent (an export names a site by its path). */
+export function organizationSites(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('sites')
+    .select(['id', 'parent_id', 'name', 'code'])
+    .where('organization_id', '=', organizationId)
+    .execute();
+}
+
+/** The form `formId` of the organization if it exists and is not deleted. */
+export function liveForm(tx: Tx, organizationId: string, formId: string) {
+  return tx
+    .selectFrom('forms')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', formId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * The dataset items of the organization's own datasets and of the common ones, with their
+ * dataset and input unit (an audit pack's datasets table).
+ */
+export async function datasetItemRows(tx: Tx, organizationId: string): Promise<Record<string, unknown>[]> {
+  const rows = await sql<Record<string, unknown>>`
+    select d.id as dataset_id, d.name as dataset_name, d.is_common, i.id, i.key, i.name, i.value, i.unit,
+           iu.symbol as input_unit, i.year, i.updated_at
+      from dataset_items i
+      join datasets d on d.id = i.dataset_id
+      left join units iu on iu.id = i.input_unit_id
+     where d.organization_id = ${organizationId} or d.is_common
+     order by d.name, d.id, i.key, i.year, i.id`.execute(tx);
+  return rows.rows;
+}
+
+/** The year's locks (live and lifted), of form `formId` or of every form, with who and when. */
+export async function yearLockRows(
+  tx: Tx,
+  organizationId: string,
+  year: number,
+  formId: string | null,
+): Promise<Record<string, unknown>[]> {
+  const rows = await sql<Record<string, unknown>>`
+    select l.id, l.form_id, f.name as form_name, l.year, l.period_unit, l.site_id, s.name as site_name,
+           coalesce(nullif(cu.name, ''), cu.email) as locked_by, l.created_at,
+           coalesce(nullif(uu.name, ''), uu.email) as unlocked_by, l.unlocked_at
+      from form_locks l
+      join forms f on f.organization_id = l.organization_id and f.id = l.form_id
+      left join sites s on s.organization_id = l.organization_id and s.id = l.site_id
+      left join users cu on cu.id = l.created_by
+      left join users uu on uu.id = l.unlocked_by
+     where l.organization_id = ${organizationId} and l.year = ${year}
+       ${formId ? sql`and l.form_id = ${formId}` : sql``}
+     order by l.created_at, l.id`.execute(tx);
+  return rows.rows;
+}
+
+/** The filters the value and activity statements share (`v` a table with site_id, year, period_unit). */
+export function commonFilters(ctx: ExportContext, alias: string): RawBuilder<unknown> {
+  const t = sql.raw(alias);
+  const parts = [sql`${t}.organization_id = ${ctx.organizationId}`, sql`${t}.year = ${ctx.year}`];
+  if (ctx.formId) parts.push(sql`fs.form_id = ${ctx.formId}`);
+  if (ctx.siteIds) parts.push(sql`${t}.site_id = any(${ctx.siteIds}::uuid[])`);
+  if (ctx.periodUnits) parts.push(sql`${t}.period_unit = any(${ctx.periodUnits}::int[])`);
+  return sql.join(parts, sql` and `);
+}
+
+/** A change of a value or of an activity, as the history export reads it. */
+export interface ChangeRecord {
+  id: string;
+  seq: number;
+  record_id: string;
+  action: string;
+  at: Date;
+  user_name: string | null;
+  user_email: string | null;
+  comment: string | null;
+  before: unknown;
+  after: unknown;
+  site_id: string;
+  form_id: string;
+  period_type: PeriodType;
+  element_key: string;
+  year: number;
+  period_unit: number;
+}
+
+/**
+ * The changes of values, or of activities, of the year made up to the export's start, in `seq`
+ * order: the whole of them (`after` and `limit` null) or the page after `after`.
+ */
+export function changeHistoryStatement(
+  ctx: ExportContext,
+  kind: 'value' | 'activity',
+  after: number | null,
+  limit: number | null,
+): RawBuilder<ChangeRecord> {
+  const since = ctx.updatedSince ? sql`and h.at >= ${ctx.updatedSince}` : sql``;
+  const page = after === null ? sql`` : sql`and h.seq > ${after}`;
+  const tail = sql`${since} ${page} order by h.seq ${limit === null ? sql`` : sql`limit ${limit}`}`;
+  if (kind === 'value') {
+    return sql<ChangeRecord>`
+      select h.id, h.seq, h.value_id as record_id, h.action, h.at, u.name as user_name,
+             u.email as user_email, h.comment, h.before, h.after, v.site_id, f.id as form_id,
+             f.period_type, e.key as element_key, v.year, v.period_unit
+        from form_value_history h
+        join form_element_submissions v on v.organization_id = h.organization_id and v.id = h.value_id
+        join form_submissions s on s.organization_id = v.organization_id and s.id = v.form_submission_id
+        join form_sites fs on fs.organization_id = v.organization_id and fs.id = s.form_site_id
+        join forms f on f.organization_id = v.organization_id and f.id = fs.form_id
+        join form_elements e on e.organization_id = v.organization_id and e.id = v.element_id
+        left join users u on u.id = h.user_id
+       where h.organization_id = ${ctx.organizationId} and ${commonFilters(ctx, 'v')}
+         and h.at <= ${ctx.asOf} ${tail}`;
+  }
+  return sql<ChangeRecord>`
+    select h.id, h.seq, h.activity_id as record_id, h.action, h.at, u.name as user_name,
+           u.email as user_email, null as comment, h.before, h.after, p.site_id, f.id as form_id,
+           f.period_type, e.key as element_key, p.year, p.period_unit
+      from activity_history h
+      join activity_places p on p.organization_id = h.organization_id and p.activity_id = h.activity_id
+      join form_sites fs on fs.organization_id = p.organization_id and fs.id = p.form_site_id
+      join forms f on f.organization_id = p.organization_id and f.id = fs.form_id
+      join form_elements e on e.organization_id = p.organization_id and e.id = p.element_id
+      left join users u on u.id = h.user_id
+     where h.organization_id = ${ctx.organizationId} and ${commonFilters(ctx, 'p')}
+       and h.at <= ${ctx.asOf} ${tail}`;
+}
+
+/** The datasets the organization can read (its own and the common ones): id and name. */
+export function readableDatasets(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('datasets')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('is_common', '=', true)]))
+    .execute();
+}
+
+/** A coefficient as the activities table records it (see `activities.calculate.ts`). */
+export interface UsedCoefficient {
+  key: string;
+  datasetId: string | null;
+  datasetItemId: string | null;
+  year: number | null;
+  value: number | null;
+  unit: string | null;
+}
+
+/** An activity as the activities export reads it. */
+export interface ActivityRecord {
+  id: string;
+  value_id: string;
+  position: number;
+  site_id: string;
+  form_id: string;
+  form_name: string;
+  period_type: PeriodType;
+  element_key: string;
+  year: number;
+  period_unit: number;
+  definition_id: string;
+  definition_key: string;
+  input: Record<string, unknown>;
+  value: number;
+  unit: string | null;
+  metadata: unknown;
+  calc_code_sha256: string | null;
+  coefficients: UsedCoefficient[] | null;
+  user_name: string | null;
+  user_email: string | null;
+  updated_at: Date;
+}
+
+/** The filters of the activities an export reads (tables as `FROM` names them). */
+function activityFilters(ctx: ExportContext) {
+  const extra = [sql`a.created_at <= ${ctx.asOf}`];
+  if (ctx.key) extra.push(sql`e.key = ${ctx.key}`);
+  if (ctx.statuses) extra.push(sql`v.status = any(${ctx.statuses}::text[])`);
+  if (ctx.updatedSince) extra.push(sql`a.updated_at >= ${ctx.updatedSince}`);
+  return sql`${commonFilters(ctx, 'a')} and ${sql.join(extra, sql` and `)}
+    and v.deleted_at is null and fs.active and f.deleted_at is null and e.deleted_at is null`;
+}
+
+/** The activities with their value, form-site, form and element. */
+const FROM = sql`
+  from activities a
+  join form_element_submissions v on v.organization_id = a.organization_id and v.id = a.form_element_submission_id
+  join form_sites fs on fs.organization_id = a.organization_id and fs.id = a.form_site_id
+  join forms f on f.organization_id = a.organization_id and f.id = fs.form_id
+  join form_elements e on e.organization_id = a.organization_id and e.id = a.element_id`;
+
+/** The definitions (key and inputs) of the activities an export reads, by key. */
+export async function exportedActivityDefinitions(
+  tx: Tx,
+  ctx: ExportContext,
+): Promise<{ key: string; inputs: ActivityInputDefinition[] }[]> {
+  const rows = await sql<{ key: string; inputs: ActivityInputDefinition[] }>`
+    select d.key, d.inputs from activity_definitions d
+     where d.id in (select distinct a.activity_definition_id ${FROM} where ${activityFilters(ctx)})
+     order by d.key, d.id`.execute(tx);
+  return rows.rows;
+}
+
+/**
+ * The year's activities (of live values on active form-sites) in id order: the whole of them
+ * (`after` and `limit` null) or the page after `after`.
+ */
+export function activitiesStatement(
+  ctx: ExportContext,
+  after: string | null,
+  limit: number | null,
+): RawBuilder<ActivityRecord> {
+  return sql<ActivityRecord>`
+    select a.id, a.form_element_submission_id as value_id, a.position, a.site_id, f.id as form_id,
+           f.name as form_name, f.period_type, e.key as element_key, a.year, a.period_unit,
+           d.id as definition_id, d.key as definition_key, a.input, a.value, eu.symbol as unit,
+           a.metadata, a.calc_code_sha256, a.coefficients, u.name as user_name, u.email as user_email, a.updated_at
+      ${FROM}
+      join activity_definitions d on d.id = a.activity_definition_id
+      left join units eu on eu.id = coalesce(d.unit_id, e.unit_id)
+      left join users u on u.id = a.user_id
+     where ${activityFilters(ctx)} ${after === null ? sql`` : sql`and a.id > ${after}::uuid`}
+     order by a.id
+     ${limit === null ? sql`` : sql`limit ${limit}`}`;
+}
+
+/** A value as its page statement reads it; `review` and `media` are filled per page (`complete`). */
+export interface ValueRecord {
+  id: string;
+  site_id: string;
+  form_id: string;
+  element_id: string;
+  year: number;
+  period_unit: number;
+  timestamp: Date | null;
+  value: unknown;
+  original_value: unknown;
+  selected_unit_id: string | null;
+  status: string;
+  user_id: string;
+  /** ISO 8601 text in UTC, as `Date#toISOString` writes it (formatted by the statement: cheaper). */
+  recorded_at: string;
+  submission_id: string;
+  run_id: string | null;
+  run_rows: { sheet: string; rowIndex: number }[] | null;
+  review?: { at: Date; comment: string | null; userId: string };
+  media?: { id: string; fileName: string };
+}
+
+/** A live lock of the year as the values export reads it. */
+export interface LockInfo {
+  id: string;
+  formId: string;
+  periodUnit: number | null;
+  siteId: string | null;
+  createdAt: Date;
+  userName: string | null;
+}
+
+/** The organization's live forms. */
+export async function liveForms(
+  tx: Tx,
+  organizationId: string,
+): Promise<{ id: string; name: string; period_type: PeriodType }[]> {
+  const forms = await sql<{ id: string; name: string; period_type: PeriodType }>`
+      select id, name, period_type from forms where organization_id = ${organizationId} and deleted_at is null`.execute(
+    tx,
+  );
+  return forms.rows;
+}
+
+/** The organization's live form elements. */
+export async function liveElements(
+  tx: Tx,
+  organizationId: string,
+): Promise<{ id: string; key: string; label: string; type: string; unit_id: string | null }[]> {
+  const elements = await sql<{
+    id: string;
+    key: string;
+    label: string;
+    type: string;
+    unit_id: string | null;
+  }>`
+      select id, key, label, type, unit_id from form_elements
+       where organization_id = ${organizationId} and deleted_at is null`.execute(tx);
+  return elements.rows;
+}
+
+/** Every unit's symbol. */
+export async function allUnits(tx: Tx): Promise<{ id: string; symbol: string }[]> {
+  const units = await sql<{ id: string; symbol: string }>`select id, symbol from units`.execute(tx);
+  return units.rows;
+}
+
+/** The live locks of the year, in creation order, with who locked. */
+export async function liveLocksOfYear(tx: Tx, organizationId: string, year: number): Promise<LockInfo[]> {
+  const locks = await sql<LockInfo>`
+      select l.id, l.form_id as "formId", l.period_unit as "periodUnit", l.site_id as "siteId",
+             l.created_at as "createdAt", coalesce(nullif(u.name, ''), u.email) as "userName"
+        from form_locks l left join users u on u.id = l.created_by
+       where l.organization_id = ${organizationId} and l.year = ${year} and l.unlocked_at is null
+       order by l.created_at, l.id`.execute(tx);
+  return locks.rows;
+}
+
+/**
+ * The year's live values on active form-sites in id order, with the import that wrote them: the
+ * whole of them (`after` and `limit` null) or the page after `after`.
+ */
+export function valuesStatement(
+  ctx: ExportContext,
+  after: string | null,
+  limit: number | null,
+): RawBuilder<ValueRecord> {
+  const extra = [];
+  if (ctx.statuses) extra.push(sql`and v.status = any(${ctx.statuses}::text[])`);
+  if (ctx.updatedSince)
+    extra.push(sql`and (v.recorded_at >= ${ctx.updatedSince} or (v.status <> 'COMPLETED' and (
+      select h.at from form_value_history h
+       where h.organization_id = v.organization_id and h.value_id = v.id and h.action = 'REVIEW'
+       order by h.seq desc limit 1) >= ${ctx.updatedSince}))`);
+  if (after !== null) extra.push(sql`and v.id > ${after}::uuid`);
+  return sql<ValueRecord>`
+    select v.id, v.site_id, fs.form_id, v.element_id, v.year, v.period_unit, v."timestamp", v.value,
+           v.original_value, v.selected_unit_id, v.status, v.user_id,
+           to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at,
+           v.form_submission_id as submission_id, vis.run_id, vis.rows as run_rows
+      from form_element_submissions v
+      join form_submissions s on s.organization_id = v.organization_id and s.id = v.form_submission_id
+      join form_sites fs on fs.organization_id = v.organization_id and fs.id = s.form_site_id
+      left join value_import_sources vis
+        on vis.organization_id = v.organization_id and vis.value_id = v.id and vis.recorded_at = v.recorded_at
+     where ${commonFilters(ctx, 'v')} and v.deleted_at is null and v.created_at <= ${ctx.asOf}
+       and fs.active and s.organization_id = ${ctx.organizationId}
+       ${sql.join(extra, sql` `)}
+     order by v.id
+     ${limit === null ? sql`` : sql`limit ${limit}`}`;
+}
+
+/** The last review of each of the values `valueIds`. */
+export async function lastReviews(
+  tx: Tx,
+  organizationId: string,
+  valueIds: readonly string[],
+): Promise<{ value_id: string; at: Date; comment: string | null; user_id: string }[]> {
+  const reviews = await sql<{ value_id: string; at: Date; comment: string | null; user_id: string }>`
+    select distinct on (h.value_id) h.value_id, h.at, h.comment, h.user_id
+      from form_value_history h
+     where h.organization_id = ${organizationId} and h.value_id = any(${valueIds}::uuid[]) and h.action = 'REVIEW'
+     order by h.value_id, h.seq desc`.execute(tx);
+  return reviews.rows;
+}
+
+/** The file names of the media `ids` of the organization. */
+export async function mediaFileNames(
+  tx: Tx,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<{ id: string; file_name: string }[]> {
+  const media = await sql<{ id: string; file_name: string }>`
+    select id, file_name from media where organization_id = ${organizationId} and id = any(${ids}::uuid[])`.execute(
+    tx,
+  );
+  return media.rows;
+}
+
+/** The name and email of the users `ids`. */
+export async function usersByIds(
+  tx: Tx,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; email: string }[]> {
+  const people = await sql<{ id: string; name: string; email: string }>`
+    select id, name, email from users where id = any(${ids}::uuid[])`.execute(tx);
+  return people.rows;
+}
