@@ -212,6 +212,7 @@ export async function aggregateOperands(
     quarterlyIds: prepared.quarterlyIds,
     yearlyIds: prepared.yearlyIds,
   };
+  if (prepared.numberIds.length === 0 && prepared.activityIds.length === 0) return [];
   await values.tuneForAggregates(tx);
   const [numberAggregates, activityAggregates] = await Promise.all([
     values.elements(

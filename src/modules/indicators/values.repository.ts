@@ -160,6 +160,9 @@ export function statsServe(scope: Scope, breakdown: Breakdown | undefined, defau
 }
 
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
+/** The transactions whose aggregate settings are made (each Kysely transaction is a new object). */
+const tuned = new WeakSet<Tx>();
+
 export const indicatorValuesRepository = {
   /**
    * Every requested NUMBER element at once: per site (and bucket) first (sum, mean, latest
@@ -438,7 +441,10 @@ export const indicatorValuesRepository = {
    * than it saves on statements of a few hundred milliseconds.
    */
   async tuneForAggregates(tx: Tx): Promise<void> {
+    // The settings last until the transaction ends: once per transaction is enough.
+    if (tuned.has(tx)) return;
     await sql`select set_config('work_mem', '32MB', true), set_config('jit', 'off', true)`.execute(tx);
+    tuned.add(tx);
   },
 
   /** Every requested ACTIVITY element at once: the sum of its activities in scope (per bucket). */
