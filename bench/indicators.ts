@@ -9,7 +9,15 @@ import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
 import { indicatorValuesRepository, totalsSource } from '../src/modules/indicators/values.repository.ts';
-import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
+import {
+  call,
+  energyOrganization,
+  engines,
+  freshDatabase,
+  median,
+  rootIndicators,
+  seedEnergyValues,
+} from './lib.ts';
 
 const SIZES = (process.env['SITES'] ?? '1000').split(',').map(Number);
 const ELEMENTS = 80;
@@ -37,77 +45,14 @@ for (const SITES of SIZES)
     const { database, config, drop } = await freshDatabase(engine);
     const app = await buildApp({ database, config });
     await app.ready();
-    const { key, orgId, userId, rootId, formId, elementIds, unitIds } = await energyOrganization(
-      database,
-      app,
-      ELEMENTS,
-      (i) => (i % 10 === 9 ? 'LAST' : 'SUM'),
-    );
-
+    const org = await energyOrganization(database, app, ELEMENTS, (i) => (i % 10 === 9 ? 'LAST' : 'SUM'));
+    const { key, orgId, userId, rootId, formId, elementIds } = org;
     const seedStart = performance.now();
-    await database.system(async (tx) => {
-      await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
-      // Ten regions under the root, the plants spread below them.
-      await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${rootId}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(tx);
-      await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
-        from generate_series(1, ${SITES}) p`.execute(tx);
-      await sql`
-      insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
-        tx,
-      );
-      await sql`
-      insert into form_submissions (organization_id, form_site_id, user_id)
-      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
-      await sql`
-      insert into form_element_submissions
-        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
-      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
-             fs.site_id, fs.year
-        from form_submissions s
-        join form_sites fs on fs.id = s.form_site_id
-        cross join unnest(${elementIds}::uuid[]) e(id)
-        cross join generate_series(1, ${MONTHS}) m
-        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
-       where s.organization_id = ${orgId}`.execute(tx);
-    });
-    await database.system((tx) => sql`analyze`.execute(tx));
+    await seedEnergyValues(database, org, SITES, MONTHS);
     const seedSeconds = (performance.now() - seedStart) / 1000;
 
-    const dataset = await call(app, key, 'POST', '/datasets', { name: 'Factors' });
-    await call(app, key, 'POST', '/dataset-items', {
-      datasetId: dataset.id,
-      name: 'Grid',
-      year: 2025,
-      data: { key: 'grid', value: 0.4, unit: 'kgCO2e' },
-      inputUnitId: unitIds.get('kWh'),
-    });
-    const el = (i: number) => ({ type: 'formElement', value: elementIds[i % ELEMENTS] });
-    const op = (value: string) => ({ type: 'operator', value });
-    const grid = { type: 'datasetItem', value: 'grid', metadata: { datasetId: dataset.id } };
     // 10 indicators at the root: (a + b) × grid / headcount-like (LAST) element; 20 + 10 elements.
-    const measured: string[] = [];
-    for (let k = 0; k < 10; k++) {
-      const created = await call(app, key, 'POST', '/indicators', {
-        name: `Root ${k}`,
-        expressionParts: [
-          { type: 'parenthesis', value: '(' },
-          el(k),
-          op('+'),
-          el(k + 10),
-          { type: 'parenthesis', value: ')' },
-          op('*'),
-          grid,
-          op('/'),
-          el(10 * k + 9),
-        ],
-      });
-      measured.push(created.id);
-    }
+    const { indicatorIds: measured, el, op, grid } = await rootIndicators(app, org);
     const body = { indicatorIds: measured, siteIds: [rootId], year: 2025 };
     const check = await call(app, key, 'POST', '/indicators/current-values', body);
     if (Object.values(check.results).some((r) => (r as { value: unknown }).value === null))
