@@ -76,9 +76,9 @@ export const PLAIN_CHECKS: Record<Exclude<ElementType, 'ACTIVITY'>, Check> = {
     return plain(value, typeof value === 'number' && Number.isFinite(value) ? value : null);
   },
   /**
-   * FILE is plain for now: a media id. The media module registers its own FILE handler in
-   * `app.ts` (`{ check: PLAIN_CHECKS.FILE, open }`) whose session's `plan` checks that the ids
-   * name uploaded media of the organization.
+   * FILE's shape here: a media id. The handler wired in `app.ts` is the media module's
+   * (`fileElementHandler`: this check, and a session whose `plan` checks that the ids name
+   * uploaded media of the organization).
    */
   FILE(value) {
     return isUuid(value) ? plain(value.toLowerCase()) : refuse('must be a media id (UUID)');
