@@ -162,4 +162,47 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
     expect(await current()).toEqual(await direct());
     expect(await verify()).toEqual([]);
   });
+
+  it('are rebuilt set-wise by a statement that touches most of the organization (a bulk load)', async () => {
+    const org = w.tenant.organizationId;
+    const corrupt = () =>
+      t.database.system((tx) =>
+        sql`update value_subtree_stats set last_sum = last_sum + 100
+             where organization_id = ${org} and site_id = ${w.sites.group}
+               and element_id = ${w.element.head} and year = 2025 and period_unit = 0`.execute(tx),
+      );
+    /** Every value of the organization rewritten (+1, then −1): every key touched, twice. */
+    const touchAll = (bulkKeys: number | null) =>
+      t.database.system(async (tx) => {
+        if (bulkKeys !== null)
+          await sql`select set_config('sdcs.stats_bulk_keys', ${String(bulkKeys)}, true)`.execute(tx);
+        for (const step of [1, -1])
+          await sql`update form_element_submissions set numeric_value = numeric_value + ${step}
+                     where organization_id = ${org} and numeric_value is not null`.execute(tx);
+      });
+    const before = await current();
+    await corrupt();
+    // Under the threshold (5,000 keys by default) each touched key is recomputed and its change
+    // added to the ancestors' rows: the corrupted subtree row is left as it was.
+    await touchAll(null);
+    expect(await verify()).toHaveLength(1);
+    // With the threshold at one key, a statement touching every key rebuilds the organization's
+    // rows from its values: the corruption is gone, the figures are those of the values.
+    await touchAll(1);
+    expect(await verify()).toEqual([]);
+    expect(await current()).toEqual(before);
+    expect(await current()).toEqual(await direct());
+    // A statement touching fewer than half the organization's keys stays incremental.
+    await corrupt();
+    await t.database.system(async (tx) => {
+      await sql`select set_config('sdcs.stats_bulk_keys', '1', true)`.execute(tx);
+      await sql`update form_element_submissions set numeric_value = numeric_value + 1
+                 where organization_id = ${org} and site_id = ${w.sites.plant2} and element_id = ${w.element.head}`.execute(
+        tx,
+      );
+    });
+    expect(await verify()).toHaveLength(1);
+    await t.database.system((tx) => rebuildTotals(tx, org));
+    expect(await verify()).toEqual([]);
+  });
 });
