@@ -170,6 +170,27 @@ export const indicatorsRepository = {
     return result.rows;
   },
 
+  /**
+   * Which of `siteIds` have values of their own (any element, status or period) in the years:
+   * one index probe per site that stops at its first value.
+   */
+  async sitesWithOwnValues(
+    tx: Tx,
+    organizationId: string,
+    siteIds: string[],
+    fromYear: number,
+    toYear: number,
+  ): Promise<Set<string>> {
+    if (siteIds.length === 0) return new Set();
+    const result = await sql<{ id: string }>`
+      select s.id from unnest(${siteIds}::uuid[]) s(id)
+       where exists (
+         select 1 from form_element_submissions v
+          where v.organization_id = ${organizationId} and v.site_id = s.id
+            and v.year between ${fromYear} and ${toYear} and v.deleted_at is null)`.execute(tx);
+    return new Set(result.rows.map((r) => r.id));
+  },
+
   /** Datasets (own or common) among `ids`. */
   async datasets(tx: Tx, ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();

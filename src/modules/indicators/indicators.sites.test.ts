@@ -19,6 +19,7 @@ const units: Record<string, string> = {};
 let datasetId: string;
 let elec: string;
 let head: string;
+let formId: string;
 
 const el = (value: string) => ({ type: 'formElement', value });
 const op = (value: string) => ({ type: 'operator', value });
@@ -66,6 +67,7 @@ beforeAll(async () => {
     ],
   });
   elec = form.elements[0]!.id;
+  formId = form.id;
   head = form.elements[1]!.id;
   await activateForm(t, tenant, form.id, Object.values(sites), [2024]);
   const submit = async (siteId: string, values: [string, number, number][]) => {
@@ -307,5 +309,48 @@ describe('site-dependent coefficients', () => {
     expect(france.issues).toMatchObject([
       { type: 'missingDatasetItem', siteId: sites.b, siteName: 'Plant B' },
     ]);
+  });
+
+  it('names a parent site without a country once it has values of its own, and only then', async () => {
+    // The group (no country, above every plant) had no values of its own: nothing to name.
+    const before = await values('scope2');
+    expect(before.value).toBe(985);
+    expect(before.issues.some((i: { siteId?: string }) => i.siteId === sites.group)).toBe(false);
+    const submitGroup = (value: number | null) =>
+      api(t, 'POST', '/form-submissions', {
+        token: tenant.owner.token,
+        body: {
+          formId,
+          siteId: sites.group,
+          year: 2024,
+          values: [{ elementKey: 'elec', periodUnit: 3, value }],
+        },
+      });
+    // 400 kWh reported at the group itself: left out (no country), and named.
+    expect((await submitGroup(400)).status).toBe(200);
+    const after = await values('scope2');
+    expect(after.value).toBe(985);
+    expect(after.issues).toContainEqual(
+      expect.objectContaining({ type: 'missingDatasetItem', siteId: sites.group, siteName: 'Group' }),
+    );
+    // The same for a series: March holds the group's value only, so no figure and the issue.
+    const [series] = await t.database.tenant(tenant.organizationId, (tx) =>
+      indicatorSeries(
+        tx,
+        { organizationId: tenant.organizationId },
+        { indicatorIds: [ids.scope2!], fromYear: 2024, toYear: 2024, grouping: 'MONTHLY' },
+        new Date('2025-06-01T00:00:00Z'),
+      ),
+    );
+    const march = series!.points.find((p) => p.period === '2024-03')!;
+    expect(march.value).toMatchObject({
+      value: null,
+      issues: [expect.objectContaining({ type: 'missingDatasetItem', siteId: sites.group })],
+    });
+    // Deleted again: the group is not named any more.
+    expect((await submitGroup(null)).status).toBe(200);
+    const cleared = await values('scope2');
+    expect(cleared.value).toBe(985);
+    expect(cleared.issues.some((i: { siteId?: string }) => i.siteId === sites.group)).toBe(false);
   });
 });

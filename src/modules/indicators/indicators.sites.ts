@@ -146,6 +146,7 @@ export async function groupSites(
   templates: Map<string, { datasetId: string; template: string }>,
   outers: Map<string | null, string[] | null>,
   year: number,
+  years: { fromYear: number; toYear: number },
 ): Promise<SiteGroups> {
   const tree = await siteTree(tx, organizationId);
   const { classOf, classes } = keyClasses(tree, templates);
@@ -174,8 +175,23 @@ export async function groupSites(
     for (const _ of cover.siteIds) covers.groupIds.push(group.id);
   };
   // A site with a missing key or coefficient: a group of its own (its cover: its own values).
+  // Such a site with descendants (the root, a region without the metadata its plants have)
+  // covers its own values as its subtree minus each child's, which reads as many sites' rows as
+  // it has children; most such sites have no values of their own, so they are asked first (one
+  // index probe each) and left out when they have none: a group without data adds nothing and
+  // names no site.
+  const parents = new Set<string>();
+  for (const ids of outers.values())
+    for (const at of ids === null ? tree.sites.keys() : ids.map((id) => tree.positionOf(id) ?? -1))
+      if (at >= 0 && !complete[classOf[at]!]! && tree.spanned([tree.sites[at]!.id]) > 1)
+        parents.add(tree.sites[at]!.id);
+  const withValues =
+    parents.size > 0
+      ? await repo.sitesWithOwnValues(tx, organizationId, [...parents], years.fromYear, years.toYear)
+      : new Set<string>();
   const alone = (outer: string | null, at: number) => {
     const site = tree.sites[at]!;
+    if (parents.has(site.id) && !withValues.has(site.id)) return;
     const group = {
       id: randomUUID(),
       outer,

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
-import { dimensionsOf } from '../../expressions/dimensions.ts';
+import { type Dimensions, dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
@@ -291,7 +291,7 @@ export async function siteGroupAggregates(
     dependent.map((r) => r.id),
   );
   const templates = templatesOf(dependent.map((r) => r.expression_parts as ExpressionPart[]));
-  const siteGroups = await groupSites(tx, organizationId, templates, outers, refYear);
+  const siteGroups = await groupSites(tx, organizationId, templates, outers, refYear, scope);
   const subset = restrictTo(prepared, used);
   const rows = await aggregateOperands(
     tx,
@@ -723,15 +723,17 @@ export class Evaluator {
           ? this.perSite.items.get(`${itemDataset(part)}:${this.group.keys.get(templateRef(part))}`)
           : undefined
         : findItem(this.refs, part);
-    const dims = dimensionsOf(tree, (leaf) => {
-      const part = parts[leaf.index]!;
-      return leafUnits(
-        this.refs,
-        part,
-        part.type === 'datasetItem' ? itemOf(part) : undefined,
-        part.type === 'indicator' ? this.byId.get(part.value) : undefined,
-      );
-    });
+    const dims = dimensionsOnce(this.refs, this.group ? this.perSite!.items : null, this.group, row, () =>
+      dimensionsOf(tree, (leaf) => {
+        const part = parts[leaf.index]!;
+        return leafUnits(
+          this.refs,
+          part,
+          part.type === 'datasetItem' ? itemOf(part) : undefined,
+          part.type === 'indicator' ? this.byId.get(part.value) : undefined,
+        );
+      }),
+    );
     const evaluated = evaluate(
       tree,
       (leaf): Resolved => {
@@ -822,6 +824,29 @@ export class Evaluator {
       explanation: { operands, coefficients, conversions: evaluation.conversions, nested },
     };
   }
+}
+
+/**
+ * An expression's units, once per request (its references), set of coefficients and site group:
+ * a series evaluates each indicator once per period and per group, always with the same units.
+ */
+const dimensionsMemo = new WeakMap<References, WeakMap<object, Map<string, Dimensions>>>();
+function dimensionsOnce(
+  refs: References,
+  items: object | null,
+  group: SiteGroup | null,
+  row: Row,
+  compute: () => Dimensions,
+): Dimensions {
+  let byItems = dimensionsMemo.get(refs);
+  if (!byItems) dimensionsMemo.set(refs, (byItems = new WeakMap()));
+  const scope = items ?? refs;
+  let byRow = byItems.get(scope);
+  if (!byRow) byItems.set(scope, (byRow = new Map()));
+  const key = `${row.id}|${group?.id ?? ''}`;
+  let dims = byRow.get(key);
+  if (!dims) byRow.set(key, (dims = compute()));
+  return dims;
 }
 
 /**
