@@ -17,7 +17,7 @@ import type { ExportContext } from '../src/modules/exports/exports.filters.ts';
 import { PAGE_SIZE } from '../src/modules/exports/exports.reader.ts';
 import { valuesQuery } from '../src/modules/exports/values.export.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
-import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median, seedEnergyValues } from './lib.ts';
 
 const ELEMENTS = 50;
 const MONTHS = 12;
@@ -26,46 +26,15 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** Seeds `values` values of 2025: sites × 50 NUMBER elements × 12 months, in SQL. */
 async function seed(database: Database, app: Awaited<ReturnType<typeof buildApp>>, values: number) {
-  const { key, orgId, userId, rootId, formId, elementIds } = await energyOrganization(
-    database,
-    app,
-    ELEMENTS,
-  );
+  const org = await energyOrganization(database, app, ELEMENTS);
   const sites = Math.ceil(values / (ELEMENTS * MONTHS));
-  await database.system(async (tx) => {
-    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
-    await sql`
-      insert into sites (organization_id, name, code, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, 'P' || p, ${rootId}::uuid, '{}', '{}' from generate_series(1, ${sites}) p`.execute(
-      tx,
-    );
-    await sql`
-      insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and parent_id is not null`.execute(
-      tx,
-    );
-    await sql`
-      insert into form_submissions (organization_id, form_site_id, user_id)
-      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
-    await sql`
-      insert into form_element_submissions
-        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
-      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, case when m % 3 = 0 then 'APPROVED' else 'COMPLETED' end, ${userId}::uuid,
-             fs.site_id, fs.year
-        from form_submissions s
-        join form_sites fs on fs.id = s.form_site_id
-        cross join unnest(${elementIds}::uuid[]) e(id)
-        cross join generate_series(1, ${MONTHS}) m
-        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
-       where s.organization_id = ${orgId}`.execute(tx);
-  });
-  await database.system((tx) => sql`analyze`.execute(tx));
+  await seedEnergyValues(database, org, sites, MONTHS, { regions: 0, codes: true });
   // PGlite has no autovacuum: the service's upkeep (src/db/maintenance.ts) vacuums a table once a
   // minute after many inserts, and on the freshly seeded values that takes some 400 ms of the
   // thread. Done here, after seeding, so that it does not fall during the export (it would hold
   // the thread as long in a service that had just bulk-loaded values, export or not).
   if (database.engine === 'pglite') await database.execScript('VACUUM (ANALYZE)');
-  return { key, orgId, sites, values: sites * ELEMENTS * MONTHS };
+  return { key: org.key, orgId: org.orgId, sites, values: sites * ELEMENTS * MONTHS };
 }
 
 /** Reads a URL of the listening service to the end; answers bytes, lines and time to first byte. */

@@ -180,26 +180,48 @@ export async function energyOrganization(
   };
 }
 
+/** How `seedEnergyValues` lays out the sites. */
+export interface EnergyLayout {
+  /** Regions under the root, plants spread below them in turn; 0: plants right under the root. */
+  regions?: number;
+  /** A region's metadata by its number (1…regions); `{}` by default. */
+  regionMetadata?: (region: number) => Record<string, unknown>;
+  /** Plants get the code `P<n>`. */
+  codes?: boolean;
+}
+
 /**
- * The values the reporting benchmarks read: ten regions under the root, `sites` plants spread
- * below them, each plant's form-site for 2025 with one submission of every element for `months`
- * months (every third month APPROVED, the others COMPLETED), in one transaction; then ANALYZE.
+ * The values the reporting benchmarks read: ten regions under the root (see EnergyLayout),
+ * `sites` plants spread below them, each plant's form-site for 2025 with one submission of every
+ * element for `months` months (every third month APPROVED, the others COMPLETED), in one
+ * transaction; then ANALYZE.
  */
 export async function seedEnergyValues(
   database: Database,
   org: Pick<EnergyOrganization, 'orgId' | 'userId' | 'rootId' | 'formId' | 'elementIds'>,
   sites: number,
   months: number,
+  layout: EnergyLayout = {},
 ): Promise<void> {
   const { orgId, userId, rootId, formId, elementIds } = org;
+  const regions = layout.regions ?? 10;
+  const metadata = Array.from({ length: regions }, (_, r) =>
+    JSON.stringify(layout.regionMetadata?.(r + 1) ?? {}),
+  );
   await database.system(async (tx) => {
     await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
     await sql`
       insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${rootId}::uuid, '{}', '{}' from generate_series(1, 10) r`.execute(tx);
+      select ${orgId}, 'Region ' || r, ${rootId}::uuid, (${metadata}::text[])[r]::jsonb, '{}'
+        from generate_series(1, ${regions}) r`.execute(tx);
     await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
+      insert into sites (organization_id, name, code, parent_id, metadata, address)
+      select ${orgId}, 'Plant ' || p, ${layout.codes ? sql`'P' || p` : sql`null`},
+             ${
+               regions > 0
+                 ? sql`(select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % ${regions}))`
+                 : sql`${rootId}::uuid`
+             }, '{}', '{}'
         from generate_series(1, ${sites}) p`.execute(tx);
     await sql`
       insert into form_sites (organization_id, form_id, site_id, year)

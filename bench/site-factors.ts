@@ -5,10 +5,9 @@
 // app.inject. SITES × 12 months × 80 NUMBER elements of stored values (SITES=1000: 960,000).
 // `npm run bench -- site-factors` (ENGINES=postgres for one engine).
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
-import { call, energyOrganization, engines, freshDatabase, median } from './lib.ts';
+import { call, energyOrganization, engines, freshDatabase, median, seedEnergyValues } from './lib.ts';
 
 const SITES = Number(process.env['SITES'] ?? 1000);
 const ELEMENTS = 80;
@@ -43,44 +42,14 @@ for (const engine of engines().filter((e) => !only || only.includes(e))) {
   const { database, config, drop } = await freshDatabase(engine);
   const app = await buildApp({ database, config });
   await app.ready();
-  const { key, orgId, userId, rootId, formId, elementIds, unitIds } = await energyOrganization(
-    database,
-    app,
-    ELEMENTS,
-  );
+  const org = await energyOrganization(database, app, ELEMENTS);
+  const { key, orgId, rootId, elementIds, unitIds } = org;
   const kg = unitIds.get('kgCO2e')!;
 
   const seedStart = performance.now();
-  await database.system(async (tx) => {
-    await sql`select set_config('app.organization_id', ${orgId}, true)`.execute(tx);
-    // Ten regions under the root with a country each (FR, DE, PL in turn); plants inherit it.
-    await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Region ' || r, ${rootId}::uuid,
-             jsonb_build_object('country', (array['FR', 'DE', 'PL'])[1 + r % 3]), '{}'
-        from generate_series(1, 10) r`.execute(tx);
-    await sql`
-      insert into sites (organization_id, name, parent_id, metadata, address)
-      select ${orgId}, 'Plant ' || p, (select id from sites where organization_id = ${orgId} and name = 'Region ' || (1 + p % 10)), '{}', '{}'
-        from generate_series(1, ${SITES}) p`.execute(tx);
-    await sql`
-      insert into form_sites (organization_id, form_id, site_id, year)
-      select ${orgId}, ${formId}::uuid, id, 2025 from sites where organization_id = ${orgId} and name like 'Plant %'`.execute(
-      tx,
-    );
-    await sql`
-      insert into form_submissions (organization_id, form_site_id, user_id)
-      select ${orgId}, id, ${userId}::uuid from form_sites where organization_id = ${orgId}`.execute(tx);
-    await sql`
-      insert into form_element_submissions
-        (organization_id, form_submission_id, element_id, period_unit, value, numeric_value, status, user_id, site_id, year)
-      select ${orgId}, s.id, e.id, m, to_jsonb(v), v, 'COMPLETED', ${userId}::uuid, fs.site_id, fs.year
-        from form_submissions s
-        join form_sites fs on fs.id = s.form_site_id
-        cross join unnest(${elementIds}::uuid[]) e(id)
-        cross join generate_series(1, ${MONTHS}) m
-        cross join lateral (select (10 + (abs(hashtext(s.id::text || e.id::text)) % 1000) + m)::float8 as v) val
-       where s.organization_id = ${orgId}`.execute(tx);
+  // Ten regions under the root with a country each (FR, DE, PL in turn); plants inherit it.
+  await seedEnergyValues(database, org, SITES, MONTHS, {
+    regionMetadata: (r) => ({ country: ['FR', 'DE', 'PL'][r % 3] }),
   });
   await database.execScript('vacuum analyze');
   const seedSeconds = (performance.now() - seedStart) / 1000;
