@@ -175,7 +175,7 @@ export async function computeWidgets(
   // (never the whole organization).
   const named = given?.length ? given.filter((id) => tree.byId.has(id)) : undefined;
   const siteIds = await sitesFor(tx, viewer, tree, named);
-  const breakdownSites = siteIds ?? tree.tops(new Set(tree.byId.keys()));
+  const breakdownSites = siteIds ?? tree.roots();
   let children: Promise<string[]> | undefined;
   const childSites = () => {
     children ??= sitesFor(tx, viewer, tree, tree.childrenOf(named ?? null)).then((ids) => ids ?? []);

@@ -248,16 +248,6 @@ export const dashboardsRepository = {
       .execute();
   },
 
-  sites(tx: Tx, organizationId: string) {
-    return tx
-      .selectFrom('sites')
-      .select(['id', 'name', 'parent_id'])
-      .where('organization_id', '=', organizationId)
-      .orderBy('name')
-      .orderBy('id')
-      .execute();
-  },
-
   async defaultStatuses(tx: Tx, organizationId: string): Promise<string[]> {
     const row = await tx
       .selectFrom('organizations')

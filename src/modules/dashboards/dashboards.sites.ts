@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { siteScope } from '../access/index.ts';
-import { dashboardsRepository as repo } from './dashboards.repository.ts';
+import { siteTree } from '../sites/index.ts';
 
 /** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */
 export type Viewer = Caller | { organizationId: string };
@@ -12,6 +12,8 @@ interface Site {
   name: string;
   parent_id: string | null;
 }
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** The sites of the organization, and each site with its descendants. */
 export class SiteTree {
@@ -40,6 +42,14 @@ export class SiteTree {
     return out;
   }
 
+  private topLevel?: string[];
+
+  /** The organization's top-level sites (the tops of every site), computed once per tree. */
+  roots(): string[] {
+    this.topLevel ??= this.tops(new Set(this.byId.keys()));
+    return this.topLevel;
+  }
+
   /** The sites of `set` whose parent is not in it: the tops of the set's trees. */
   tops(set: ReadonlySet<string>): string[] {
     return [...set].filter((id) => {
@@ -63,12 +73,20 @@ export class SiteTree {
         for (const child of children.length > 0 ? children : [id]) out.add(child);
       }
     }
-    const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-    return [...out].sort((a, b) => collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name));
+    // Equal names in id order, whatever order the sites came in.
+    return [...out].sort(
+      (a, b) =>
+        collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name) || (a < b ? -1 : a > b ? 1 : 0),
+    );
   }
 
+  /**
+   * From the organization's site-tree snapshot (kept in process while the tree is unchanged), and
+   * built once per snapshot: a dashboard read does not read every site again.
+   */
   static async load(tx: Tx, organizationId: string): Promise<SiteTree> {
-    return new SiteTree(await repo.sites(tx, organizationId));
+    const snapshot = await siteTree(tx, organizationId);
+    return snapshot.memoize('dashboards:tree', () => new SiteTree(snapshot.sites));
   }
 }
 

@@ -98,15 +98,28 @@ function bucketsOf(bucket: Bucket, months: { from: number; to: number }): number
   return out;
 }
 
-/** The (requested site, site of its tree) pairs of a bySite series. */
-function bySitePairs(trees: Map<string, string[]>): { groupIds: string[]; siteIds: string[] } {
+/**
+ * The (requested site, site of its tree) pairs of a bySite series. When each tree is its site's
+ * whole subtree, each group's cover of the totals is that site alone (no cover worked out from
+ * the pairs, which number as many as the sites below).
+ */
+function bySitePairs(
+  trees: Map<string, string[]>,
+  whole: boolean,
+): {
+  groupIds: string[];
+  siteIds: string[];
+  cover?: { siteIds: string[]; weights: number[]; groupIds: string[] };
+} {
   const out = { groupIds: [] as string[], siteIds: [] as string[] };
   for (const [root, ids] of trees)
     for (const id of ids) {
       out.groupIds.push(root);
       out.siteIds.push(id);
     }
-  return out;
+  if (!whole) return out;
+  const roots = [...trees.keys()];
+  return { ...out, cover: { siteIds: roots, weights: roots.map(() => 1), groupIds: roots } };
 }
 
 /**
@@ -147,7 +160,7 @@ export async function indicatorSeries(
     scope,
     {
       bucket,
-      groups: req.bySite ? bySitePairs(sites.trees) : null,
+      groups: req.bySite ? bySitePairs(sites.trees, sites.whole) : null,
       months,
     },
   );

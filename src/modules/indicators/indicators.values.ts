@@ -67,14 +67,15 @@ function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear
  * The sites each requested site stands for: itself and its descendants, within a caller's sites
  * (a site outside them is a 403; an organization viewer sees every site). Without `requested`:
  * null when every site counts (also when the requested sites cover them all), else the caller's sites.
+ * `whole`: each tree is its site's whole subtree (the caller sees every site).
  */
 export async function siteTrees(
   tx: Tx,
   viewer: Viewer,
   requested: string[] | undefined,
-): Promise<{ all: string[] | null; trees: Map<string, string[]> }> {
+): Promise<{ all: string[] | null; trees: Map<string, string[]>; whole: boolean }> {
   const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };
-  if (!requested) return { all: scope.all ? null : [...scope.siteIds], trees: new Map() };
+  if (!requested) return { all: scope.all ? null : [...scope.siteIds], trees: new Map(), whole: scope.all };
   const tree = await siteTree(tx, viewer.organizationId);
   requested.forEach((id, i) => {
     if (!tree.has(id)) throw invalidField(`siteIds.${i}`, `siteIds.${i} is not a site of this organization`);
@@ -91,9 +92,9 @@ export async function siteTrees(
     ]),
   );
   // Every site of the organization (a root asked for): no site filter at all.
-  if (scope.all && tree.spanned(unique) === tree.size) return { all: null, trees };
+  if (scope.all && tree.spanned(unique) === tree.size) return { all: null, trees, whole: true };
   const all = [...new Set([...trees.values()].flat())];
-  return { all: all.length === tree.size ? null : all, trees };
+  return { all: all.length === tree.size ? null : all, trees, whole: scope.all };
 }
 
 /** The requested indicators and every indicator they use, directly or not. */
