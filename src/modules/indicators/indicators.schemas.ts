@@ -211,4 +211,6 @@ export const CurrentValue = Type.Object({
   ),
 });
 
+export type CurrentValue = Static<typeof CurrentValue>;
+
 export const CurrentValues = Type.Object({ results: Type.Record(Type.String(), CurrentValue) });

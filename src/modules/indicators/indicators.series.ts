@@ -1,15 +1,15 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
+import { presentCurrentValue } from './indicators.present.ts';
 import type { References } from './indicators.references.ts';
+import type { CurrentValue } from './indicators.schemas.ts';
 import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
 import {
   aggregateOperands,
-  type CurrentValue,
   Evaluator,
   perSiteOf,
   prepare,
-  present,
   referencesAt,
   siteGroupAggregates,
   siteTrees,
@@ -215,10 +215,10 @@ export async function indicatorSeries(
       results.push({
         indicatorId: id,
         ...(grp === null ? {} : { siteId: grp }),
-        total: present(row, prepared.refs, total.run(row, []).evaluation),
+        total: presentCurrentValue(row, prepared.refs, total.run(row, []).evaluation),
         points: perPeriod.map(({ period, evaluator, refs }) => ({
           period,
-          value: present(row, refs, evaluator.run(row, []).evaluation),
+          value: presentCurrentValue(row, refs, evaluator.run(row, []).evaluation),
         })),
       });
     }

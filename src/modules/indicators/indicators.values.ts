@@ -7,20 +7,19 @@ import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { siteTree } from '../sites/index.ts';
-import { convertValue, describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
+import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
+import { type IndicatorRow, presentCurrentValue } from './indicators.present.ts';
 import {
   findElement,
   findItem,
   itemRef,
   leafUnits,
-  listIssues,
   loadReferences,
   type References,
   unitOfSymbol,
-  unknownUnitParts,
 } from './indicators.references.ts';
 import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
-import type { CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
+import type { CurrentValue, CurrentValuesBody, ExpressionPart } from './indicators.schemas.ts';
 import {
   groupSites,
   isTemplate,
@@ -36,18 +35,6 @@ import {
   type Scope,
   indicatorValuesRepository as values,
 } from './values.repository.ts';
-
-export type Row = Awaited<ReturnType<typeof repo.list>>[number];
-
-export interface CurrentValue {
-  value: number | null;
-  unit: string | null;
-  displayValue: number | null;
-  displayUnit: string | null;
-  formatted: string | null;
-  issues: ResultIssue[];
-  explain?: unknown;
-}
 
 /** Who values are computed for: a caller (limited to its sites), or a whole organization. */
 export type Viewer = Caller | { organizationId: string };
@@ -97,8 +84,8 @@ export async function siteTrees(
 }
 
 /** The requested indicators and every indicator they use, directly or not. */
-function closure(all: Map<string, Row>, ids: string[]): Row[] {
-  const out = new Map<string, Row>();
+function closure(all: Map<string, IndicatorRow>, ids: string[]): IndicatorRow[] {
+  const out = new Map<string, IndicatorRow>();
   const stack = [...ids];
   while (stack.length > 0) {
     const row = all.get(stack.pop()!);
@@ -109,20 +96,10 @@ function closure(all: Map<string, Row>, ids: string[]): Row[] {
   return [...out.values()];
 }
 
-/** Built once: creating a NumberFormat costs far more than formatting with it (a series formats many). */
-const SMALL = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
-const LARGE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-
-export function formatNumber(value: number, symbol: string | null): string {
-  const abs = Math.abs(value);
-  const text = (abs !== 0 && abs < 1 ? SMALL : LARGE).format(value);
-  return symbol ? `${text} ${symbol}` : text;
-}
-
 /** The requested indicators (each must exist: 400 otherwise), those they use and their operands. */
 export interface Prepared {
-  byId: Map<string, Row>;
-  needed: Row[];
+  byId: Map<string, IndicatorRow>;
+  needed: IndicatorRow[];
   refs: References;
   numberIds: string[];
   lastIds: string[];
@@ -181,7 +158,12 @@ export async function prepare(
 }
 
 /** What the indicators name, with coefficients named by key as of `year`. */
-export function referencesAt(tx: Tx, organizationId: string, rows: Row[], year: number): Promise<References> {
+export function referencesAt(
+  tx: Tx,
+  organizationId: string,
+  rows: IndicatorRow[],
+  year: number,
+): Promise<References> {
   return loadReferences(
     tx,
     organizationId,
@@ -191,7 +173,7 @@ export function referencesAt(tx: Tx, organizationId: string, rows: Row[], year: 
 }
 
 /** Whether some coefficient is named by key (so its year depends on the scope's). */
-export const usesKeyedItems = (rows: Row[]) =>
+export const usesKeyedItems = (rows: IndicatorRow[]) =>
   rows.some((r) =>
     (r.expression_parts as ExpressionPart[]).some(
       (p) => p.type === 'datasetItem' && 'datasetId' in itemRef(p),
@@ -231,7 +213,7 @@ export async function aggregateOperands(
 }
 
 /** The prepared operands restricted to the elements of `rows`. */
-function restrictTo(prepared: Prepared, rows: Row[]): Prepared {
+function restrictTo(prepared: Prepared, rows: IndicatorRow[]): Prepared {
   const elementIds = new Set<string>();
   for (const row of rows)
     for (const part of row.expression_parts as ExpressionPart[]) {
@@ -257,7 +239,7 @@ function restrictTo(prepared: Prepared, rows: Row[]): Prepared {
  */
 export function wholeScopeOperands(prepared: Prepared, indicatorIds: string[]): Prepared {
   if (!prepared.needed.some(isSiteDependent)) return prepared;
-  const out = new Map<string, Row>();
+  const out = new Map<string, IndicatorRow>();
   const stack = [...indicatorIds];
   while (stack.length > 0) {
     const row = prepared.byId.get(stack.pop()!);
@@ -345,56 +327,6 @@ export function perSiteOf(
   return { groups, items: items ?? found.siteGroups.items, aggregates };
 }
 
-const warningsOf = new WeakMap<References, Map<string, ResultIssue[]>>();
-
-/**
- * What is true of an indicator's every value, computed once per request: deleted elements, and
- * parts whose unknown unit leaves the figure unchecked and unconverted (`unknownUnit`).
- */
-function unitWarnings(row: Row, refs: References): ResultIssue[] {
-  let byRow = warningsOf.get(refs);
-  if (!byRow) {
-    byRow = new Map();
-    warningsOf.set(refs, byRow);
-  }
-  let found = byRow.get(row.id);
-  if (!found) {
-    const parts = row.expression_parts as ExpressionPart[];
-    found = [
-      ...listIssues(parts, refs)
-        .filter((i) => i.type === 'deletedFormElement')
-        .map((i) => ({ type: i.type, message: i.message, partIndex: i.partIndex ?? undefined })),
-      ...unknownUnitParts(parts, refs, row.unit_id).map((p) => ({ type: 'unknownUnit', ...p })),
-    ];
-    byRow.set(row.id, found);
-  }
-  return found;
-}
-
-/** An indicator's evaluation as answered: units, display value, formatting and issues. */
-export function present(
-  row: Row,
-  refs: References,
-  evaluation: Evaluation,
-  explain?: Record<string, unknown>,
-): CurrentValue {
-  const unit = row.unit_id ? refs.units.get(row.unit_id) : undefined;
-  const display = row.display_unit_id ? refs.units.get(row.display_unit_id) : undefined;
-  const displayUnit = display ?? unit;
-  const value = evaluation.value;
-  const displayValue = value === null ? null : unit && display ? convertValue(value, unit, display) : value;
-  const warnings = unitWarnings(row, refs);
-  return {
-    value,
-    unit: unit?.symbol ?? null,
-    displayValue,
-    displayUnit: displayUnit?.symbol ?? null,
-    formatted: displayValue === null ? null : formatNumber(displayValue, displayUnit?.symbol ?? null),
-    issues: [...evaluation.issues, ...warnings],
-    ...(explain ? { explain } : {}),
-  };
-}
-
 /**
  * Current values of indicators (DESIGN §7): each operand aggregated over the whole scope in SQL
  * (one query for all NUMBER elements, one for all activities), then each formula applied.
@@ -441,7 +373,7 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
   for (const id of new Set(body.indicatorIds)) {
     const row = byId.get(id)!;
     const { evaluation, explain } = evaluator.run(row, []);
-    results[id] = present(
+    results[id] = presentCurrentValue(
       row,
       refs,
       evaluation,
@@ -499,7 +431,7 @@ export class Evaluator {
   private readonly done = new Map<string, Result>();
 
   constructor(
-    private readonly byId: Map<string, Row>,
+    private readonly byId: Map<string, IndicatorRow>,
     private readonly refs: References,
     private readonly aggregates: Map<string, Aggregate>,
     private readonly explaining: boolean,
@@ -508,7 +440,7 @@ export class Evaluator {
   ) {}
 
   /** The value of an indicator and, when explaining, its explanation with its nested ones. */
-  run(row: Row, path: string[]): { evaluation: Evaluation; explain: Record<string, unknown> } {
+  run(row: IndicatorRow, path: string[]): { evaluation: Evaluation; explain: Record<string, unknown> } {
     const result = this.evaluateRow(row, path);
     if (!this.explaining) return { evaluation: result.evaluation, explain: {} };
     return { evaluation: result.evaluation, explain: this.explainOf(row.id, result.explanation) };
@@ -549,7 +481,7 @@ export class Evaluator {
     return { ...own, indicators };
   }
 
-  private evaluateRow(row: Row, path: string[]): Result {
+  private evaluateRow(row: IndicatorRow, path: string[]): Result {
     const cached = this.done.get(row.id);
     if (cached) return cached;
     const result =
@@ -559,7 +491,7 @@ export class Evaluator {
   }
 
   /** A site-dependent indicator: the sum over the groups of sites of each group's value. */
-  private perSites(row: Row, path: string[]): Result {
+  private perSites(row: IndicatorRow, path: string[]): Result {
     const perSite = this.perSite!;
     const parts = row.expression_parts as ExpressionPart[];
     const issues: ResultIssue[] = [];
@@ -653,7 +585,7 @@ export class Evaluator {
    * (kgCO2e for a tCO2e indicator) is converted. A pure number, an unknown unit or another
    * dimension (an indicator saved before units were checked) is taken as it is.
    */
-  private inUnit(row: Row, evaluation: Evaluation, term: Term | null): Evaluation {
+  private inUnit(row: IndicatorRow, evaluation: Evaluation, term: Term | null): Evaluation {
     const unit = row.unit_id ? this.refs.units.get(row.unit_id) : undefined;
     if (evaluation.value === null || !unit || !term || term.dimension.size === 0) return evaluation;
     const wanted = termOfUnit(unit);
@@ -682,7 +614,7 @@ export class Evaluator {
    * like any part of unknown unit, neither checked nor converted, and said so (`unknownUnit`).
    */
   private unknownTemplateUnits(
-    row: Row,
+    row: IndicatorRow,
     parts: ExpressionPart[],
     itemOf: (part: ExpressionPart) => ReferencedItem | undefined,
   ): ResultIssue[] {
@@ -703,7 +635,7 @@ export class Evaluator {
     return found;
   }
 
-  private direct(row: Row, path: string[]): Result {
+  private direct(row: IndicatorRow, path: string[]): Result {
     const parts = row.expression_parts as ExpressionPart[];
     const tree = parsedExpression(parts);
     if (tree instanceof Error) {
@@ -847,7 +779,8 @@ const itemDataset = (part: ExpressionPart) =>
   (part.metadata as { datasetId?: string } | undefined)?.datasetId ?? '';
 
 /** Whether the indicator itself has a site-dependent coefficient. */
-export const isSiteDependent = (row: Row) => (row.expression_parts as ExpressionPart[]).some(isTemplate);
+export const isSiteDependent = (row: IndicatorRow) =>
+  (row.expression_parts as ExpressionPart[]).some(isTemplate);
 
 /** A sum of group values, rounded like every computed number so that 0.1 + 0.2 is 0.3. */
 const roundSum = (value: number) => (value === 0 ? 0 : roundStored(value));
