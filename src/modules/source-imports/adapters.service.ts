@@ -5,7 +5,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { adaptersRepository as repo } from './adapters.repository.ts';
 import type { AdapterBody, AdapterDefinition, Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
-import { type DefinitionRow, presentAdapter } from './source-imports.present.ts';
+import { type AdapterRow, presentAdapter } from './source-imports.present.ts';
 
 /**
  * The rules the schema cannot state: which fields each draft kind needs or refuses, distinct
@@ -53,7 +53,7 @@ async function mappingIssues(tx: Tx, organizationId: string, mapping: Mapping): 
 async function withVersions(
   tx: Tx,
   organizationId: string,
-  rows: DefinitionRow[],
+  rows: AdapterRow[],
 ): Promise<AdapterDefinition[]> {
   const versions = await repo.versions(
     tx,

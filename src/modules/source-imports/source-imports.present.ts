@@ -5,12 +5,12 @@ import type { AdapterDefinition, Mapping } from './adapters.schemas.ts';
 import type { Run } from './imports.schemas.ts';
 
 /** A source adapter definition row. */
-export type DefinitionRow = NonNullable<Awaited<ReturnType<typeof adaptersRepository.find>>>;
+export type AdapterRow = NonNullable<Awaited<ReturnType<typeof adaptersRepository.find>>>;
 /** A saved version of a definition. */
-export type DefinitionVersionRow = Awaited<ReturnType<typeof adaptersRepository.versions>>[number];
+export type AdapterVersionRow = Awaited<ReturnType<typeof adaptersRepository.versions>>[number];
 
 /** A definition and its versions (`own`) as the API shows them. */
-export function presentAdapter(row: DefinitionRow, own: DefinitionVersionRow[]): AdapterDefinition {
+export function presentAdapter(row: AdapterRow, own: AdapterVersionRow[]): AdapterDefinition {
   // Saved with its definition, checked against the Mapping schema then: always there.
   const current = own.find((v) => v.adapter_version === row.adapter_version);
   if (!current) throw new Error(`source adapter ${row.id} has no version ${row.adapter_version}`);
