@@ -4,6 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
@@ -134,12 +135,7 @@ async function plan(
   n: number,
   options: StoreOptions,
 ): Promise<void> {
-  const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
-  for (const p of entry.planned) {
-    const list = byType.get(p.element.type);
-    if (list) list.push(p);
-    else byType.set(p.element.type, [p]);
-  }
+  const byType = groupBy(entry.planned, (p): keyof ElementTypeHandlers => p.element.type);
   const sessionIssues: Issue[] = [];
   for (const [type, values] of byType) {
     const session = sessions.of(n, type);
@@ -179,12 +175,7 @@ async function write(
     [...submissions.values()].map((s) => s.id),
     entries.flatMap((p) => p.planned.map((plan) => plan.element.id)),
   );
-  const storedBySubmission = new Map<string, StoredValue[]>();
-  for (const row of stored) {
-    const list = storedBySubmission.get(row.form_submission_id);
-    if (list) list.push(row);
-    else storedBySubmission.set(row.form_submission_id, [row]);
-  }
+  const storedBySubmission = groupBy(stored, (row) => row.form_submission_id);
   const changes: ValueChange[] = [];
   const renumbered: Renumbered[] = [];
   const outcomes = entries.map((p) => {
