@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { SiteTree, siteTree } from '../sites/index.ts';
 
 /** Where values are counted: sites (null = every site), years, period units, statuses. */
@@ -291,13 +292,12 @@ export const indicatorValuesRepository = {
   ): Promise<{ siteIds: string[]; weights: number[]; groupIds: string[] }> {
     const tree = await siteTree(tx, organizationId);
     const inScope = siteIds ? new Set(siteIds) : null;
-    const members = new Map<string, string[]>();
-    groups.groupIds.forEach((group, i) => {
-      const site = groups.siteIds[i]!;
-      if (inScope && !inScope.has(site)) return;
-      if (!members.has(group)) members.set(group, []);
-      members.get(group)!.push(site);
-    });
+    const pairs = groups.groupIds.map((group, i) => ({ group, site: groups.siteIds[i]! }));
+    const members = groupBy(
+      inScope ? pairs.filter((p) => inScope.has(p.site)) : pairs,
+      (p) => p.group,
+      (p) => p.site,
+    );
     const out = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
     for (const [group, sites] of members) {
       const cover = tree.cover(sites);
