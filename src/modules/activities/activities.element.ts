@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
@@ -214,12 +215,7 @@ async function saveActivities(
     org,
     works.flatMap((w) => valueIdOf(w) ?? []),
   );
-  const storedByValue = new Map<string, typeof stored>();
-  for (const row of stored) {
-    const list = storedByValue.get(row.form_element_submission_id);
-    if (list) list.push(row);
-    else storedByValue.set(row.form_element_submission_id, [row]);
-  }
+  const storedByValue = groupBy(stored, (row) => row.form_element_submission_id);
 
   const slots: Slot[] = [];
   const inserts: ActivityInsert[] = [];
