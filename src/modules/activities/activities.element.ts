@@ -13,7 +13,7 @@ import type {
   PlannedValue,
   PlanOptions,
   StoreContext,
-  Target,
+  SubmissionTarget,
   ValueItem,
   ValuesSession,
 } from '../submissions/index.ts';
@@ -90,7 +90,12 @@ class ActivitySession implements ValuesSession {
         : new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
   }
 
-  async plan(tx: Tx, values: PlannedValue[], target: Target, options: PlanOptions = {}): Promise<Issue[]> {
+  async plan(
+    tx: Tx,
+    values: PlannedValue[],
+    target: SubmissionTarget,
+    options: PlanOptions = {},
+  ): Promise<Issue[]> {
     const org = this.ctx.organizationId;
     const issues: Issue[] = [];
     const definitions = new Map<string, ActivityDefinition | undefined>();
@@ -178,7 +183,7 @@ class ActivitySession implements ValuesSession {
   write(
     tx: Tx,
     caller: Caller,
-    target: Target,
+    target: SubmissionTarget,
     valueIds: ReadonlyMap<PlannedValue, string>,
   ): Promise<ReadonlyMap<PlannedValue, Partial<ValueItem>>> {
     return saveActivities(tx, caller, target, this.works, valueIds);
@@ -202,7 +207,7 @@ const snapshot = (input: ActivityInput, result: CalculationResult): ActivitySnap
 async function saveActivities(
   tx: Tx,
   caller: Caller,
-  target: Target,
+  target: SubmissionTarget,
   works: Work[],
   valueIds: ReadonlyMap<PlannedValue, string>,
 ): Promise<Map<PlannedValue, Partial<ValueItem>>> {

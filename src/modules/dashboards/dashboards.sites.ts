@@ -1,11 +1,8 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
+import type { Viewer } from '../../domain/caller.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { siteScope } from '../access/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
-
-/** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */
-export type Viewer = Caller | { organizationId: string };
 
 interface Site {
   id: string;
@@ -14,7 +11,7 @@ interface Site {
 }
 
 /** The sites of the organization, and each site with its descendants. */
-export class SiteTree {
+export class DashboardSiteTree {
   readonly byId: Map<string, Site>;
   private readonly children: Map<string, string[]>;
 
@@ -67,8 +64,8 @@ export class SiteTree {
     return [...out].sort((a, b) => collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name));
   }
 
-  static async load(tx: Tx, organizationId: string): Promise<SiteTree> {
-    return new SiteTree(await repo.sites(tx, organizationId));
+  static async load(tx: Tx, organizationId: string): Promise<DashboardSiteTree> {
+    return new DashboardSiteTree(await repo.sites(tx, organizationId));
   }
 }
 
@@ -80,7 +77,7 @@ export class SiteTree {
 export async function sitesFor(
   tx: Tx,
   viewer: Viewer,
-  tree: SiteTree,
+  tree: DashboardSiteTree,
   named: readonly string[] | undefined,
 ): Promise<string[] | undefined> {
   const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };

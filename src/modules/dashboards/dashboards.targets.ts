@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import type { Viewer } from '../../domain/caller.ts';
 import type { GlobalFilter, SeriesPoint, TargetLine, WidgetIssue } from '../../domain/dashboards.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import {
@@ -11,7 +12,6 @@ import {
   type SeriesGrouping,
 } from '../indicators/index.ts';
 import { type TargetEntry, targetsRepository } from '../targets/index.ts';
-import type { Viewer } from './dashboards.sites.ts';
 
 /**
  * Targets beside a widget's series (`config.showTarget`).

@@ -1,6 +1,7 @@
 import { type QueryResult, type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ActivityInputDefinition, PeriodType } from '../../db/schema/index.ts';
+import type { UsedCoefficient } from '../activities/index.ts';
 import type { ExportContext } from './exports.filters.ts';
 
 /** The media of an audit pack's evidence (`ids`), by id, in the caller's organization. */
@@ -172,16 +173,6 @@ export function readableDatasets(tx: Tx, organizationId: string) {
     .select(['id', 'name'])
     .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('is_common', '=', true)]))
     .execute();
-}
-
-/** A coefficient as the activities table records it (see `activities.calculate.ts`). */
-export interface UsedCoefficient {
-  key: string;
-  datasetId: string | null;
-  datasetItemId: string | null;
-  year: number | null;
-  value: number | null;
-  unit: string | null;
 }
 
 /** An activity as the activities export reads it. */

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { groupBy } from '../../lib/group-by.ts';
-import type { Row } from './exports.columns.ts';
+import type { ExportRow } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
 import {
@@ -145,7 +145,7 @@ function lockOf(locks: LockInfo[], r: ValueRecord): LockInfo | null {
 }
 
 /** A value record as the cells of VALUE_COLUMNS; null for a value of a deleted form or element. */
-export function valueCells(r: ValueRecord, ctx: ExportContext, lookups: ValueLookups): Row | null {
+export function valueCells(r: ValueRecord, ctx: ExportContext, lookups: ValueLookups): ExportRow | null {
   const form = lookups.forms.get(r.form_id);
   const element = lookups.elements.get(r.element_id);
   if (!form || !element) return null;

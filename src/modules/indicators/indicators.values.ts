@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
+import type { Caller, Viewer } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
@@ -35,9 +35,6 @@ import {
   type Scope,
   indicatorValuesRepository as values,
 } from './values.repository.ts';
-
-/** Who values are computed for: a caller (limited to its sites), or a whole organization. */
-export type Viewer = Caller | { organizationId: string };
 
 /** The years a request covers: `year`, or `startYear`..`endYear`; by default the current year. */
 function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear: number } {
