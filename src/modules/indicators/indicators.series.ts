@@ -1,13 +1,9 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
-import { presentCurrentValue } from './indicators.present.ts';
-import type { References } from './indicators.references.ts';
-import type { CurrentValue } from './indicators.schemas.ts';
-import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
+import { Evaluator } from './indicators.evaluator.ts';
 import {
   aggregateOperands,
-  Evaluator,
   perSiteOf,
   prepare,
   referencesAt,
@@ -15,7 +11,11 @@ import {
   siteTrees,
   usesKeyedItems,
   wholeScopeOperands,
-} from './indicators.values.ts';
+} from './indicators.operands.ts';
+import { presentCurrentValue } from './indicators.present.ts';
+import type { References } from './indicators.references.ts';
+import type { CurrentValue } from './indicators.schemas.ts';
+import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
 import {
   type Aggregate,
   type Bucket,
