@@ -8,8 +8,8 @@ import type { IndicatorRow } from './indicators.present.ts';
 import { findElement, findItem, leafUnits, type References, unitOfSymbol } from './indicators.references.ts';
 import type { ReferencedItem } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
+import type { Aggregate } from './indicators.scope.ts';
 import { isSiteDependent, isTemplate, type SiteGroup, templateRef } from './indicators.sites.ts';
-import type { Aggregate } from './values.repository.ts';
 
 /** The most entries an explanation lists (operands, coefficients, conversions, nested, …). */
 export const EXPLAIN_LIMIT = 20_000;

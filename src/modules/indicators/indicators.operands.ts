@@ -7,6 +7,7 @@ import type { IndicatorRow } from './indicators.present.ts';
 import { findElement, itemRef, loadReferences, type References } from './indicators.references.ts';
 import { indicatorsRepository as repo } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
+import type { Aggregate, Breakdown, BucketAggregate, Scope } from './indicators.scope.ts';
 import {
   groupSites,
   isSiteDependent,
@@ -14,13 +15,7 @@ import {
   type SiteGroups,
   templatesOf,
 } from './indicators.sites.ts';
-import {
-  type Aggregate,
-  type Breakdown,
-  type BucketAggregate,
-  type Scope,
-  indicatorValuesRepository as values,
-} from './values.repository.ts';
+import { indicatorValuesRepository as values } from './values.repository.ts';
 
 /**
  * The sites each requested site stands for: itself and its descendants, within a caller's sites

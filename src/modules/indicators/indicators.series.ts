@@ -15,13 +15,9 @@ import {
 import { presentCurrentValue } from './indicators.present.ts';
 import type { References } from './indicators.references.ts';
 import type { CurrentValue } from './indicators.schemas.ts';
+import type { Aggregate, Bucket, Scope } from './indicators.scope.ts';
 import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
-import {
-  type Aggregate,
-  type Bucket,
-  type Scope,
-  indicatorValuesRepository as values,
-} from './values.repository.ts';
+import { indicatorValuesRepository as values } from './values.repository.ts';
 
 export type SeriesGrouping = 'TOTAL' | 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
 

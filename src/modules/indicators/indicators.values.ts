@@ -12,7 +12,8 @@ import {
 } from './indicators.operands.ts';
 import { presentCurrentValue } from './indicators.present.ts';
 import type { CurrentValue, CurrentValuesBody } from './indicators.schemas.ts';
-import { type Scope, indicatorValuesRepository as values } from './values.repository.ts';
+import type { Scope } from './indicators.scope.ts';
+import { indicatorValuesRepository as values } from './values.repository.ts';
 
 /** The years a request covers: `year`, or `startYear`..`endYear`; by default the current year. */
 function yearsOf(body: CurrentValuesBody, now: Date): { fromYear: number; toYear: number } {
