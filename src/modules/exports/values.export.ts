@@ -15,7 +15,7 @@ import {
   usersByIds,
   type ValueRecord,
   valuesStatement,
-} from './exports.repository.ts';
+} from './values.repository.ts';
 
 interface FormInfo {
   name: string;
