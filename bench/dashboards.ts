@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { forgetPublicViews } from '../src/modules/dashboards/dashboards.cache.ts';
-import { totalsSource } from '../src/modules/indicators/values.repository.ts';
+import { totalsSource } from '../src/modules/indicators/indicators.scope.ts';
 import {
   call,
   energyOrganization,

@@ -7,8 +7,9 @@
 import { performance } from 'node:perf_hooks';
 import { type RawBuilder, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
+import { totalsSource } from '../src/modules/indicators/indicators.scope.ts';
 import { indicatorSeries } from '../src/modules/indicators/indicators.series.ts';
-import { indicatorValuesRepository, totalsSource } from '../src/modules/indicators/values.repository.ts';
+import { indicatorValuesRepository } from '../src/modules/indicators/values.repository.ts';
 import {
   call,
   energyOrganization,

@@ -2,13 +2,17 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Three rules about how src/ is put together, checked on the source text (tests left out):
+// Four rules about how src/ is put together, checked on the source text (tests left out):
 // 1. Front doors: a module is used from outside only through its `index.ts`; no other file of
 //    src/ imports another module's internal file (its repository, service, schemas, ...).
 // 2. SQL lives in repositories (`*.repository.ts`) and in src/db, nowhere else.
 // 3. Data flows one way: the import graph between the modules of src/modules and the other
 //    areas of src/ (http, db, domain, lib, sandbox, app.ts, ...) has no cycle, type-only
 //    imports included (a type cycle through the composition root is still a cycle).
+// 4. One name means one thing: no two files of src/ export a declaration of the same name
+//    (a TypeBox schema and its static type, in one file, are one name); re-exports
+//    (`export { X } from`, `export * from`, `export { X }` of an imported X) and the modules'
+//    `index.ts` front doors do not count.
 const SRC = join(import.meta.dirname, '..', 'src');
 const MODULES = join(SRC, 'modules');
 
@@ -191,5 +195,65 @@ describe('no cycle', () => {
       [join(MODULES, 'media', 'media.service.ts'), "import type { Clock } from '../../app.ts';"],
     ]);
     expect(cycles(graphOf(imports(throughRoot)))).toHaveLength(1);
+  });
+});
+
+/**
+ * The names a source file defines and exports: `export const|function|class|type|interface|enum …`
+ * at the start of a line, and `export { a, b as c }` (no `from`) of names not imported.
+ */
+function definedExports(source: string): Set<string> {
+  const names = new Set<string>();
+  const declaration =
+    /^export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|var|function\*?|class|type|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)/gm;
+  for (const match of source.matchAll(declaration)) names.add(match[1]!);
+  const imported = new Set<string>();
+  for (const match of source.matchAll(/^import\s+(?:type\s+)?([^'";]*?)\s+from\s/gm))
+    for (const name of match[1]!.matchAll(/([A-Za-z_$][\w$]*)\s*(?:[,}]|$)/g)) imported.add(name[1]!);
+  for (const match of source.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}\s*(?!\s*from)(?:;|$)/gm))
+    for (const item of match[1]!.split(',')) {
+      const [local, exported] = item
+        .replace(/^\s*type\s+/, '')
+        .split(/\s+as\s+/)
+        .map((n) => n.trim());
+      if (local && !imported.has(local)) names.add(exported ?? local);
+    }
+  return names;
+}
+
+/** Names exported by more than one file (index.ts front doors left out), with their files. */
+function sameNames(sources: Map<string, string>): string[] {
+  const byName = new Map<string, string[]>();
+  for (const [file, source] of sources) {
+    if (file.endsWith('/index.ts')) continue;
+    for (const name of definedExports(source))
+      byName.set(name, [...(byName.get(name) ?? []), relative(SRC, file)]);
+  }
+  return [...byName]
+    .filter(([name, where]) => where.length > 1 && !SAME_NAME_ALLOWED.has(name))
+    .map(([name, where]) => `${name}: ${where.join(', ')}`);
+}
+
+/** Names two files may both export, each with its reason (none: rename instead). */
+const SAME_NAME_ALLOWED = new Map<string, string>([]);
+
+describe('one name, one thing', () => {
+  it('no two files of src/ export a declaration of the same name', () => {
+    expect(sameNames(read())).toEqual([]);
+  });
+
+  it('finds two definitions of a name, not a re-export or a schema with its type', () => {
+    const planted = new Map([
+      [
+        join(MODULES, 'a', 'a.ts'),
+        'export const Row = Type.Object({});\nexport type Row = Static<typeof Row>;',
+      ],
+      [join(MODULES, 'b', 'b.ts'), 'export interface Row {\n  id: string;\n}'],
+      [join(MODULES, 'b', 'c.ts'), "export { Row } from '../a/a.ts';\nexport * from './b.ts';"],
+      [join(MODULES, 'b', 'd.ts'), "import type { Row } from '../a/a.ts';\nexport type { Row };"],
+      [join(MODULES, 'b', 'index.ts'), 'export interface Row {}'],
+      [join(MODULES, 'c', 'e.ts'), 'const local = 1;\nexport { local as Row };'],
+    ]);
+    expect(sameNames(planted)).toEqual(['Row: modules/a/a.ts, modules/b/b.ts, modules/c/e.ts']);
   });
 });

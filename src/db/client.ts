@@ -19,6 +19,8 @@ export type Engine = 'pglite' | 'postgres';
  * statement cannot run outside the transaction it belongs to (on PGlite that would deadlock).
  */
 export type Tx = Transaction<DB>;
+/** Runs `fn` in a new transaction of the caller's organization (`http/request-scope.ts`). */
+export type TenantRun = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
 /** Something statements can run on: a transaction, or (for `unscoped` lookups) the pool. */
 export type Queryable = Kysely<DB>;

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, type Resolved } from './evaluate.ts';
-import { type ExpressionPart, parseExpression } from './parse.ts';
+import { type ExpressionToken, parseExpression } from './parse.ts';
 
-const n = (value: string): ExpressionPart => ({ type: 'number', value });
-const op = (value: string): ExpressionPart => ({ type: 'operator', value });
-const p = (value: string): ExpressionPart => ({ type: 'parenthesis', value });
-const el = (value: string): ExpressionPart => ({ type: 'formElement', value });
-const item = (value: string): ExpressionPart => ({ type: 'datasetItem', value });
+const n = (value: string): ExpressionToken => ({ type: 'number', value });
+const op = (value: string): ExpressionToken => ({ type: 'operator', value });
+const p = (value: string): ExpressionToken => ({ type: 'parenthesis', value });
+const el = (value: string): ExpressionToken => ({ type: 'formElement', value });
+const item = (value: string): ExpressionToken => ({ type: 'datasetItem', value });
 
 const kWh = { id: 'kwh', symbol: 'kWh', dimension: 'energy', factor_to_base: 1 };
 const MWh = { id: 'mwh', symbol: 'MWh', dimension: 'energy', factor_to_base: 1000 };
 const kg = { id: 'kg', symbol: 'kg', dimension: 'mass', factor_to_base: 1 };
 
-function run(parts: ExpressionPart[], values: Record<string, Resolved> = {}) {
+function run(parts: ExpressionToken[], values: Record<string, Resolved> = {}) {
   return evaluate(parseExpression(parts), (leaf) => values[leaf.value]!);
 }
 
@@ -35,7 +35,7 @@ describe('parseExpression', () => {
   });
 
   it.each([
-    [[] as ExpressionPart[], 0, 'empty'],
+    [[] as ExpressionToken[], 0, 'empty'],
     [[n('1'), op('+')], 1, 'no right operand'],
     [[op('*'), n('1')], 0, 'no left operand'],
     [[n('1'), n('2')], 1, 'two operands in a row'],

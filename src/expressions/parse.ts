@@ -9,7 +9,7 @@ export type OperandType = (typeof OPERAND_TYPES)[number];
 export const PART_TYPES = ['number', 'operator', 'parenthesis', ...OPERAND_TYPES] as const;
 export type PartType = (typeof PART_TYPES)[number];
 
-export interface ExpressionPart {
+export interface ExpressionToken {
   type: string;
   value: string;
   metadata?: unknown;
@@ -35,14 +35,15 @@ export class ExpressionError extends Error {
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Parses the parts into a tree, or throws an ExpressionError naming the offending part. */
-export function parseExpression(parts: readonly ExpressionPart[]): Node {
+export function parseExpression(parts: readonly ExpressionToken[]): Node {
   if (parts.length === 0) throw new ExpressionError(0, 'the expression is empty');
   parts.forEach(checkPart);
   let pos = 0;
   const peek = () => parts[pos];
-  const isOp = (p: ExpressionPart | undefined, ...ops: string[]) =>
+  const isOp = (p: ExpressionToken | undefined, ...ops: string[]) =>
     p?.type === 'operator' && ops.includes(p.value);
-  const isParen = (p: ExpressionPart | undefined, v: '(' | ')') => p?.type === 'parenthesis' && p.value === v;
+  const isParen = (p: ExpressionToken | undefined, v: '(' | ')') =>
+    p?.type === 'parenthesis' && p.value === v;
 
   function expression(): Node {
     let left = term();
@@ -120,7 +121,7 @@ export function parseExpression(parts: readonly ExpressionPart[]): Node {
   return tree;
 }
 
-function checkPart(part: ExpressionPart, index: number) {
+function checkPart(part: ExpressionToken, index: number) {
   const value = typeof part.value === 'string' ? part.value : '';
   switch (part.type) {
     case 'number':

@@ -5,7 +5,6 @@
 export { CalculationError, type CalculationErrorKind } from './calculation-error.ts';
 export { configureSandboxLimits, DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits.ts';
 export { compileMetadataSchema, MetadataSchemaError, metadataSchemaProblem } from './metadata-schema.ts';
-export { configureSandboxWorkers, sandboxPool, sandboxStats, shutdownSandbox, warmSandbox } from './pool.ts';
 export {
   type CalcRunner,
   type CalcRunnerOptions,
@@ -14,4 +13,11 @@ export {
   withCalcRunner,
 } from './runner.ts';
 export type { Coefficient, CoefficientLookup, CoefficientOptions } from './session.ts';
+export {
+  configureSandboxWorkers,
+  sandboxPool,
+  sandboxStats,
+  shutdownSandbox,
+  warmSandbox,
+} from './shared-pool.ts';
 export type { CalcDefinition, CalculationContext, CalculationResult, SyntaxProblem } from './types.ts';

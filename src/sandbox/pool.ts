@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CalculationError } from './calculation-error.ts';
 import { limitErrors, notOneFunction } from './diagnostics.ts';
@@ -381,38 +380,4 @@ function errorOf(error: SerializedError, request: Request): unknown {
     return request.hostError?.error ?? new Error(`calculation sandbox: ${error.message}`);
   }
   return new CalculationError(error.kind, error.message, error.line, error.column);
-}
-
-let shared: SandboxPool | undefined;
-let workers = Math.min(2, availableParallelism());
-
-/** Sets the number of sandbox workers (SDCS_CALC_WORKERS); takes effect for a pool not yet started. */
-export function configureSandboxWorkers(size: number): void {
-  workers = size;
-  if (shared && shared.size !== size) {
-    const old = shared;
-    shared = undefined;
-    void old.shutdown();
-  }
-}
-
-/** The process's sandbox pool (its workers start on demand). */
-export function sandboxPool(): SandboxPool {
-  shared ??= new SandboxPool(workers);
-  return shared;
-}
-
-/** Starts the sandbox workers ahead of the first calculation (server start-up). */
-export function warmSandbox(): Promise<void> {
-  return sandboxPool().warm();
-}
-
-/** Stops the sandbox worker, e.g. when the server shuts down. */
-export async function shutdownSandbox(): Promise<void> {
-  await shared?.shutdown();
-}
-
-/** The sandbox's load, for metrics: worker threads started and calculations waiting for one. */
-export function sandboxStats(): { workers: number; waiting: number } {
-  return { workers: shared?.size ?? 0, waiting: shared?.waiting ?? 0 };
 }

@@ -1,7 +1,8 @@
 import { roundStored } from '../lib/numbers.ts';
 import { resolveLimits, type SandboxLimits } from './limits.ts';
-import { type RunnerState, sandboxPool } from './pool.ts';
+import type { RunnerState } from './pool.ts';
 import type { CoefficientLookup } from './session.ts';
+import { sandboxPool } from './shared-pool.ts';
 import type { CalcDefinition, CalculationContext, CalculationResult, SyntaxProblem } from './types.ts';
 
 export interface CalcRunnerOptions {

@@ -9,13 +9,13 @@ import {
 import { ActivityDefinition } from '../../src/modules/activity-definitions/activity-definitions.schemas.ts';
 import {
   Dataset,
-  ImportResult as DatasetImportResult,
+  DatasetImportResult,
   DatasetItem,
   ItemChange,
   ListedDatasetItem,
 } from '../../src/modules/datasets/datasets.schemas.ts';
 import { Form } from '../../src/modules/forms/forms.schemas.ts';
-import { Site, ImportResult as SitesImportResult } from '../../src/modules/sites/sites.schemas.ts';
+import { Site, SiteImportResult as SitesImportResult } from '../../src/modules/sites/sites.schemas.ts';
 import {
   HistoryEntry,
   Submission,

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import { badRequest } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import {
   type CalcRunner,
   type CalculationContext,
@@ -134,12 +135,7 @@ export class CalcSession {
   async compute(jobs: CalcJob[]): Promise<void> {
     const todo = new Map<string, CalcJob>();
     for (const job of this.missing(jobs)) todo.set(jobKey(job), job);
-    const byYear = new Map<number, [string, CalcJob][]>();
-    for (const entry of todo) {
-      const list = byYear.get(entry[1].context.year);
-      if (list) list.push(entry);
-      else byYear.set(entry[1].context.year, [entry]);
-    }
+    const byYear = groupBy(todo, ([, job]) => job.context.year);
     // A lookup without a year takes the year of the calculations in flight: one year at a time.
     for (const [year, entries] of byYear) {
       this.year = year;

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
@@ -12,7 +13,7 @@ import type {
   PlannedValue,
   PlanOptions,
   StoreContext,
-  Target,
+  SubmissionTarget,
   ValueItem,
   ValuesSession,
 } from '../submissions/index.ts';
@@ -89,7 +90,12 @@ class ActivitySession implements ValuesSession {
         : new CalcSession(ctx.organizationId, ctx.run, ctx.signal, limits);
   }
 
-  async plan(tx: Tx, values: PlannedValue[], target: Target, options: PlanOptions = {}): Promise<Issue[]> {
+  async plan(
+    tx: Tx,
+    values: PlannedValue[],
+    target: SubmissionTarget,
+    options: PlanOptions = {},
+  ): Promise<Issue[]> {
     const org = this.ctx.organizationId;
     const issues: Issue[] = [];
     const definitions = new Map<string, ActivityDefinition | undefined>();
@@ -177,7 +183,7 @@ class ActivitySession implements ValuesSession {
   write(
     tx: Tx,
     caller: Caller,
-    target: Target,
+    target: SubmissionTarget,
     valueIds: ReadonlyMap<PlannedValue, string>,
   ): Promise<ReadonlyMap<PlannedValue, Partial<ValueItem>>> {
     return saveActivities(tx, caller, target, this.works, valueIds);
@@ -201,7 +207,7 @@ const snapshot = (input: ActivityInput, result: CalculationResult): ActivitySnap
 async function saveActivities(
   tx: Tx,
   caller: Caller,
-  target: Target,
+  target: SubmissionTarget,
   works: Work[],
   valueIds: ReadonlyMap<PlannedValue, string>,
 ): Promise<Map<PlannedValue, Partial<ValueItem>>> {
@@ -214,12 +220,7 @@ async function saveActivities(
     org,
     works.flatMap((w) => valueIdOf(w) ?? []),
   );
-  const storedByValue = new Map<string, typeof stored>();
-  for (const row of stored) {
-    const list = storedByValue.get(row.form_element_submission_id);
-    if (list) list.push(row);
-    else storedByValue.set(row.form_element_submission_id, [row]);
-  }
+  const storedByValue = groupBy(stored, (row) => row.form_element_submission_id);
 
   const slots: Slot[] = [];
   const inserts: ActivityInsert[] = [];

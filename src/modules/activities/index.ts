@@ -1,6 +1,6 @@
 /** The activities module's front door: what other modules (and the composition root) may use. */
 
-export type { CalcJob, CalcOutcome } from './activities.calculate.ts';
+export type { CalcJob, CalcOutcome, UsedCoefficient } from './activities.calculate.ts';
 export {
   type CalcLimits,
   CalcSession,

@@ -20,7 +20,7 @@ import type {
 const COMMON_IS_ADMIN_ONLY = 'Only platform admins can share an activity definition with every organization';
 
 /** Definitions as answered, with the symbol of their unit (one query for all). */
-async function presentAll(
+async function withUnitSymbols(
   tx: Tx,
   organizationId: string,
   rows: DefinitionRow[],
@@ -33,8 +33,8 @@ async function presentAll(
   return rows.map((r) => presentDefinition(r, r.unit_id ? (units.get(r.unit_id)?.symbol ?? null) : null));
 }
 
-const presentOne = async (tx: Tx, organizationId: string, row: DefinitionRow) =>
-  (await presentAll(tx, organizationId, [row]))[0]!;
+const withUnitSymbol = async (tx: Tx, organizationId: string, row: DefinitionRow) =>
+  (await withUnitSymbols(tx, organizationId, [row]))[0]!;
 
 /** A unitId must be a unit the organization sees (the catalog or its own). */
 async function checkUnit(tx: Tx, organizationId: string, unitId: string | null): Promise<void> {
@@ -87,13 +87,13 @@ export function authorizeCommon(caller: Caller, isCommon: boolean | undefined): 
 }
 
 export async function listDefinitions(tx: Tx, caller: Caller): Promise<ActivityDefinition[]> {
-  return presentAll(tx, caller.organizationId, await repo.listVisible(tx, caller.organizationId));
+  return withUnitSymbols(tx, caller.organizationId, await repo.listVisible(tx, caller.organizationId));
 }
 
 export async function getDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
   const row = isUuid(id) ? await repo.findVisible(tx, caller.organizationId, id) : undefined;
   if (!row) throw notFound('Activity definition');
-  return presentOne(tx, caller.organizationId, row);
+  return withUnitSymbol(tx, caller.organizationId, row);
 }
 
 async function freeKey(tx: Tx, organizationId: string, base: string): Promise<string> {
@@ -126,7 +126,11 @@ export async function createDefinition(
   }
   await checkUnit(tx, caller.organizationId, fields.unitId);
   try {
-    return presentOne(tx, caller.organizationId, await repo.insert(tx, caller.organizationId, key, fields));
+    return withUnitSymbol(
+      tx,
+      caller.organizationId,
+      await repo.insert(tx, caller.organizationId, key, fields),
+    );
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw keyInUse(key);
     throw error;
@@ -156,7 +160,7 @@ export async function updateDefinition(
   const isCommon = body.isCommon ?? row.is_common;
   authorize(isCommon === row.is_common || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
   await checkUnit(tx, caller.organizationId, fields.unitId);
-  return presentOne(
+  return withUnitSymbol(
     tx,
     caller.organizationId,
     await repo.update(tx, caller.organizationId, row.id, { ...fields, isCommon }),
@@ -166,7 +170,7 @@ export async function updateDefinition(
 export async function deleteDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
   const row = await ownDefinition(tx, caller, id);
   try {
-    return presentOne(tx, caller.organizationId, await repo.remove(tx, caller.organizationId, row.id));
+    return withUnitSymbol(tx, caller.organizationId, await repo.remove(tx, caller.organizationId, row.id));
   } catch (error) {
     if ((error as { code?: string }).code === '23503') {
       throw badRequest('The activity definition is in use', [
@@ -191,5 +195,5 @@ export async function getDefinitionForCalculation(
 ): Promise<ActivityDefinition | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await repo.findVisible(tx, organizationId, id);
-  return row ? presentOne(tx, organizationId, row) : undefined;
+  return row ? withUnitSymbol(tx, organizationId, row) : undefined;
 }

@@ -26,14 +26,14 @@ export const CompletenessQuery = Type.Object(
 );
 export type CompletenessQuery = Static<typeof CompletenessQuery>;
 
-export const STATUSES = ['COMPLETE', 'PARTIAL', 'MISSING', 'NO_ACTIVITY'] as const;
+export const COMPLETENESS_STATUSES = ['COMPLETE', 'PARTIAL', 'MISSING', 'NO_ACTIVITY'] as const;
 
 export const PeriodCompleteness = Type.Object({
   periodUnit: Type.Integer(),
   expected: Type.Integer({ description: 'Elements expected for the period (the form’s required ones)' }),
   reported: Type.Integer({ description: 'Of those, how many are reported' }),
   missing: Type.Array(Type.String(), { description: 'Keys of the expected elements not reported' }),
-  status: Type.Enum([...STATUSES], {
+  status: Type.Enum([...COMPLETENESS_STATUSES], {
     description:
       'COMPLETE: every expected element reported; NO_ACTIVITY: complete through no-activity markers only; PARTIAL: some; MISSING: none',
   }),

@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import type { Viewer } from '../../domain/caller.ts';
 import type {
   GlobalFilter,
   Series,
@@ -14,7 +15,7 @@ import {
   type SeriesResult,
 } from '../indicators/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
-import { SiteTree, sitesFor, type Viewer } from './dashboards.sites.ts';
+import { DashboardSiteTree, sitesFor } from './dashboards.sites.ts';
 import { type TargetContext, targetLines } from './dashboards.targets.ts';
 
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -77,7 +78,7 @@ const groupingOf = (widget: Widget): SeriesGrouping =>
 interface Context {
   tx: Tx;
   viewer: Viewer;
-  tree: SiteTree;
+  tree: DashboardSiteTree;
   period: Period;
   statuses: GlobalFilter['statuses'];
   /** Sites of TOTAL series (undefined: all the viewer sees); BREAKDOWN: one series per site. */
@@ -167,9 +168,9 @@ export async function computeWidgets(
   filter: GlobalFilter,
   widgets: Widget[],
   now: Date,
-  options: { tree?: SiteTree; siteIds?: string[] } = {},
+  options: { tree?: DashboardSiteTree; siteIds?: string[] } = {},
 ): Promise<WidgetData[]> {
-  const tree = options.tree ?? (await SiteTree.load(tx, viewer.organizationId));
+  const tree = options.tree ?? (await DashboardSiteTree.load(tx, viewer.organizationId));
   const given = options.siteIds ?? filter.siteIds;
   // A filter site deleted since is left out; a filter whose sites are all gone shows nothing
   // (never the whole organization).

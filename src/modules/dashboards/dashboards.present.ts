@@ -1,8 +1,14 @@
-import type { PublicDashboard, Widget as WidgetView } from '../../domain/dashboards.ts';
+import type { ValueStatus } from '../../db/schema/index.ts';
+import type {
+  GlobalFilter,
+  PublicDashboard,
+  WidgetTheme,
+  Widget as WidgetView,
+} from '../../domain/dashboards.ts';
 import { iso } from '../../domain/time.ts';
 import { requiresEmail } from './dashboards.public.ts';
-import type { Dashboard, GlobalFilter, WidgetTheme } from './dashboards.schemas.ts';
-import type { DashboardRow, Status, WidgetRow } from './dashboards.service.ts';
+import type { Dashboard } from './dashboards.schemas.ts';
+import type { DashboardRow, WidgetRow } from './dashboards.service.ts';
 
 export function presentDashboard(row: DashboardRow, defaultStatuses: string[]): Dashboard {
   return {
@@ -20,7 +26,7 @@ export function presentDashboard(row: DashboardRow, defaultStatuses: string[]): 
     requiresEmail: requiresEmail(row),
     publicAccessEmails: row.public_access_emails,
     publicAccessDomains: row.public_access_domains,
-    organizationDefaultStatuses: defaultStatuses as Status[],
+    organizationDefaultStatuses: defaultStatuses as ValueStatus[],
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
 import { RetryLater, requestAccess } from './dashboards.access.ts';
-import { AccessBody, CodeSent, DashboardView, Grant, PublicQuery } from './dashboards.schemas.ts';
+import { AccessBody, CodeSent, DashboardViewSchema, Grant, PublicQuery } from './dashboards.schemas.ts';
 import { pickedSites, publicView } from './dashboards.view.ts';
 
 const TAGS = ['Public dashboards'];
@@ -41,7 +41,7 @@ export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
         params: IdParams,
         querystring: PublicQuery,
         response: {
-          200: DashboardView,
+          200: DashboardViewSchema,
           ...errors(400, 401, 404),
           401: gate401('This dashboard needs an access grant'),
         },

@@ -5,7 +5,7 @@ import {
   CreateDashboardBody,
   CreateWidgetBody,
   Dashboard,
-  DashboardView,
+  DashboardViewSchema,
   DashboardWithWidgets,
   UpdateDashboardBody,
   UpdateWidgetBody,
@@ -88,7 +88,7 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Each widget’s series over the dashboard’s filter, limited to the sites the caller may read: VALUE widgets their total, LINE, BAR and TABLE one point per period; targets beside them with `showTarget` (glide paths on yearly series, yearly targets split over months or quarters of summed indicators); each widget’s `issues` names the targets it cannot draw and why. CHILDREN breakdowns list the child sites as they are now, within the caller’s sites.',
         params: IdParams,
-        response: { 200: DashboardView, ...errors(401, 403, 404) },
+        response: { 200: DashboardViewSchema, ...errors(401, 403, 404) },
       },
     },
     (request) => request.tenant((tx, caller) => memberView(tx, caller, request.params.id, app.clock())),

@@ -4,13 +4,13 @@ import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Year = Type.Integer({ minimum: 1900, maximum: 2200 });
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A day, YYYY-MM-DD' });
-export const Status = Type.Enum(['COMPLETED', 'APPROVED', 'REJECTED']);
+export const DashboardStatus = Type.Enum(['COMPLETED', 'APPROVED', 'REJECTED']);
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
 const Email = Type.String({ format: 'email', maxLength: 320 });
 export const DOMAIN_PATTERN = '^(?!-)(?:[a-z0-9-]{1,63}\\.)+[a-z]{2,63}$';
 const Domain = Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253, description: 'e.g. `example.com`' });
 
-export const GlobalFilter = Type.Object(
+export const GlobalFilterSchema = Type.Object(
   {
     siteIds: Type.Optional(
       Type.Array(Type.String(), {
@@ -23,7 +23,10 @@ export const GlobalFilter = Type.Object(
     startDate: Type.Optional(Day),
     endDate: Type.Optional(Day),
     statuses: Type.Optional(
-      Type.Array(Status, { maxItems: 3, description: 'Default: the organization’s defaultStatuses' }),
+      Type.Array(DashboardStatus, {
+        maxItems: 3,
+        description: 'Default: the organization’s defaultStatuses',
+      }),
     ),
   },
   {
@@ -32,7 +35,6 @@ export const GlobalFilter = Type.Object(
       'What every widget of the dashboard computes over. Without years or dates: the current year. startYear ≤ endYear, startDate ≤ endDate.',
   },
 );
-export type GlobalFilter = Static<typeof GlobalFilter>;
 
 const AggregateLines = Type.Object(
   {
@@ -49,7 +51,7 @@ const AggregateLines = Type.Object(
   { additionalProperties: false },
 );
 
-export const WidgetTheme = Type.Object(
+export const WidgetThemeSchema = Type.Object(
   {
     mode: Type.Optional(Type.String({ maxLength: 50, examples: ['default'] })),
     customColors: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 50 })),
@@ -57,7 +59,6 @@ export const WidgetTheme = Type.Object(
   },
   { additionalProperties: false },
 );
-export type WidgetTheme = Static<typeof WidgetTheme>;
 
 const updatable = {
   name: Type.String({ minLength: 1, maxLength: 500 }),
@@ -84,8 +85,8 @@ const updatable = {
 export const UpdateDashboardBody = Type.Partial(
   Type.Object({
     ...updatable,
-    globalFilter: GlobalFilter,
-    widgetTheme: WidgetTheme,
+    globalFilter: GlobalFilterSchema,
+    widgetTheme: WidgetThemeSchema,
     order: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 }),
   }),
   {
@@ -111,8 +112,8 @@ export const CreateDashboardBody = Type.Object(
   {
     ...Type.Partial(Type.Object(updatable)).properties,
     name: updatable.name,
-    globalFilter: Type.Optional(GlobalFilter),
-    widgetTheme: Type.Optional(WidgetTheme),
+    globalFilter: Type.Optional(GlobalFilterSchema),
+    widgetTheme: Type.Optional(WidgetThemeSchema),
     order: Type.Optional(
       Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Lists sort by it' }),
     ),
@@ -132,7 +133,7 @@ export const CreateDashboardBody = Type.Object(
 );
 export type CreateDashboardBody = Static<typeof CreateDashboardBody>;
 
-export const WidgetConfig = Type.Object(
+export const WidgetConfigSchema = Type.Object(
   {
     period: Type.Optional(
       Type.Enum(['MONTHLY', 'QUARTERLY', 'YEARLY'], { description: 'LINE, BAR, TABLE [YEARLY]' }),
@@ -163,11 +164,11 @@ const widgetFields = {
     maxItems: 20,
     description: 'Indicators of the organization',
   }),
-  config: WidgetConfig,
+  config: WidgetConfigSchema,
 };
 
 export const CreateWidgetBody = Type.Object(
-  { ...widgetFields, config: Type.Optional(WidgetConfig) },
+  { ...widgetFields, config: Type.Optional(WidgetConfigSchema) },
   {
     additionalProperties: false,
     examples: [
@@ -195,20 +196,20 @@ export const UpdateWidgetBody = Type.Partial(Type.Object(widgetFields), {
 });
 export type UpdateWidgetBody = Static<typeof UpdateWidgetBody>;
 
-export const Widget = Type.Object({
+export const WidgetSchema = Type.Object({
   id: Uuid,
   dashboardId: Uuid,
   type: WidgetType,
   title: Type.String(),
   indicatorIds: Type.Array(Type.String()),
-  config: WidgetConfig,
+  config: WidgetConfigSchema,
   position: Type.Integer(),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
 
 export const WidgetAnswer = Type.Object({
-  ...Widget.properties,
+  ...WidgetSchema.properties,
   dashboardIsPublic: Type.Boolean({
     description: 'The dashboard is public: this widget is visible through its link',
   }),
@@ -223,14 +224,14 @@ export const Dashboard = Type.Object({
   isPublic: Type.Boolean(),
   publicCanFilterSites: Type.Boolean(),
   order: Type.Integer(),
-  globalFilter: GlobalFilter,
-  widgetTheme: WidgetTheme,
+  globalFilter: GlobalFilterSchema,
+  widgetTheme: WidgetThemeSchema,
   tags: Type.Array(Type.String()),
   hasPassword: Type.Boolean(),
   requiresEmail: Type.Boolean({ description: 'publicAccessEmails or publicAccessDomains is set' }),
   publicAccessEmails: Type.Array(Type.String()),
   publicAccessDomains: Type.Array(Type.String()),
-  organizationDefaultStatuses: Type.Array(Status),
+  organizationDefaultStatuses: Type.Array(DashboardStatus),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -238,7 +239,7 @@ export type Dashboard = Static<typeof Dashboard>;
 
 export const DashboardWithWidgets = Type.Object({
   ...Dashboard.properties,
-  widgets: Type.Array(Widget),
+  widgets: Type.Array(WidgetSchema),
 });
 
 const SeriesPoint = Type.Object({
@@ -279,7 +280,7 @@ const WidgetIssue = Type.Object({
   siteId: Type.Optional(Type.String({ description: 'The series’ site (breakdowns)' })),
 });
 
-export const WidgetData = Type.Object({
+export const WidgetDataSchema = Type.Object({
   widgetId: Type.String(),
   series: Type.Array(Series),
   issues: Type.Array(WidgetIssue, {
@@ -287,7 +288,7 @@ export const WidgetData = Type.Object({
   }),
 });
 
-export const PublicDashboard = Type.Object({
+export const PublicDashboardSchema = Type.Object({
   id: Uuid,
   name: Type.String(),
   description: Nullable(Type.String()),
@@ -295,16 +296,16 @@ export const PublicDashboard = Type.Object({
   publicCanFilterSites: Type.Boolean(),
   hasPassword: Type.Boolean(),
   requiresEmail: Type.Boolean(),
-  globalFilter: GlobalFilter,
-  widgetTheme: WidgetTheme,
+  globalFilter: GlobalFilterSchema,
+  widgetTheme: WidgetThemeSchema,
   tags: Type.Array(Type.String()),
   updatedAt: DateTime,
 });
 
-export const DashboardView = Type.Object({
-  dashboard: PublicDashboard,
-  widgets: Type.Array(Widget),
-  data: Type.Array(WidgetData, { description: 'One per widget, in the same order' }),
+export const DashboardViewSchema = Type.Object({
+  dashboard: PublicDashboardSchema,
+  widgets: Type.Array(WidgetSchema),
+  data: Type.Array(WidgetDataSchema, { description: 'One per widget, in the same order' }),
   sites: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), {
     description: 'The sites a viewer may pick (only when publicCanFilterSites)',
   }),

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import type { Widget as WidgetView } from '../../domain/dashboards.ts';
+import type { GlobalFilter, Widget as WidgetView } from '../../domain/dashboards.ts';
 import { authorize, badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
@@ -18,14 +18,12 @@ import type {
   CreateDashboardBody,
   CreateWidgetBody,
   Dashboard,
-  GlobalFilter,
   UpdateDashboardBody,
   UpdateWidgetBody,
 } from './dashboards.schemas.ts';
 
 export type DashboardRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
 export type WidgetRow = NonNullable<Awaited<ReturnType<typeof repo.findWidget>>>;
-export type Status = 'COMPLETED' | 'APPROVED' | 'REJECTED';
 
 const dashboardNotFound = () => notFound('Dashboard');
 

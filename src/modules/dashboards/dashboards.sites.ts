@@ -1,11 +1,8 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
+import type { Viewer } from '../../domain/caller.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { siteScope } from '../access/index.ts';
 import { siteTree } from '../sites/index.ts';
-
-/** Who the data is computed for: a member (within their sites) or a public link (the whole organization). */
-export type Viewer = Caller | { organizationId: string };
 
 interface Site {
   id: string;
@@ -16,7 +13,7 @@ interface Site {
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** The sites of the organization, and each site with its descendants. */
-export class SiteTree {
+export class DashboardSiteTree {
   readonly byId: Map<string, Site>;
   private readonly children: Map<string, string[]>;
 
@@ -84,9 +81,9 @@ export class SiteTree {
    * From the organization's site-tree snapshot (kept in process while the tree is unchanged), and
    * built once per snapshot: a dashboard read does not read every site again.
    */
-  static async load(tx: Tx, organizationId: string): Promise<SiteTree> {
+  static async load(tx: Tx, organizationId: string): Promise<DashboardSiteTree> {
     const snapshot = await siteTree(tx, organizationId);
-    return snapshot.memoize('dashboards:tree', () => new SiteTree(snapshot.sites));
+    return snapshot.memoize('dashboards:tree', () => new DashboardSiteTree(snapshot.sites));
   }
 }
 
@@ -98,7 +95,7 @@ export class SiteTree {
 export async function sitesFor(
   tx: Tx,
   viewer: Viewer,
-  tree: SiteTree,
+  tree: DashboardSiteTree,
   named: readonly string[] | undefined,
 ): Promise<string[] | undefined> {
   const scope = 'role' in viewer ? await siteScope(tx, viewer) : { all: true, siteIds: new Set<string>() };

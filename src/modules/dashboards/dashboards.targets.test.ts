@@ -9,7 +9,7 @@ import {
   createTenant,
   type Tenant,
 } from '../../../test/helpers/factories.ts';
-import { linearPath } from './dashboards.targets.ts';
+import { linearPath } from './dashboards.periods.ts';
 
 /**
  * Targets as glide paths and CHILDREN breakdowns, against figures computed by hand.

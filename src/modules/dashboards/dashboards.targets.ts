@@ -1,17 +1,27 @@
 import type { Tx } from '../../db/client.ts';
+import type { Viewer } from '../../domain/caller.ts';
 import type { GlobalFilter, SeriesPoint, TargetLine, WidgetIssue } from '../../domain/dashboards.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import {
   type CurrentValue,
   type ExpressionPart,
   findElement,
-  formatNumber,
   indicatorSeries,
   prepare,
   type SeriesGrouping,
 } from '../indicators/index.ts';
 import { type TargetEntry, targetsRepository } from '../targets/index.ts';
-import type { Viewer } from './dashboards.sites.ts';
+import {
+  containing,
+  entryPeriodOf,
+  formatValue,
+  type Grouping,
+  groupingOf,
+  labelOf,
+  linearPath,
+  PER_YEAR,
+  RANK,
+} from './dashboards.periods.ts';
 
 /**
  * Targets beside a widget's series (`config.showTarget`).
@@ -59,48 +69,6 @@ export interface TargetSeries {
   periods: string[];
   decimals: number | undefined;
   unit: string | null;
-}
-
-type Grouping = 'YEARLY' | 'QUARTERLY' | 'MONTHLY';
-const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const RANK: Record<Grouping, number> = { YEARLY: 0, QUARTERLY: 1, MONTHLY: 2 };
-/** How many periods of a grouping one period of a coarser one holds. */
-const PER_YEAR: Record<Grouping, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
-
-function labelOf(period: string): string {
-  const quarter = /^(\d{4})-Q([1-4])$/.exec(period);
-  if (quarter) return `Q${quarter[2]} ${quarter[1]}`;
-  const month = /^(\d{4})-(\d{2})$/.exec(period);
-  if (month) return `${MONTH_NAMES[Number(month[2]) - 1]} ${month[1]}`;
-  return period;
-}
-
-function groupingOf(e: TargetEntry): Grouping {
-  return e.month !== null ? 'MONTHLY' : e.quarter !== null ? 'QUARTERLY' : 'YEARLY';
-}
-
-function periodOf(e: TargetEntry): string {
-  if (e.month !== null) return `${e.year}-${String(e.month).padStart(2, '0')}`;
-  if (e.quarter !== null) return `${e.year}-Q${e.quarter}`;
-  return String(e.year);
-}
-
-/** The coarser period a period falls in: `2026-03` in `2026-Q1` and `2026`. */
-function containing(period: string, grouping: Grouping): string {
-  const year = period.slice(0, 4);
-  if (grouping === 'YEARLY') return year;
-  const month = /^\d{4}-(\d{2})$/.exec(period);
-  if (month) return `${year}-Q${Math.floor((Number(month[1]) - 1) / 3) + 1}`;
-  return period;
-}
-
-function formatValue(value: number, unit: string | null, decimals: number | undefined): string {
-  if (decimals === undefined) return formatNumber(value, unit);
-  const text = new Intl.NumberFormat('en-US', {
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals,
-  }).format(value);
-  return unit ? `${text} ${unit}` : text;
 }
 
 /**
@@ -197,30 +165,6 @@ async function computeValueOver(
   return result?.total ?? null;
 }
 
-/** Points of a piecewise-linear path through the anchors (sorted by year), for the given years. */
-export function linearPath(
-  anchors: Array<{ year: number; value: number }>,
-  years: number[],
-): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const year of years) {
-    const exact = anchors.find((a) => a.year === year);
-    if (exact) {
-      out.set(year, exact.value);
-      continue;
-    }
-    for (let i = 0; i + 1 < anchors.length; i++) {
-      const a = anchors[i]!;
-      const b = anchors[i + 1]!;
-      if (a.year < year && year < b.year) {
-        out.set(year, a.value + ((b.value - a.value) * (year - a.year)) / (b.year - a.year));
-        break;
-      }
-    }
-  }
-  return out;
-}
-
 /** The target lines of one series, and the issues of the targets that cannot be drawn on it. */
 export async function targetLines(
   ctx: TargetContext,
@@ -277,7 +221,7 @@ export async function targetLines(
     const resolved = entries.map((e) => ({
       entry: e,
       grouping: groupingOf(e),
-      period: periodOf(e),
+      period: entryPeriodOf(e),
       value: absolute(e),
     }));
 

@@ -10,7 +10,7 @@ import { presentPublic, presentWidget } from './dashboards.present.ts';
 import { findPublicDashboard } from './dashboards.public.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { findDashboard } from './dashboards.service.ts';
-import { SiteTree } from './dashboards.sites.ts';
+import { DashboardSiteTree } from './dashboards.sites.ts';
 
 /** `GET /dashboards/{id}/data`: every widget computed within the member's sites. */
 export async function memberView(tx: Tx, caller: Caller, id: string, now: Date): Promise<DashboardView> {
@@ -53,7 +53,7 @@ export async function publicView(
         bearer ? 'Invalid or expired access grant' : 'This dashboard needs an access grant',
       );
     const filter = row.global_filter as GlobalFilter;
-    const tree = await SiteTree.load(tx, row.organization_id);
+    const tree = await DashboardSiteTree.load(tx, row.organization_id);
     const allowed = filter.siteIds?.length ? tree.expand(filter.siteIds) : new Set(tree.byId.keys());
     if (picked !== undefined) {
       if (!row.public_can_filter_sites)

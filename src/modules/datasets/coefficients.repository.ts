@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import { isUuid } from '../../lib/ids.ts';
 
 /** A coefficient as calculations use it. */
-export interface Coefficient {
+export interface DatasetCoefficient {
   value: number;
   /** Symbol of the unit the coefficient yields (kgCO2e in kgCO2e per kWh), or null. */
   unit: string | null;
@@ -23,7 +23,7 @@ interface CoefficientRow {
   input_unit_id: string | null;
 }
 
-const toCoefficient = (r: CoefficientRow): Coefficient => ({
+const toCoefficient = (r: CoefficientRow): DatasetCoefficient => ({
   value: r.value,
   unit: r.unit,
   year: r.year,
@@ -43,7 +43,7 @@ export async function lookupCoefficient(
   organizationId: string,
   key: string,
   options: { datasetId?: string; year?: number } = {},
-): Promise<Coefficient | null> {
+): Promise<DatasetCoefficient | null> {
   const { datasetId, year } = options;
   if (datasetId !== undefined && !isUuid(datasetId)) return null;
   const sameDataset = datasetId === undefined ? sql`` : sql`and i.dataset_id = ${datasetId}`;
@@ -74,7 +74,7 @@ export async function coefficientsByIds(
   tx: Tx,
   organizationId: string,
   ids: string[],
-): Promise<Map<string, Coefficient>> {
+): Promise<Map<string, DatasetCoefficient>> {
   const wanted = [...new Set(ids.filter(isUuid))];
   if (wanted.length === 0) return new Map();
   const rows = await tx

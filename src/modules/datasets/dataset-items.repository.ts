@@ -56,7 +56,7 @@ export interface ListedRow {
   unit: string | null;
 }
 
-export interface HistoryEntry {
+export interface DatasetItemHistoryEntry {
   datasetId: string;
   itemId: string;
   action: DatasetItemAction;
@@ -244,7 +244,7 @@ export const datasetItemsRepository = {
       .executeTakeFirst() as Promise<ItemRow | undefined>;
   },
 
-  async appendHistory(tx: Tx, organizationId: string, entries: HistoryEntry[]): Promise<void> {
+  async appendHistory(tx: Tx, organizationId: string, entries: DatasetItemHistoryEntry[]): Promise<void> {
     await appendHistory(
       tx,
       'dataset_item_history',

@@ -7,9 +7,9 @@ import {
   CreateDatasetBody,
   Dataset,
   DatasetIdParams,
+  DatasetImportBody,
+  DatasetImportResult,
   ExportResult,
-  ImportBody,
-  ImportResult,
   UpdateDatasetBody,
 } from './datasets.schemas.ts';
 import { createDataset, getDataset, listDatasets, removeDataset, updateDataset } from './datasets.service.ts';
@@ -150,8 +150,8 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         description:
           'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Reads the columns the export writes; older files with fewer columns are accepted, and columns not in the file keep their stored values. An empty cell is no value (no unit, no description, no tags); an empty metadata cell removes the field. A row with a problem (such as a unit or input unit symbol that names no unit) is skipped and listed as `Row N: <column> …`; nothing of it is written.',
         params: IdParams,
-        body: ImportBody,
-        response: { 200: ImportResult, ...errors(400, 401, 403, 404, 413) },
+        body: DatasetImportBody,
+        response: { 200: DatasetImportResult, ...errors(400, 401, 403, 404, 413) },
       },
     },
     (request) =>

@@ -13,7 +13,7 @@ const DataSource = Nullable(
 const Version = Nullable(
   Type.String({ maxLength: 100, description: 'The edition of that source, as it names it (`2025`, `v2.1`)' }),
 );
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+export const DatasetMetadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; exported as `metadata.<field>` CSV columns',
 });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
@@ -102,7 +102,7 @@ const itemFields = {
   year: Type.Optional({ ...Year, description: 'Defaults to the current calendar year (UTC)' }),
   description: Type.Optional(Description),
   link: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Where the value comes from' }))),
-  metadata: Type.Optional(Metadata),
+  metadata: Type.Optional(DatasetMetadata),
   tags: Type.Optional(Tags),
   inputUnitId: Type.Optional(
     Nullable(Type.String({ description: 'The unit the coefficient applies per (kWh in kgCO2e per kWh)' })),
@@ -165,7 +165,7 @@ export const DatasetItem = Type.Object({
     },
     { description: 'The coefficient itself' },
   ),
-  metadata: Metadata,
+  metadata: DatasetMetadata,
   inputUnitId: Nullable({ ...Uuid, description: 'The unit it applies per (kWh in kgCO2e per kWh)' }),
 });
 
@@ -187,7 +187,7 @@ export const ListedDatasetItem = Type.Object({
   datasetId: Uuid,
   datasetName: Type.String(),
   tags: Type.Array(Type.String()),
-  metadata: Metadata,
+  metadata: DatasetMetadata,
   inputUnitId: UuidOrNull,
   data: Type.Object(
     { key: Type.String(), value: Type.Number(), unit: Nullable(Type.String()) },
@@ -222,7 +222,7 @@ export const ExportResult = Type.Object({
   version: Nullable(Type.String({ description: 'The dataset’s version (not in the CSV)' })),
 });
 
-export const ImportBody = Type.Object(
+export const DatasetImportBody = Type.Object(
   {
     csvContent: Type.String({
       description:
@@ -240,7 +240,7 @@ export const ImportBody = Type.Object(
   },
 );
 
-export const ImportResult = Type.Object({
+export const DatasetImportResult = Type.Object({
   created: Type.Integer({ minimum: 0 }),
   updated: Type.Integer({ minimum: 0 }),
   unchanged: Type.Integer({ minimum: 0, description: 'Rows equal to the stored item (nothing written)' }),

@@ -1,5 +1,11 @@
 import type { Tx } from '../../db/client.ts';
-import { ACTIVITY_HEAD_COLUMNS, ACTIVITY_TAIL_COLUMNS, type Column, type Row } from './exports.columns.ts';
+import type { UsedCoefficient } from '../activities/index.ts';
+import {
+  ACTIVITY_HEAD_COLUMNS,
+  ACTIVITY_TAIL_COLUMNS,
+  type Column,
+  type ExportRow,
+} from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
 import {
@@ -7,7 +13,6 @@ import {
   activitiesStatement,
   exportedActivityDefinitions,
   readableDatasets,
-  type UsedCoefficient,
 } from './exports.repository.ts';
 
 /** Names of the datasets the organization can read (its own and the common ones), by id. */
@@ -79,7 +84,7 @@ export function activityCells(
   ctx: ExportContext,
   inputNames: string[],
   datasets: Map<string, string>,
-): Row {
+): ExportRow {
   const site = ctx.sites.get(r.site_id);
   return [
     r.id,

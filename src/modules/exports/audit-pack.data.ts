@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { siteScope } from '../access/index.ts';
 import { currentValues, listIndicators } from '../indicators/index.ts';
-import type { Column, Row } from './exports.columns.ts';
+import type { Column, ExportRow } from './exports.columns.ts';
 import { datasetItemRows, yearLockRows } from './exports.repository.ts';
 
 const col = (name: string, type: Column['type'], description: string): Column => ({
@@ -55,7 +55,7 @@ export const LOCK_COLUMNS: Column[] = [
  * The coefficients the organization's calculations and indicators can use: its own datasets'
  * items and those of the common datasets (calculations do not record which ones they looked up).
  */
-export async function datasetRows(tx: Tx, caller: Caller): Promise<Row[]> {
+export async function datasetRows(tx: Tx, caller: Caller): Promise<ExportRow[]> {
   const rows = await datasetItemRows(tx, caller.organizationId);
   return rows.map((r) => [
     r['dataset_id'],
@@ -79,9 +79,9 @@ export async function indicatorRows(
   year: number,
   siteIds: string[] | undefined,
   now: Date,
-): Promise<Row[]> {
+): Promise<ExportRow[]> {
   const indicators = await listIndicators(tx, caller);
-  const rows: Row[] = [];
+  const rows: ExportRow[] = [];
   for (let i = 0; i < indicators.length; i += 500) {
     const part = indicators.slice(i, i + 500);
     const { results } = await currentValues(
@@ -109,7 +109,12 @@ export async function indicatorRows(
 }
 
 /** The year's locks (live and lifted) on every site or on a site the caller can read. */
-export async function lockRows(tx: Tx, caller: Caller, year: number, formId: string | null): Promise<Row[]> {
+export async function lockRows(
+  tx: Tx,
+  caller: Caller,
+  year: number,
+  formId: string | null,
+): Promise<ExportRow[]> {
   const scope = await siteScope(tx, caller);
   const rows = await yearLockRows(tx, caller.organizationId, year, formId);
   return rows

@@ -16,7 +16,7 @@ import {
   LOCK_COLUMNS,
   lockRows,
 } from './audit-pack.data.ts';
-import { type Column, type Row, VALUE_COLUMNS } from './exports.columns.ts';
+import { type Column, type ExportRow, VALUE_COLUMNS } from './exports.columns.ts';
 import { createWriter, ExportCancelled, type RowWriter } from './exports.formats.ts';
 import { evidenceMedia } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
@@ -101,7 +101,7 @@ export async function sendAuditPack(
       await write(writer);
       await writer.end();
     });
-  const streamed = (path: string, plan: ExportPlan, tap?: (rows: Row[]) => void) =>
+  const streamed = (path: string, plan: ExportPlan, tap?: (rows: ExportRow[]) => void) =>
     table(path, plan.columns, (writer) =>
       plan.write(engine, tenantRun(request), signal, {
         ...writer,

@@ -11,8 +11,8 @@ export interface Column {
 }
 
 /** A cell as read: null when empty; `json` cells hold any JSON value. */
-export type Cell = string | number | boolean | Date | null | unknown;
-export type Row = Cell[];
+export type ExportCell = string | number | boolean | Date | null | unknown;
+export type ExportRow = ExportCell[];
 
 const col = (name: string, type: ColumnType, description: string): Column => ({ name, type, description });
 

@@ -10,7 +10,7 @@ import type { ExportQuery } from './exports.schemas.ts';
 
 const STATUSES: readonly ValueStatus[] = ['COMPLETED', 'APPROVED', 'REJECTED'];
 
-export interface SiteInfo {
+export interface ExportSiteInfo {
   code: string | null;
   name: string;
   path: string;
@@ -30,7 +30,7 @@ export interface ExportContext {
   updatedSince: Date | null;
   key: string | null;
   /** Every site of the organization (a path names ancestors), by id. */
-  sites: Map<string, SiteInfo>;
+  sites: Map<string, ExportSiteInfo>;
 }
 
 /** The items of a list parameter sent comma-separated, repeated, or both; null when absent. */
@@ -59,7 +59,7 @@ export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery):
   const asOf = await databaseNow(tx);
   const siteRows = await organizationSites(tx, org);
   const byId = new Map(siteRows.map((s) => [s.id, s]));
-  const sites = new Map<string, SiteInfo>();
+  const sites = new Map<string, ExportSiteInfo>();
   const pathOf = (id: string, seen = new Set<string>()): string => {
     const known = sites.get(id);
     if (known) return known.path;

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { neutralizeCell } from '../datasets/index.ts';
-import type { Cell, Column, Row } from './exports.columns.ts';
+import type { Column, ExportCell, ExportRow } from './exports.columns.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
 
@@ -43,7 +43,7 @@ export function drained(out: Writable): Promise<void> {
 }
 
 /** A cell as text: what CSV writes (before neutralizing) and what the formats are compared by. */
-export function cellText(cell: Cell): string {
+export function cellText(cell: ExportCell): string {
   if (cell === null || cell === undefined) return '';
   if (cell instanceof Date) return cell.toISOString();
   if (typeof cell === 'string') return cell;
@@ -52,14 +52,14 @@ export function cellText(cell: Cell): string {
 }
 
 /** A cell for JSON: dates as ISO text, everything else as read (JSON values stay structured). */
-function jsonCell(cell: Cell): unknown {
+function jsonCell(cell: ExportCell): unknown {
   if (cell === undefined) return null;
   if (cell instanceof Date) return cell.toISOString();
   return cell;
 }
 
 /** A cell for a worksheet: numbers and booleans typed, the rest as text (never a formula). */
-function sheetCell(cell: Cell): string | number | boolean | null {
+function sheetCell(cell: ExportCell): string | number | boolean | null {
   if (cell === null || cell === undefined) return null;
   if (typeof cell === 'number' || typeof cell === 'boolean') return cell;
   return cellText(cell);
@@ -68,7 +68,7 @@ function sheetCell(cell: Cell): string | number | boolean | null {
 /** Writes rows of fixed columns to an output stream in one format. */
 export interface RowWriter {
   start(columns: Column[]): Promise<void>;
-  rows(rows: Row[]): Promise<void>;
+  rows(rows: ExportRow[]): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -88,7 +88,7 @@ const QUOTE = /"/g;
  * LF, quotes doubled, empty cells left empty), written out here because the general library
  * cost four times as much per row in the exports' profile (a test compares both on every case).
  */
-export function csvLines(rows: Row[]): string {
+export function csvLines(rows: ExportRow[]): string {
   let text = '';
   for (const row of rows) {
     for (let i = 0; i < row.length; i++) {

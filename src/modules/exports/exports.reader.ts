@@ -1,10 +1,7 @@
 import type { RawBuilder } from 'kysely';
-import type { Engine, Tx } from '../../db/client.ts';
+import type { Engine, TenantRun, Tx } from '../../db/client.ts';
 import { ExportCancelled } from './exports.formats.ts';
 import { closeExportCursor, declareExportCursor, fetchExportCursor } from './exports.repository.ts';
-
-/** Runs `fn` in a new short transaction of the caller's organization (row-level security on). */
-export type TenantRun = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
 /**
  * A statement an export reads, in a fixed order by a unique key: the whole of it (`after` null,

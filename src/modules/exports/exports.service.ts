@@ -1,4 +1,4 @@
-import type { Engine, Tx } from '../../db/client.ts';
+import type { Engine, TenantRun, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import {
   activitiesQuery,
@@ -7,10 +7,10 @@ import {
   datasetNames,
   inputColumns,
 } from './activities.export.ts';
-import { type Column, HISTORY_COLUMNS, type Row, VALUE_COLUMNS } from './exports.columns.ts';
+import { type Column, type ExportRow, HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
 import { exportContext } from './exports.filters.ts';
 import type { RowWriter } from './exports.formats.ts';
-import { readPages, type TenantRun } from './exports.reader.ts';
+import { readPages } from './exports.reader.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { changeCells, historyQuery } from './history.export.ts';
 import { valueCells, valueLookups, valuesQuery } from './values.export.ts';
@@ -32,7 +32,7 @@ export async function valuesExport(tx: Tx, caller: Caller, query: ExportQuery): 
     columns: VALUE_COLUMNS,
     write: (engine, run, signal, writer) =>
       readPages(engine, run, valuesQuery(ctx, lookups), signal, (rows) => {
-        const cells: Row[] = [];
+        const cells: ExportRow[] = [];
         for (const r of rows) {
           const row = valueCells(r, ctx, lookups);
           if (row) cells.push(row);

@@ -1,4 +1,4 @@
-import type { Row } from './exports.columns.ts';
+import type { ExportRow } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
 import { type ChangeRecord, changeHistoryStatement } from './exports.repository.ts';
@@ -18,7 +18,7 @@ export function historyQuery(
   };
 }
 
-export function changeCells(r: ChangeRecord, ctx: ExportContext, kind: 'value' | 'activity'): Row {
+export function changeCells(r: ChangeRecord, ctx: ExportContext, kind: 'value' | 'activity'): ExportRow {
   const site = ctx.sites.get(r.site_id);
   return [
     r.id,

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import type { Row } from './exports.columns.ts';
+import { groupBy } from '../../lib/group-by.ts';
+import type { ExportRow } from './exports.columns.ts';
 import { type ExportContext, periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
 import {
@@ -14,7 +15,7 @@ import {
   usersByIds,
   type ValueRecord,
   valuesStatement,
-} from './exports.repository.ts';
+} from './values.repository.ts';
 
 interface FormInfo {
   name: string;
@@ -88,16 +89,20 @@ export function valuesQuery(ctx: ExportContext, lookups: ValueLookups): OrderedQ
     keyOf: (row) => row.id,
     statement: (after, limit) => valuesStatement(ctx, after, limit),
     async complete(tx, rows) {
-      const reviewed: string[] = [];
-      const files = new Map<string, ValueRecord[]>();
-      for (const r of rows) {
-        if (r.status !== 'COMPLETED') reviewed.push(r.id);
-        if (typeof r.value === 'string' && lookups.elements.get(r.element_id)?.type === 'FILE') {
-          // The media id as the statement compared it before: the value's text, lower-cased.
-          const id = r.value.toLowerCase();
-          if (UUID.test(id)) files.set(id, [...(files.get(id) ?? []), r]);
-        }
-      }
+      const reviewed = rows.filter((r) => r.status !== 'COMPLETED').map((r) => r.id);
+      // The media id as the statement compared it before: the value's text, lower-cased.
+      const mediaIdOf = (r: ValueRecord) =>
+        typeof r.value === 'string' && lookups.elements.get(r.element_id)?.type === 'FILE'
+          ? r.value.toLowerCase()
+          : undefined;
+      const files = groupBy(
+        rows.flatMap((r) => {
+          const id = mediaIdOf(r);
+          return id !== undefined && UUID.test(id) ? [{ id, r }] : [];
+        }),
+        (f) => f.id,
+        (f) => f.r,
+      );
       if (reviewed.length > 0) {
         const reviews = await lastReviews(tx, org, reviewed);
         const byValue = new Map(reviews.map((h) => [h.value_id, h]));
@@ -140,7 +145,7 @@ function lockOf(locks: LockInfo[], r: ValueRecord): LockInfo | null {
 }
 
 /** A value record as the cells of VALUE_COLUMNS; null for a value of a deleted form or element. */
-export function valueCells(r: ValueRecord, ctx: ExportContext, lookups: ValueLookups): Row | null {
+export function valueCells(r: ValueRecord, ctx: ExportContext, lookups: ValueLookups): ExportRow | null {
   const form = lookups.forms.get(r.form_id);
   const element = lookups.elements.get(r.element_id);
   if (!form || !element) return null;

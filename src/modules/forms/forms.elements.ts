@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import type { ElementType, SelectOption } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { loadUnits } from '../units/index.ts';
-import { type ElementRow, formsRepository as repo } from './forms.repository.ts';
+import { type ElementWrite, formsRepository as repo } from './forms.repository.ts';
 import type { ElementInput } from './forms.schemas.ts';
 
 /** A stored element, as the repository reads it. */
@@ -17,7 +17,7 @@ export interface StoredElement {
 }
 
 export interface ElementPlan {
-  rows: ElementRow[];
+  rows: ElementWrite[];
   /** Stored elements the plan rewrites, by id. */
   matched: Map<string, StoredElement>;
   /** The index in the request of each planned row, by row id. */
@@ -63,7 +63,7 @@ export async function planElements(
   });
   const liveByKey = new Map(stored.filter((e) => !e.deleted_at && !matched.has(e.id)).map((e) => [e.key, e]));
 
-  const rows: ElementRow[] = [];
+  const rows: ElementWrite[] = [];
   const indexOf = new Map<string, number>();
   const keys = new Map<string, number>();
   inputs.forEach((input, i) => {

@@ -31,7 +31,7 @@ const ELEMENT_COLUMNS = [
 ] as const;
 
 /** A form element as the service plans to store it (new rows carry a generated id). */
-export interface ElementRow {
+export interface ElementWrite {
   id: string;
   key: string;
   label: string;
@@ -167,7 +167,7 @@ export const formsRepository = {
   },
 
   /** Inserts new elements and rewrites (and revives) existing ones, in one statement. */
-  async upsertElements(tx: Tx, organizationId: string, formId: string, rows: ElementRow[]) {
+  async upsertElements(tx: Tx, organizationId: string, formId: string, rows: ElementWrite[]) {
     if (rows.length === 0) return;
     await tx
       .insertInto('form_elements')

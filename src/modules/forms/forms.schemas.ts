@@ -14,18 +14,18 @@ export const ELEMENT_TYPES = [
   'ACTIVITY',
 ] as const;
 
-export const PeriodType = Type.Enum([...PERIOD_TYPES], {
+export const PeriodTypeSchema = Type.Enum([...PERIOD_TYPES], {
   description: 'YEARLY (periodUnit 1), QUARTERLY (1..4) or MONTHLY (1..12)',
 });
-export const ElementType = Type.Enum([...ELEMENT_TYPES], {
+export const ElementTypeSchema = Type.Enum([...ELEMENT_TYPES], {
   description:
     'What a value of the element is: NUMBER (with a unit), TEXT, BOOLEAN, SELECT (one of the options), DATE, TIMESTAMP (many per period), FILE, ACTIVITY (a list of calculated activities)',
 });
-export const Aggregation = Type.Enum(['SUM', 'LAST', 'AVERAGE'], {
+export const AggregationSchema = Type.Enum(['SUM', 'LAST', 'AVERAGE'], {
   description:
     'NUMBER elements: how one site’s periods combine in indicators. SUM (default) for flows such as kWh; LAST (the latest period in scope) or AVERAGE (the mean of the periods with data) for stocks such as headcount. Across sites values always add up.',
 });
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+export const ElementMetadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
 
@@ -59,7 +59,7 @@ export const ElementInput = Type.Object(
       }),
     ),
     label: Type.String({ minLength: 1, maxLength: 500, description: 'The question shown to people' }),
-    type: ElementType,
+    type: ElementTypeSchema,
     required: Type.Optional(Type.Boolean({ description: 'Shown to data entry; not enforced per request' })),
     unitId: Type.Optional(
       Nullable({ ...Uuid, description: 'NUMBER elements: the unit values are stored in' }),
@@ -79,8 +79,8 @@ export const ElementInput = Type.Object(
         description: 'ACTIVITY elements: the activity definition that calculates each entry',
       }),
     ),
-    aggregation: Type.Optional(Aggregation),
-    metadata: Type.Optional(Metadata),
+    aggregation: Type.Optional(AggregationSchema),
+    metadata: Type.Optional(ElementMetadata),
     order: Type.Optional(
       Type.Integer({
         minimum: -1_000_000,
@@ -97,8 +97,8 @@ export const FormBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, description: 'Display name' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-    periodType: PeriodType,
-    metadata: Type.Optional(Metadata),
+    periodType: PeriodTypeSchema,
+    metadata: Type.Optional(ElementMetadata),
     dueDays: Type.Optional(Nullable(DueDays)),
     elements: Type.Array(ElementInput, {
       maxItems: 1000,
@@ -155,7 +155,7 @@ export const Element = Type.Object({
   id: Uuid,
   key: Type.String({ description: 'Unique in the form; submissions name the element by it' }),
   label: Type.String({ description: 'The question shown to people' }),
-  type: ElementType,
+  type: ElementTypeSchema,
   required: Type.Boolean({ description: 'Shown to data entry; not enforced per request' }),
   unitId: Nullable({ ...Uuid, description: 'NUMBER elements: the unit values are stored in' }),
   options: Nullable(
@@ -164,8 +164,8 @@ export const Element = Type.Object({
     }),
   ),
   activityDefinitionId: Nullable({ ...Uuid, description: 'ACTIVITY elements: the activity definition' }),
-  aggregation: Aggregation,
-  metadata: Metadata,
+  aggregation: AggregationSchema,
+  metadata: ElementMetadata,
   order: Type.Integer({ description: 'Position in the form' }),
 });
 
@@ -174,8 +174,8 @@ export const Form = Type.Object({
   organizationId: Uuid,
   name: Type.String({ description: 'Display name' }),
   description: Nullable(Type.String({ description: 'Free text for people' })),
-  periodType: PeriodType,
-  metadata: Metadata,
+  periodType: PeriodTypeSchema,
+  metadata: ElementMetadata,
   dueDays: Nullable(DueDays),
   elements: Type.Array(Element, { description: 'The live elements, by order' }),
   createdAt: DateTime,

@@ -12,7 +12,7 @@ import {
 import type { ExpressionPart, ListIssue } from './indicators.schemas.ts';
 import { isTemplate, templateProblem } from './indicators.sites.ts';
 
-export interface Unit extends UnitFactor {
+export interface ReferencedUnit extends UnitFactor {
   name: string;
 }
 
@@ -24,7 +24,7 @@ export interface References {
   itemsById: Map<string, ReferencedItem>;
   /** Coefficients by `datasetId:key`. */
   itemsByKey: Map<string, ReferencedItem>;
-  units: Map<string, Unit>;
+  units: Map<string, ReferencedUnit>;
 }
 
 /** How a datasetItem part names its coefficient: `{datasetId}` in metadata means by key. */
@@ -192,10 +192,10 @@ export function listIssues(parts: ExpressionPart[], refs: References): ListIssue
   return issues;
 }
 
-const bySymbol = new WeakMap<References, Map<string, Unit>>();
+const bySymbol = new WeakMap<References, Map<string, ReferencedUnit>>();
 
 /** A unit the organization sees, by symbol (a coefficient names its unit by symbol). */
-export function unitOfSymbol(refs: References, symbol: string | null): Unit | undefined {
+export function unitOfSymbol(refs: References, symbol: string | null): ReferencedUnit | undefined {
   if (!symbol) return undefined;
   let map = bySymbol.get(refs);
   if (!map) {

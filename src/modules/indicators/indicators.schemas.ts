@@ -184,7 +184,7 @@ export const CurrentValuesBody = Type.Object(
 );
 export type CurrentValuesBody = Static<typeof CurrentValuesBody>;
 
-export const ValueIssue = Type.Object(
+export const IndicatorIssue = Type.Object(
   {
     type: Type.String({
       description:
@@ -202,7 +202,7 @@ export const CurrentValue = Type.Object({
   displayValue: Type.Union([Type.Number(), Type.Null()], { description: 'In the display unit' }),
   displayUnit: S,
   formatted: Type.Union([Type.String(), Type.Null()], { description: 'e.g. `0.3 tCO2e`' }),
-  issues: Type.Array(ValueIssue),
+  issues: Type.Array(IndicatorIssue),
   explain: Type.Optional(
     Type.Unknown({
       description:
@@ -210,5 +210,7 @@ export const CurrentValue = Type.Object({
     }),
   ),
 });
+
+export type CurrentValue = Static<typeof CurrentValue>;
 
 export const CurrentValues = Type.Object({ results: Type.Record(Type.String(), CurrentValue) });

@@ -1,27 +1,23 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
-import type { References } from './indicators.references.ts';
-import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
+import { Evaluator } from './indicators.evaluator.ts';
 import {
   aggregateOperands,
-  type CurrentValue,
-  Evaluator,
   perSiteOf,
   prepare,
-  present,
   referencesAt,
   siteGroupAggregates,
   siteTrees,
   usesKeyedItems,
   wholeScopeOperands,
-} from './indicators.values.ts';
-import {
-  type Aggregate,
-  type Bucket,
-  type Scope,
-  indicatorValuesRepository as values,
-} from './values.repository.ts';
+} from './indicators.operands.ts';
+import { presentCurrentValue } from './indicators.present.ts';
+import type { References } from './indicators.references.ts';
+import type { CurrentValue } from './indicators.schemas.ts';
+import type { Aggregate, Bucket, Scope } from './indicators.scope.ts';
+import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
+import { indicatorValuesRepository as values } from './values.repository.ts';
 
 export type SeriesGrouping = 'TOTAL' | 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
 
@@ -228,10 +224,10 @@ export async function indicatorSeries(
       results.push({
         indicatorId: id,
         ...(grp === null ? {} : { siteId: grp }),
-        total: present(row, prepared.refs, total.run(row, []).evaluation),
+        total: presentCurrentValue(row, prepared.refs, total.run(row, []).evaluation),
         points: perPeriod.map(({ period, evaluator, refs }) => ({
           period,
-          value: present(row, refs, evaluator.run(row, []).evaluation),
+          value: presentCurrentValue(row, refs, evaluator.run(row, []).evaluation),
         })),
       });
     }

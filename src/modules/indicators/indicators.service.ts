@@ -1,41 +1,30 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { type IndicatorRow, partsOf, presentIndicator } from './indicators.present.ts';
 import {
   checkExpression,
   dimensionProblems,
-  findItem,
-  listIssues,
   loadReferences,
-  NO_ISSUE_FIELDS,
-  type References,
-  unknownUnitParts,
   usedIndicators,
 } from './indicators.references.ts';
 import { type IndicatorFields, indicatorsRepository as repo } from './indicators.repository.ts';
-import type {
-  CreateIndicatorBody,
-  ExpressionPart,
-  Indicator,
-  UpdateIndicatorBody,
-  WidgetUsage,
-} from './indicators.schemas.ts';
+import type { CreateIndicatorBody, Indicator, UpdateIndicatorBody } from './indicators.schemas.ts';
 import { isTemplate, templateProblem } from './indicators.sites.ts';
 import { widgetUsage } from './indicators.usage.ts';
-
-type Row = Awaited<ReturnType<typeof repo.list>>[number];
-
-const partsOf = (row: Row) => row.expression_parts as ExpressionPart[];
-const labelOf = (row: Row) => row.label ?? row.name;
 
 /**
  * The list items of `rows` (spec 2.9), with every derived field, in a fixed number of queries:
  * the references of all expressions at once, and the widget usage of all indicators at once.
  */
-async function present(tx: Tx, caller: Caller, all: Row[], rows: Row[]): Promise<Indicator[]> {
+async function presentIndicators(
+  tx: Tx,
+  caller: Caller,
+  all: IndicatorRow[],
+  rows: IndicatorRow[],
+): Promise<Indicator[]> {
   const refs = await loadReferences(tx, caller.organizationId, rows.map(partsOf));
   const usage = await widgetUsage(
     tx,
@@ -48,101 +37,7 @@ async function present(tx: Tx, caller: Caller, all: Row[], rows: Row[]): Promise
     (u) => u.id,
     (u) => u.r,
   );
-  return rows.map((row) => presentOne(row, refs, usedBy, usage, byId));
-}
-
-function presentOne(
-  row: Row,
-  refs: References,
-  usedBy: Map<string, Row[]>,
-  usage: Map<string, WidgetUsage[]>,
-  byId: Map<string, Row>,
-): Indicator {
-  const parts = partsOf(row);
-  const items = new Map<string, NonNullable<ReturnType<typeof findItem>>>();
-  for (const part of parts) {
-    const item = part.type === 'datasetItem' ? findItem(refs, part) : undefined;
-    if (item) items.set(item.id, item);
-  }
-  const unit = row.unit_id ? refs.units.get(row.unit_id) : undefined;
-  const display = row.display_unit_id ? refs.units.get(row.display_unit_id) : undefined;
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    name: row.name,
-    label: row.label,
-    description: row.description,
-    unitId: row.unit_id,
-    unitName: unit?.name ?? null,
-    displayUnitId: row.display_unit_id,
-    displayUnitName: display?.name ?? null,
-    tags: row.tags,
-    preferredDatasetItemName: row.preferred_dataset_item_name,
-    preferredDatasetItemDatasetId: row.preferred_dataset_item_dataset_id,
-    expressionParts: parts,
-    datasetItems: [...items.values()].map((item) => ({
-      id: item.id,
-      name: item.name,
-      datasetId: item.dataset_id,
-      datasetName: item.dataset_name,
-      year: item.year,
-      data: { key: item.key, value: item.value, unit: item.unit },
-      inputUnitId: item.input_unit_id,
-      inputUnitSymbol: item.input_unit_id ? (refs.units.get(item.input_unit_id)?.symbol ?? null) : null,
-    })),
-    widgetUsage: widgetUsageOf(row, usage, usedBy, byId),
-    issues: [
-      ...listIssues(parts, refs),
-      // Saved before units were checked: it still computes, but its unit does not add up.
-      ...dimensionProblems(parts, refs, row.unit_id, byId).map((p) => ({
-        ...NO_ISSUE_FIELDS,
-        type: 'dimensionMismatch',
-        message: p.message,
-        partIndex: p.partIndex,
-      })),
-      ...unknownUnitParts(parts, refs, row.unit_id, byId).map((p) => ({
-        ...NO_ISSUE_FIELDS,
-        type: 'unknownUnit',
-        message: p.message,
-        partIndex: p.partIndex,
-      })),
-    ],
-    _count: { datasets: new Set([...items.values()].map((i) => i.dataset_id)).size },
-    indicatorUsage: (usedBy.get(row.id) ?? []).map((r) => ({
-      indicatorId: r.id,
-      indicatorLabel: labelOf(r),
-    })),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
-
-/** Widgets showing the indicator itself, then those showing an indicator that uses it. */
-function widgetUsageOf(
-  row: Row,
-  usage: Map<string, WidgetUsage[]>,
-  usedBy: Map<string, Row[]>,
-  byId: Map<string, Row>,
-): WidgetUsage[] {
-  const direct = (usage.get(row.id) ?? []).map((u) => ({ ...u, isDirect: true }));
-  const indirect: WidgetUsage[] = [];
-  const seen = new Set([row.id]);
-  const stack = [...(usedBy.get(row.id) ?? [])];
-  while (stack.length > 0) {
-    const user = stack.pop()!;
-    if (seen.has(user.id)) continue;
-    seen.add(user.id);
-    for (const u of usage.get(user.id) ?? [])
-      indirect.push({
-        ...u,
-        isDirect: false,
-        viaIndicatorId: user.id,
-        viaIndicatorName: user.name,
-        viaIndicatorLabel: byId.get(user.id)?.label ?? null,
-      });
-    stack.push(...(usedBy.get(user.id) ?? []));
-  }
-  return [...direct, ...indirect];
+  return rows.map((row) => presentIndicator(row, refs, usedBy, usage, byId));
 }
 
 const indicatorNotFound = () => notFound('Indicator');
@@ -150,14 +45,14 @@ const indicatorNotFound = () => notFound('Indicator');
 /** Every indicator of the organization: definitions are readable by every member. */
 export async function listIndicators(tx: Tx, caller: Caller): Promise<Indicator[]> {
   const all = await repo.list(tx, caller.organizationId);
-  return present(tx, caller, all, all);
+  return presentIndicators(tx, caller, all, all);
 }
 
 export async function getIndicator(tx: Tx, caller: Caller, id: string): Promise<Indicator> {
   const all = await repo.list(tx, caller.organizationId);
   const row = isUuid(id) ? all.find((r) => r.id === id) : undefined;
   if (!row) throw indicatorNotFound();
-  return (await present(tx, caller, all, [row]))[0]!;
+  return (await presentIndicators(tx, caller, all, [row]))[0]!;
 }
 
 /** Checks the fields as a whole (references, units, cycles); a 400 lists every problem. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import { type SiteTree, siteTree } from '../sites/index.ts';
+import type { IndicatorRow } from './indicators.present.ts';
 import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 
@@ -242,3 +243,7 @@ export async function groupSites(
   }
   return { groups, items, pairs, covers };
 }
+
+/** Whether the indicator itself has a site-dependent coefficient. */
+export const isSiteDependent = (row: IndicatorRow) =>
+  (row.expression_parts as ExpressionPart[]).some(isTemplate);

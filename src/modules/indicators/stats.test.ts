@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
+import { totalsSource } from './indicators.scope.ts';
 import { indicatorSeries } from './indicators.series.ts';
 import { rebuildTotals, verifyStats } from './totals.verify.ts';
-import { totalsSource } from './values.repository.ts';
 
 // The per-site statistics (migration 0033) that LAST and AVERAGE operands read: figures worked
 // out by hand from the indicator world (headcount LAST: plant 1 January 10, March 12; plant 2

@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createDatasetItem } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld, op } from '../../../test/helpers/indicator-world.ts';
+import { totalsSource } from './indicators.scope.ts';
 import { indicatorSeries } from './indicators.series.ts';
 import { verifyStats, verifyTotals } from './totals.verify.ts';
-import { totalsSource } from './values.repository.ts';
 
 // Random sequences of writes (values submitted and deleted, reviews, sites moved in the tree,
 // form-sites activated and deactivated, the organization's default statuses changed) on the

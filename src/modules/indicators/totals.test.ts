@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
+import { coverOf, totalsSource } from './indicators.scope.ts';
 import { verifyAllTotals, verifyTotals } from './totals.verify.ts';
-import { coverOf, totalsSource } from './values.repository.ts';
 
 const t = useTestApp();
 let w: IndicatorWorld;

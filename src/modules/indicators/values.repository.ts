@@ -1,63 +1,16 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
-import { SiteTree, siteTree } from '../sites/index.ts';
-
-/** Where values are counted: sites (null = every site), years, period units, statuses. */
-export interface Scope {
-  siteIds: string[] | null;
-  fromYear: number;
-  toYear: number;
-  periodUnits: number[] | null;
-  statuses: ValueStatus[];
-}
-
-/** One operand aggregated over the scope: each way of combining periods, and what is behind it. */
-export interface Aggregate {
-  element_id: string;
-  /** Sum over sites of each site's sum over periods. */
-  sum: number;
-  /** Sum over sites of each site's latest period in scope. */
-  last_sum: number | null;
-  /** Sum over sites of each site's mean over the periods with data. */
-  average_sum: number;
-  value_count: number;
-  site_count: number;
-}
-
-/** How a breakdown cuts the values into periods: one bucket per year, quarter or month. */
-export type Bucket = 'YEARLY' | 'QUARTERLY' | 'MONTHLY';
-
-/**
- * Aggregating per period bucket and per site group instead of over the whole scope.
- * A value's period is placed by its first month: a quarterly form's period unit q starts in month
- * 3(q-1)+1, a yearly form's in January (the elements' forms' period types tell which is which).
- */
-export interface Breakdown {
-  /** null: no periods (the whole scope only). */
-  bucket: Bucket | null;
-  /** Elements of QUARTERLY forms and of YEARLY forms (the others are MONTHLY). */
-  quarterlyIds: string[];
-  yearlyIds: string[];
-  /**
-   * Site groups, as pairs (group, site); a site may be in several groups. null: one group.
-   * `cover`: the groups' weighted totals covers when already known (see groupCover).
-   */
-  groups: {
-    groupIds: string[];
-    siteIds: string[];
-    cover?: { siteIds: string[]; weights: number[]; groupIds: string[] };
-  } | null;
-  /** Only values whose period starts in these months (year × 12 + month − 1), both included. */
-  months: { from: number; to: number } | null;
-}
-
-/** An aggregate of one group (null: the only one) and period bucket (null: the whole scope). */
-export interface BucketAggregate extends Aggregate {
-  grp: string | null;
-  /** YEARLY: the year; QUARTERLY: year × 4 + quarter − 1; MONTHLY: year × 12 + month − 1. */
-  period: number | null;
-}
+import { siteTree } from '../sites/index.ts';
+import {
+  type Breakdown,
+  type BucketAggregate,
+  groupCover,
+  type Scope,
+  scopeCover,
+  statsServe,
+  totalsSource,
+} from './indicators.scope.ts';
 
 const periodFilter = (column: RawBuilder<unknown>, scope: Scope) =>
   scope.periodUnits ? sql`and ${column} = any(${scope.periodUnits}::int[])` : sql``;
@@ -121,44 +74,6 @@ const acrossSites = (b?: Breakdown) => sql`
          sum(a)::float8 as average_sum, sum(n)::int as value_count, count(site_id)::int as site_count
     from per_site group by element_id, grp, period`;
 
-/**
- * Whether SUM operands are read from the pre-aggregated totals (migration 0029) rather than from
- * the values. Always on in the service; the property test and the benchmarks turn it off to
- * compare with the direct computation.
- */
-export const totalsSource = { enabled: true };
-
-/**
- * The sites whose subtree rows of `value_totals`, weighted, add up to exactly the values of the
- * sites of `siteIds` (see SiteTree.cover), for a tree given as (id, parent) rows.
- */
-export function coverOf(
-  tree: { id: string; parent_id: string | null }[],
-  siteIds: string[],
-): { siteIds: string[]; weights: number[] } {
-  const sites = tree.map((s) => ({ ...s, name: '', code: null, metadata: null }));
-  return new SiteTree(null, sites).cover(siteIds);
-}
-
-/**
- * Whether `value_subtree_stats` (migration 0033) answers the per-site operands of this scope: one
- * year, every period unit, exactly the organization's default statuses (the ones it is kept
- * for), and no buckets, yearly buckets, or monthly buckets (one period unit each) over months
- * that cover the whole year (the whole scope's row is the year's). Otherwise the values are read.
- */
-export function statsServe(scope: Scope, breakdown: Breakdown | undefined, defaults: ValueStatus[]): boolean {
-  const year = scope.fromYear;
-  const statuses = new Set(scope.statuses);
-  return (
-    scope.fromYear === scope.toYear &&
-    scope.periodUnits === null &&
-    statuses.size === new Set(defaults).size &&
-    defaults.every((s) => statuses.has(s)) &&
-    (breakdown?.bucket ?? null) !== 'QUARTERLY' &&
-    (!breakdown?.months || (breakdown.months.from <= year * 12 && breakdown.months.to >= year * 12 + 11))
-  );
-}
-
 /** Aggregates over the scope, computed in SQL over the numeric columns. */
 /** The transactions whose aggregate settings are made (each Kysely transaction is a new object). */
 const tuned = new WeakSet<Tx>();
@@ -198,8 +113,8 @@ export const indicatorValuesRepository = {
       totalsSource.enabled && (sumOnlyIds.length > 0 || fromStats.length > 0)
         ? breakdown?.groups
           ? (breakdown.groups.cover ??
-            (await indicatorValuesRepository.groupCover(tx, organizationId, scope.siteIds, breakdown.groups)))
-          : await indicatorValuesRepository.cover(tx, organizationId, scope.siteIds)
+            (await groupCover(tx, organizationId, scope.siteIds, breakdown.groups)))
+          : await scopeCover(tx, organizationId, scope.siteIds)
         : undefined;
     const rows: BucketAggregate[] = [];
     if (fromStats.length > 0 && cover)
@@ -263,49 +178,6 @@ export const indicatorValuesRepository = {
       bucketOf(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown),
       sql`t.period_unit > 0 ${monthFilter(sql`t.element_id`, sql`t.year`, sql`t.period_unit`, breakdown)}`,
     )}`;
-  },
-
-  /** The weighted sites of `value_totals` that add up to the scope's sites (see coverOf). */
-  async cover(
-    tx: Tx,
-    organizationId: string,
-    siteIds: string[] | null,
-  ): Promise<{ siteIds: string[]; weights: number[] }> {
-    const tree = await siteTree(tx, organizationId);
-    if (siteIds === null) {
-      const roots = tree.roots();
-      return { siteIds: roots, weights: roots.map(() => 1) };
-    }
-    return tree.cover(siteIds);
-  },
-
-  /**
-   * The weighted sites of `value_totals` of each group: the group's sites that are in the scope
-   * (as the direct computation joins them), covered as in coverOf, from the tree's snapshot.
-   */
-  async groupCover(
-    tx: Tx,
-    organizationId: string,
-    siteIds: string[] | null,
-    groups: { groupIds: string[]; siteIds: string[] },
-  ): Promise<{ siteIds: string[]; weights: number[]; groupIds: string[] }> {
-    const tree = await siteTree(tx, organizationId);
-    const inScope = siteIds ? new Set(siteIds) : null;
-    const members = new Map<string, string[]>();
-    groups.groupIds.forEach((group, i) => {
-      const site = groups.siteIds[i]!;
-      if (inScope && !inScope.has(site)) return;
-      if (!members.has(group)) members.set(group, []);
-      members.get(group)!.push(site);
-    });
-    const out = { siteIds: [] as string[], weights: [] as number[], groupIds: [] as string[] };
-    for (const [group, sites] of members) {
-      const cover = tree.cover(sites);
-      out.siteIds.push(...cover.siteIds);
-      out.weights.push(...cover.weights);
-      out.groupIds.push(...cover.siteIds.map(() => group));
-    }
-    return out;
   },
 
   /**

@@ -7,10 +7,10 @@ import { parseSitesCsv } from './sites.csv.ts';
 import { authorizeImport, importSites } from './sites.import.ts';
 import {
   CreateSiteBody,
-  ImportResult,
   ImportSitesBody,
   ListSitesQuery,
   Site,
+  SiteImportResult,
   UpdateSiteBody,
 } from './sites.schemas.ts';
 import { createSite, deleteSite, getSite, listSites, updateSite } from './sites.service.ts';
@@ -64,7 +64,7 @@ export const sitesRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
         description:
           'Each row is checked on its own: failed rows are skipped with a `Row N: …` error (N counts data rows after the header) and the others are created. A parent may be named by code, name or id, of a stored site or of any row of the same file.',
         body: ImportSitesBody,
-        response: { 200: ImportResult, ...errors(400, 401, 403, 413) },
+        response: { 200: SiteImportResult, ...errors(400, 401, 403, 413) },
       },
     },
     async (request) => {

@@ -156,10 +156,10 @@ export const ImportSitesBody = Type.Object(
 );
 export type ImportSitesInput = Static<typeof ImportSitesBody>;
 
-export const ImportResult = Type.Object({
+export const SiteImportResult = Type.Object({
   success: Type.Integer({ description: 'Rows imported' }),
   failed: Type.Integer({ description: 'Rows skipped because of an error' }),
   errors: Type.Array(Type.String(), { description: '`Row N: …` for each failed row (N counts data rows)' }),
   logs: Type.Array(Type.String(), { description: 'What was created' }),
 });
-export type ImportResultOut = Static<typeof ImportResult>;
+export type ImportResultOut = Static<typeof SiteImportResult>;

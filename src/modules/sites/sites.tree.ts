@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { sitesRepository } from './sites.repository.ts';
 
 /** How many derived things (resolved fields, key classes) a snapshot keeps. */
@@ -35,13 +36,10 @@ export class SiteTree {
     readonly version: string | null,
     rows: TreeSite[],
   ) {
-    const kids = new Map<string | null, TreeSite[]>();
     const ids = new Set(rows.map((r) => r.id));
-    for (const row of rows) {
-      const parent = row.parent_id !== null && ids.has(row.parent_id) ? row.parent_id : null;
-      if (!kids.has(parent)) kids.set(parent, []);
-      kids.get(parent)!.push(row);
-    }
+    const kids = groupBy(rows, (row): string | null =>
+      row.parent_id !== null && ids.has(row.parent_id) ? row.parent_id : null,
+    );
     this.sites = [];
     this.end = new Int32Array(rows.length);
     this.parent = new Int32Array(rows.length).fill(-1);

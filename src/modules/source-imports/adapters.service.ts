@@ -1,13 +1,11 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { adaptersRepository as repo } from './adapters.repository.ts';
 import type { AdapterBody, AdapterDefinition, Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
-
-type DefinitionRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
+import { type AdapterRow, presentAdapter } from './source-imports.present.ts';
 
 /**
  * The rules the schema cannot state: which fields each draft kind needs or refuses, distinct
@@ -51,28 +49,23 @@ async function mappingIssues(tx: Tx, organizationId: string, mapping: Mapping): 
   return issues;
 }
 
-async function present(tx: Tx, organizationId: string, rows: DefinitionRow[]): Promise<AdapterDefinition[]> {
+/** The definitions of `rows` with their versions (one query for all). */
+async function withVersions(
+  tx: Tx,
+  organizationId: string,
+  rows: AdapterRow[],
+): Promise<AdapterDefinition[]> {
   const versions = await repo.versions(
     tx,
     organizationId,
     rows.map((r) => r.id),
   );
-  return rows.map((row) => {
-    const own = versions.filter((v) => v.definition_id === row.id);
-    // Saved with its definition, checked against the Mapping schema then: always there.
-    const current = own.find((v) => v.adapter_version === row.adapter_version);
-    if (!current) throw new Error(`source adapter ${row.id} has no version ${row.adapter_version}`);
-    return {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      mapping: current.mapping as Mapping,
-      adapterVersion: row.adapter_version,
-      versions: own.map((v) => ({ adapterVersion: v.adapter_version, createdAt: iso(v.created_at) })),
-      createdAt: iso(row.created_at),
-      updatedAt: iso(row.updated_at),
-    };
-  });
+  return rows.map((row) =>
+    presentAdapter(
+      row,
+      versions.filter((v) => v.definition_id === row.id),
+    ),
+  );
 }
 
 async function checked(tx: Tx, caller: Caller, body: AdapterBody) {
@@ -82,13 +75,13 @@ async function checked(tx: Tx, caller: Caller, body: AdapterBody) {
 }
 
 export async function listAdapters(tx: Tx, caller: Caller): Promise<AdapterDefinition[]> {
-  return present(tx, caller.organizationId, await repo.list(tx, caller.organizationId));
+  return withVersions(tx, caller.organizationId, await repo.list(tx, caller.organizationId));
 }
 
 export async function getAdapter(tx: Tx, caller: Caller, id: string): Promise<AdapterDefinition> {
   const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
   if (!row) throw notFound('Source adapter definition');
-  return (await present(tx, caller.organizationId, [row]))[0]!;
+  return (await withVersions(tx, caller.organizationId, [row]))[0]!;
 }
 
 /** Creates a definition with its first version. */

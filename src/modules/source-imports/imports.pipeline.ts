@@ -23,9 +23,9 @@ import {
   type Candidate,
   type Catalog,
   type FormInfo,
+  type ImportSiteInfo,
   mappingFor,
   resolveRow,
-  type SiteInfo,
 } from './imports.resolve.ts';
 import type { Counts, ImportBody, MissingFormSite, Readiness, RowIssue } from './imports.schemas.ts';
 
@@ -33,7 +33,7 @@ import type { Counts, ImportBody, MissingFormSite, Readiness, RowIssue } from '.
 export interface Draft {
   kind: 'form_value' | 'activity';
   form: FormInfo;
-  site: SiteInfo;
+  site: ImportSiteInfo;
   year: number;
   periodUnit: number;
   element: ElementInfo;
@@ -66,7 +66,7 @@ async function loadCatalog(
     repo.units(tx, org),
     siteScope(tx, caller),
   ]);
-  const sitesById = new Map(sites.map((s) => [s.id, s as SiteInfo]));
+  const sitesById = new Map(sites.map((s) => [s.id, s as ImportSiteInfo]));
   const contextSite = body.context?.siteId;
   if (contextSite !== undefined && !(isUuid(contextSite) && sitesById.has(contextSite.toLowerCase()))) {
     throw invalidField('context.siteId', 'context.siteId is not a site of this organization');
@@ -126,7 +126,7 @@ async function loadCatalog(
     scope,
     context: body.context ?? {},
     forms: formRows.map((f) => (typeof f === 'string' ? f : forms.get(f.id)!)),
-    sites: sites as SiteInfo[],
+    sites: sites as ImportSiteInfo[],
     sitesById,
     siteIndexes: new Map(),
     unitsBySymbol,

@@ -7,7 +7,7 @@ import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '..
 import { checkValue } from '../submissions/index.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
-import type { Cell, Row, RowIssue } from './imports.schemas.ts';
+import type { RowIssue, SheetCell, SheetRow } from './imports.schemas.ts';
 
 export interface FormInfo {
   id: string;
@@ -16,7 +16,7 @@ export interface FormInfo {
   elements: Map<string, ElementInfo>;
 }
 
-export interface SiteInfo {
+export interface ImportSiteInfo {
   id: string;
   name: string;
   code: string | null;
@@ -30,10 +30,10 @@ export interface Catalog {
   context: { year?: number | undefined; siteId?: string | undefined };
   /** The form of each mapping entry (by its index), or why there is none. */
   forms: (FormInfo | string)[];
-  sites: SiteInfo[];
-  sitesById: Map<string, SiteInfo>;
+  sites: ImportSiteInfo[];
+  sitesById: Map<string, ImportSiteInfo>;
   /** Sites by matched text, per match kind (filled on first use). */
-  siteIndexes: Map<string, Map<string, SiteInfo[]>>;
+  siteIndexes: Map<string, Map<string, ImportSiteInfo[]>>;
   unitsBySymbol: Map<string, { id: string }>;
   units: Map<string, UnitFactor>;
   definitions: Map<string, ActivityDefinition | undefined>;
@@ -47,7 +47,7 @@ export interface Candidate {
   rowIndex: number;
   kind: 'form_value' | 'activity';
   form: FormInfo;
-  site: SiteInfo;
+  site: ImportSiteInfo;
   year: number;
   periodUnit: number;
   element: ElementInfo;
@@ -64,7 +64,7 @@ export interface Candidate {
 const PERIODS: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-export const isEmpty = (cell: Cell | undefined) =>
+export const isEmpty = (cell: SheetCell | undefined) =>
   cell === undefined || cell === null || (typeof cell === 'string' && cell.trim() === '');
 
 /** The columns a mapping entry reads. */
@@ -99,26 +99,26 @@ const fail = (message: string, column?: string): never => {
   throw new RowFailure(message, column);
 };
 
-const show = (cell: Cell | undefined) => JSON.stringify(cell ?? null);
+const show = (cell: SheetCell | undefined) => JSON.stringify(cell ?? null);
 
 /** A number from a number cell or a plain numeric string ("1234.5"; "1 234,5" is not one). */
-function numberOf(cell: Cell | undefined, column: string, what: string): number {
+function numberOf(cell: SheetCell | undefined, column: string, what: string): number {
   if (typeof cell === 'number' && Number.isFinite(cell)) return cell;
   if (typeof cell === 'string' && NUMERIC.test(cell.trim())) return Number(cell.trim());
   return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
 }
 
-function integerOf(cell: Cell | undefined, column: string, what: string): number {
+function integerOf(cell: SheetCell | undefined, column: string, what: string): number {
   const n = numberOf(cell, column, what);
   if (!Number.isInteger(n)) fail(`${what} ${show(cell)} is not a whole number`, column);
   return n;
 }
 
-function textOf(cell: Cell | undefined): string {
+function textOf(cell: SheetCell | undefined): string {
   return typeof cell === 'string' ? cell.trim() : String(cell);
 }
 
-function resolveSite(m: SheetMapping, row: Row, catalog: Catalog): SiteInfo {
+function resolveSite(m: SheetMapping, row: SheetRow, catalog: Catalog): ImportSiteInfo {
   if (!m.site) {
     const id = catalog.context.siteId?.toLowerCase();
     if (!id) return fail('No site: the mapping has no site column and the request no context.siteId');
@@ -135,7 +135,7 @@ function resolveSite(m: SheetMapping, row: Row, catalog: Catalog): SiteInfo {
 }
 
 /** Sites by the text a mapping matches on (`id`, `code`, `name` or `metadata.<key>`), built once. */
-function siteIndex(catalog: Catalog, match: string): Map<string, SiteInfo[]> {
+function siteIndex(catalog: Catalog, match: string): Map<string, ImportSiteInfo[]> {
   let index = catalog.siteIndexes.get(match);
   if (index) return index;
   index = new Map();
@@ -164,7 +164,7 @@ function metadataText(value: unknown): string | undefined {
 }
 
 /** Year and period of a row, by the form's period type. */
-function resolvePeriod(m: SheetMapping, row: Row, catalog: Catalog, form: FormInfo) {
+function resolvePeriod(m: SheetMapping, row: SheetRow, catalog: Catalog, form: FormInfo) {
   let date: Date | undefined;
   if (m.period && 'dateColumn' in m.period) {
     const column = m.period.dateColumn;
@@ -215,7 +215,7 @@ function resolvePeriod(m: SheetMapping, row: Row, catalog: Catalog, form: FormIn
 }
 
 /** A cell as the element's type expects it: numbers for NUMBER, text for text-like types. */
-function valueFor(element: ElementInfo, cell: Cell, column: string): unknown {
+function valueFor(element: ElementInfo, cell: SheetCell, column: string): unknown {
   switch (element.type) {
     case 'NUMBER':
       return numberOf(cell, column, 'The value');
@@ -235,7 +235,7 @@ function valueFor(element: ElementInfo, cell: Cell, column: string): unknown {
 
 function resolveFormValue(
   m: SheetMapping,
-  row: Row,
+  row: SheetRow,
   catalog: Catalog,
   base: Omit<Candidate, 'element' | 'kind' | 'reduce'>,
 ): Candidate {
@@ -300,7 +300,7 @@ function resolveFormValue(
 
 function resolveActivity(
   m: SheetMapping,
-  row: Row,
+  row: SheetRow,
   catalog: Catalog,
   base: Omit<Candidate, 'element' | 'kind' | 'reduce'>,
 ): Candidate {
@@ -346,7 +346,7 @@ function resolveActivity(
 export function resolveRow(
   sheetName: string,
   rowIndex: number,
-  row: Row,
+  row: SheetRow,
   mappingIndex: number,
   m: SheetMapping,
   catalog: Catalog,

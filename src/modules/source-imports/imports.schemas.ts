@@ -7,14 +7,14 @@ const Strict = { additionalProperties: false } as const;
 export const MAX_ROWS = 10_000;
 export const MAX_CELL_CHARS = 16_000;
 
-export const Cell = Type.Union([
+export const SheetCell = Type.Union([
   Type.String({ maxLength: MAX_CELL_CHARS }),
   Type.Number(),
   Type.Boolean(),
   Type.Null(),
 ]);
-export type Cell = Static<typeof Cell>;
-export type Row = Record<string, Cell>;
+export type SheetCell = Static<typeof SheetCell>;
+export type SheetRow = Record<string, SheetCell>;
 
 export const ImportHeaders = Type.Object({
   'idempotency-key': Type.String({
@@ -45,7 +45,7 @@ export const ImportBody = Type.Object(
       Type.Object(
         {
           name: Type.String({ minLength: 1, maxLength: 200 }),
-          rows: Type.Array(Type.Record(Type.String(), Cell), { maxItems: MAX_ROWS }),
+          rows: Type.Array(Type.Record(Type.String(), SheetCell), { maxItems: MAX_ROWS }),
         },
         Strict,
       ),

@@ -1,8 +1,7 @@
 import type { Tx } from '../../db/client.ts';
-import type { SourceImportRunsTable, SourceImportStatus } from '../../db/schema/index.ts';
+import type { SourceImportStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { AppError, conflict, invalidField, notFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type CalcLimits, CalcSession } from '../activities/index.ts';
@@ -21,50 +20,9 @@ import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
 import { type Analysis, analyse, type RowsMemo } from './imports.pipeline.ts';
 import { importsRepository as repo } from './imports.repository.ts';
-import { type ImportBody, type ImportResult, MAX_ROWS, type Run } from './imports.schemas.ts';
+import { type ImportBody, type ImportResult, MAX_ROWS } from './imports.schemas.ts';
 import { batchOf, createFormSites } from './imports.store.ts';
-
-type RunRow = { [K in keyof SourceImportRunsTable]: unknown } & {
-  id: string;
-  organization_id: string;
-  source_adapter_definition_id: string;
-  user_id: string;
-  status: SourceImportStatus;
-  media_id: string | null;
-  file_name: string | null;
-  total_rows: number;
-  draft_count: number;
-  issue_count: number;
-  activity_write_count: number;
-  form_value_write_count: number;
-  error: string | null;
-  processed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-};
-
-export function presentRun(r: RunRow): Run {
-  return {
-    id: r.id,
-    sourceAdapterDefinitionId: r.source_adapter_definition_id,
-    organizationId: r.organization_id,
-    userId: r.user_id,
-    mediaId: r.media_id,
-    fileName: r.file_name,
-    status: r.status,
-    totalRows: r.total_rows,
-    draftCount: r.draft_count,
-    issueCount: r.issue_count,
-    activityWriteCount: r.activity_write_count,
-    formValueWriteCount: r.form_value_write_count,
-    error: r.error,
-    processedAt: iso(r.processed_at),
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-    deletedAt: iso(r.deleted_at),
-  };
-}
+import { presentRun, type RunRow } from './source-imports.present.ts';
 
 const KEY_REUSED =
   'This Idempotency-Key was already used with a different request body; send the original body to get its result, or use a new key';

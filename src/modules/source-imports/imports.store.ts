@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { badRequest, invalidField } from '../../domain/errors.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { formSitesRepository } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
 import { resolveTargets } from '../submissions/index.ts';
@@ -11,12 +12,11 @@ export async function createFormSites(
   organizationId: string,
   missing: { formId: string; siteId: string; year: number }[],
 ) {
-  const byForm = new Map<string, { siteId: string; year: number }[]>();
-  for (const m of missing) {
-    const list = byForm.get(m.formId) ?? [];
-    list.push({ siteId: m.siteId, year: m.year });
-    byForm.set(m.formId, list);
-  }
+  const byForm = groupBy(
+    missing,
+    (m) => m.formId,
+    (m) => ({ siteId: m.siteId, year: m.year }),
+  );
   for (const [formId, pairs] of byForm) await formSitesRepository.activate(tx, organizationId, formId, pairs);
 }
 
@@ -30,13 +30,7 @@ export async function batchOf(
   organizationId: string,
   drafts: Draft[],
 ): Promise<{ batch: ResolvedBatch; formValues: number; activities: number }> {
-  const groups = new Map<string, Draft[]>();
-  for (const d of drafts) {
-    const key = `${d.form.id}|${d.site.id}|${d.year}`;
-    const list = groups.get(key);
-    if (list) list.push(d);
-    else groups.set(key, [d]);
-  }
+  const groups = groupBy(drafts, (d) => `${d.form.id}|${d.site.id}|${d.year}`);
   const firsts = [...groups.values()].map((g) => g[0]!);
   const { targets } = await resolveTargets(
     tx,

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/client.ts';
+import type { TenantRun, Tx } from '../../db/client.ts';
 import type { ElementType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
@@ -59,15 +59,14 @@ export interface PlannedValue {
 }
 
 /** Where the values of one body of a values pipeline call go (one (form, site, year)). */
-export interface Target {
+export interface SubmissionTarget {
   formId: string;
   formSiteId: string;
   siteId: string;
   year: number;
 }
 
-/** Runs `fn` in a new short transaction of the caller's organization. */
-export type TenantRun = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+export type { TenantRun };
 
 /** What a handler's session may use besides the transactions it is handed. */
 export interface StoreContext {
@@ -116,7 +115,7 @@ export interface ValuesSession {
    * deletion) against the database; may normalize `checked.value`. Returns issues naming
    * `values.<index>…`. Called again on every attempt, with fresh plans.
    */
-  plan(tx: Tx, values: PlannedValue[], target: Target, options?: PlanOptions): Promise<Issue[]>;
+  plan(tx: Tx, values: PlannedValue[], target: SubmissionTarget, options?: PlanOptions): Promise<Issue[]>;
   /**
    * True when the planned values can be written now (sets their `numericValue` if it depends on
    * work done earlier); false when work must first run outside a transaction (`compute`), or
@@ -133,7 +132,7 @@ export interface ValuesSession {
   write(
     tx: Tx,
     caller: Caller,
-    target: Target,
+    target: SubmissionTarget,
     valueIds: ReadonlyMap<PlannedValue, string>,
   ): Promise<ReadonlyMap<PlannedValue, Partial<ValueItem>> | undefined>;
   /** Frees what the session holds (sandbox runners); called once the call ends, however it ends. */

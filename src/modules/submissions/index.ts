@@ -10,7 +10,7 @@ export {
   runGuards,
   type SlotGuard,
   type StoreContext,
-  type Target,
+  type SubmissionTarget,
   type TenantRun,
   type ValuesSession,
 } from './element-types.ts';

@@ -3,8 +3,8 @@ import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid, Year } from '../../http/schemas.ts';
 
-export const STATUSES = ['COMPLETED', 'APPROVED', 'REJECTED'] as const;
-export const Status = Type.Enum([...STATUSES]);
+export const VALUE_STATUSES = ['COMPLETED', 'APPROVED', 'REJECTED'] as const;
+export const ValueStatusSchema = Type.Enum([...VALUE_STATUSES]);
 
 const Ref = (description: string, examples?: string[]) =>
   Type.String({ minLength: 1, maxLength: 1000, description, ...(examples ? { examples } : {}) });
@@ -189,7 +189,7 @@ export const ValueItem = Type.Object({
   elementKey: Type.String({ description: 'The element’s key' }),
   periodUnit: Type.Integer({ description: 'The period within the year (1 for YEARLY forms)' }),
   timestamp: Nullable(DateTime),
-  status: { ...Status, description: 'COMPLETED when recorded; APPROVED or REJECTED after review' },
+  status: { ...ValueStatusSchema, description: 'COMPLETED when recorded; APPROVED or REJECTED after review' },
   value: Type.Unknown({ description: 'null when the value was deleted' }),
   originalValue: Type.Unknown({
     description: 'The value as sent, when it was converted from selectedUnitId',
@@ -255,7 +255,7 @@ const Snapshot = Nullable(
     value: Type.Unknown(),
     originalValue: Type.Unknown(),
     selectedUnitId: Nullable(Uuid),
-    status: Status,
+    status: ValueStatusSchema,
   }),
 );
 

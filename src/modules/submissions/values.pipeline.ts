@@ -4,6 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
@@ -13,7 +14,12 @@ import {
   type ValuesSession,
 } from './element-types.ts';
 import { snapshotOf } from './submissions.history.ts';
-import { presentValue } from './submissions.present.ts';
+import {
+  presentPlannedValue,
+  type StoredValue,
+  type Users,
+  type ValueOutcome,
+} from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues } from './submissions.resolve.ts';
 import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
@@ -29,9 +35,6 @@ export interface ValuesPipeline {
   handlers: ElementTypeHandlers;
   guards: readonly SlotGuard[];
 }
-
-type StoredValue = Awaited<ReturnType<typeof submissionValuesRepository.lockValuesOf>>[number];
-type Users = Map<string, { name: string; email: string; image: string | null }>;
 
 /** The caller and the other authors of `ids` (queried only when there are others). */
 async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise<Users> {
@@ -132,12 +135,7 @@ async function plan(
   n: number,
   options: StoreOptions,
 ): Promise<void> {
-  const byType = new Map<keyof ElementTypeHandlers, PlannedValue[]>();
-  for (const p of entry.planned) {
-    const list = byType.get(p.element.type);
-    if (list) list.push(p);
-    else byType.set(p.element.type, [p]);
-  }
+  const byType = groupBy(entry.planned, (p): keyof ElementTypeHandlers => p.element.type);
   const sessionIssues: Issue[] = [];
   for (const [type, values] of byType) {
     const session = sessions.of(n, type);
@@ -177,12 +175,7 @@ async function write(
     [...submissions.values()].map((s) => s.id),
     entries.flatMap((p) => p.planned.map((plan) => plan.element.id)),
   );
-  const storedBySubmission = new Map<string, StoredValue[]>();
-  for (const row of stored) {
-    const list = storedBySubmission.get(row.form_submission_id);
-    if (list) list.push(row);
-    else storedBySubmission.set(row.form_submission_id, [row]);
-  }
+  const storedBySubmission = groupBy(stored, (row) => row.form_submission_id);
   const changes: ValueChange[] = [];
   const renumbered: Renumbered[] = [];
   const outcomes = entries.map((p) => {
@@ -220,7 +213,7 @@ async function write(
     if (!answer) continue;
     const items: ValueItem[] = [];
     planned.forEach((plan, i) => {
-      const item = present(caller, plan, outcomes[n]![i], writtenAt, users);
+      const item = presentPlannedValue(caller, plan, outcomes[n]![i], writtenAt, users);
       // A deletion that found no live value changed nothing and has no record to show.
       if (!item) return;
       for (const added of additions) Object.assign(item, added.get(plan));
@@ -243,9 +236,6 @@ async function write(
   return out;
 }
 
-/** Per planned value: the stored row it ends as, the change written, or nothing live to show. */
-type Outcome = { stored: StoredValue; change?: ValueChange } | { change: ValueChange } | undefined;
-
 /** A value unchanged but for its number (an activity list whose results differ: calcCode changed). */
 type Renumbered = { id: string; total: number | null };
 
@@ -260,9 +250,9 @@ function planChanges(
   stored: StoredValue[],
   changes: ValueChange[],
   renumbered: Renumbered[],
-): Outcome[] {
+): ValueOutcome[] {
   const bySlot = new Map(stored.map((s) => [slotOf(s.element_id, s.period_unit, s.timestamp), s]));
-  return planned.map((plan): Outcome => {
+  return planned.map((plan): ValueOutcome => {
     const existing = bySlot.get(slotOf(plan.element.id, plan.periodUnit, plan.timestamp));
     const live = existing && !existing.deleted_at ? existing : undefined;
     if (!plan.checked) {
@@ -314,47 +304,6 @@ function planChanges(
     changes.push(change);
     return { change };
   });
-}
-
-/** The answer's item of a planned value (undefined: a deletion that found nothing live). */
-function present(
-  caller: Caller,
-  plan: PlannedValue,
-  outcome: Outcome,
-  /** When this call's changes were written (null: nothing changed). */
-  writtenAt: Date | null,
-  users: Users,
-): ValueItem | undefined {
-  const key = plan.element.key;
-  if (!outcome) return undefined;
-  if (!('stored' in outcome)) {
-    // Written by this request.
-    const row = outcome.change;
-    return presentValue(
-      {
-        id: row.id,
-        element_id: row.elementId,
-        period_unit: row.periodUnit,
-        timestamp: row.timestamp,
-        value: row.value,
-        original_value: row.originalValue,
-        selected_unit_id: row.selectedUnitId,
-        status: 'COMPLETED',
-        user_id: caller.userId,
-        recorded_at: writtenAt!,
-        deleted_at: null,
-      },
-      key,
-      users.get(caller.userId)!,
-    );
-  }
-  const deletedAt = outcome.change ? writtenAt! : undefined;
-  const userId = deletedAt ? caller.userId : outcome.stored.user_id;
-  return presentValue(
-    { ...outcome.stored, user_id: userId, deleted_at: deletedAt ?? outcome.stored.deleted_at },
-    key,
-    users.get(userId)!,
-  );
 }
 
 function unchanged(live: StoredValue, write: ValueWrite): boolean {

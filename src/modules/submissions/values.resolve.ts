@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
-import type { ElementTypeHandlers, PlannedValue, Target } from './element-types.ts';
+import type { ElementTypeHandlers, PlannedValue, SubmissionTarget } from './element-types.ts';
 import { resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { SubmitBody } from './submissions.schemas.ts';
 import { checkValues } from './submissions.values.ts';
@@ -10,7 +10,7 @@ import type { ValueIssue } from './values.issues.ts';
 
 /** The values of one (form, site, year), resolved and checked: where they go and what to write. */
 export interface ResolvedEntry {
-  target: Target;
+  target: SubmissionTarget;
   /** The values that passed their checks (each with its index in the body's `values`). */
   planned: PlannedValue[];
   /** The values that did not (empty: every value passed). */

@@ -2,9 +2,9 @@ import { iso } from '../../domain/time.ts';
 import type { targetsRepository as repo } from './targets.repository.ts';
 import type { Target, TargetEntry } from './targets.schemas.ts';
 
-export type Row = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
+export type TargetRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
 
-export function presentTarget(row: Row): Target {
+export function presentTarget(row: TargetRow): Target {
   return {
     id: row.id,
     indicatorId: row.indicator_id,

@@ -4,7 +4,7 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/index.ts';
-import { presentTarget, type Row } from './targets.present.ts';
+import { presentTarget, type TargetRow } from './targets.present.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
   CreateTargetBody,
@@ -58,7 +58,7 @@ async function check(tx: Tx, caller: Caller, fields: TargetFields): Promise<void
 
 const targetNotFound = () => notFound('Target');
 
-async function find(tx: Tx, caller: Caller, id: string): Promise<Row> {
+async function find(tx: Tx, caller: Caller, id: string): Promise<TargetRow> {
   const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
   if (!row) throw targetNotFound();
   return row;
