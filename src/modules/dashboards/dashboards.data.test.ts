@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createSite } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
-import { periodKeyLabel } from './dashboards.data.ts';
+import { seriesPeriodLabel } from './dashboards.periods.ts';
 
 /**
  * Values of the indicator world (test/helpers/indicator-world.ts), electricity in kWh, 2025:
@@ -66,7 +66,7 @@ const values = (points: { value: number | null }[]) => points.map((p) => p.value
 
 describe('dashboard data', () => {
   it('labels periods', () => {
-    expect(['2026', '2026-Q1', '2026-03', '2025-12'].map(periodKeyLabel)).toEqual([
+    expect(['2026', '2026-Q1', '2026-03', '2025-12'].map(seriesPeriodLabel)).toEqual([
       '2026',
       'Q1 2026',
       'Mar 2026',

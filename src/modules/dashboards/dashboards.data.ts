@@ -14,20 +14,10 @@ import {
   type SeriesGrouping,
   type SeriesResult,
 } from '../indicators/index.ts';
+import { seriesPeriodLabel } from './dashboards.periods.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { DashboardSiteTree, sitesFor } from './dashboards.sites.ts';
 import { type TargetContext, targetLines } from './dashboards.targets.ts';
-
-const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `2026` -> `2026`, `2026-Q1` -> `Q1 2026`, `2026-03` -> `Mar 2026`. */
-export function periodKeyLabel(period: string): string {
-  const quarter = /^(\d{4})-Q([1-4])$/.exec(period);
-  if (quarter) return `Q${quarter[2]} ${quarter[1]}`;
-  const month = /^(\d{4})-(\d{2})$/.exec(period);
-  if (month) return `${MONTH_NAMES[Number(month[2]) - 1]} ${month[1]}`;
-  return period;
-}
 
 export interface Period {
   fromYear: number;
@@ -150,7 +140,7 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
       points:
         grouping === 'TOTAL'
           ? []
-          : r.points.map((p) => point(p.period, periodKeyLabel(p.period), p.value, decimals)),
+          : r.points.map((p) => point(p.period, seriesPeriodLabel(p.period), p.value, decimals)),
       targets: targets.lines,
       issues: r.total.issues.map((i) => ({ type: i.type, message: i.message })),
     });

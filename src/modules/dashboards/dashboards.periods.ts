@@ -1,15 +1,16 @@
+import type { PeriodGrouping } from '../../domain/dashboards.ts';
 import { formatNumber } from '../indicators/index.ts';
 import type { TargetEntry } from '../targets/index.ts';
 
 /** Periods of target entries and series (`2026`, `2026-Q1`, `2026-03`): labels, containment, paths. */
 
-export type Grouping = 'YEARLY' | 'QUARTERLY' | 'MONTHLY';
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-export const RANK: Record<Grouping, number> = { YEARLY: 0, QUARTERLY: 1, MONTHLY: 2 };
+export const RANK: Record<PeriodGrouping, number> = { YEARLY: 0, QUARTERLY: 1, MONTHLY: 2 };
 /** How many periods of a grouping one period of a coarser one holds. */
-export const PER_YEAR: Record<Grouping, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
+export const PER_YEAR: Record<PeriodGrouping, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
 
-export function labelOf(period: string): string {
+/** `2026` -> `2026`, `2026-Q1` -> `Q1 2026`, `2026-03` -> `Mar 2026`. */
+export function seriesPeriodLabel(period: string): string {
   const quarter = /^(\d{4})-Q([1-4])$/.exec(period);
   if (quarter) return `Q${quarter[2]} ${quarter[1]}`;
   const month = /^(\d{4})-(\d{2})$/.exec(period);
@@ -17,7 +18,7 @@ export function labelOf(period: string): string {
   return period;
 }
 
-export function groupingOf(e: TargetEntry): Grouping {
+export function groupingOf(e: TargetEntry): PeriodGrouping {
   return e.month !== null ? 'MONTHLY' : e.quarter !== null ? 'QUARTERLY' : 'YEARLY';
 }
 
@@ -28,7 +29,7 @@ export function entryPeriodOf(e: TargetEntry): string {
 }
 
 /** The coarser period a period falls in: `2026-03` in `2026-Q1` and `2026`. */
-export function containing(period: string, grouping: Grouping): string {
+export function containing(period: string, grouping: PeriodGrouping): string {
   const year = period.slice(0, 4);
   if (grouping === 'YEARLY') return year;
   const month = /^\d{4}-(\d{2})$/.exec(period);

@@ -1,6 +1,12 @@
 import type { Tx } from '../../db/client.ts';
 import type { Viewer } from '../../domain/caller.ts';
-import type { GlobalFilter, SeriesPoint, TargetLine, WidgetIssue } from '../../domain/dashboards.ts';
+import type {
+  GlobalFilter,
+  PeriodGrouping,
+  SeriesPoint,
+  TargetLine,
+  WidgetIssue,
+} from '../../domain/dashboards.ts';
 import { type Node, parseExpression } from '../../expressions/parse.ts';
 import {
   type CurrentValue,
@@ -15,12 +21,11 @@ import {
   containing,
   entryPeriodOf,
   formatValue,
-  type Grouping,
   groupingOf,
-  labelOf,
   linearPath,
   PER_YEAR,
   RANK,
+  seriesPeriodLabel,
 } from './dashboards.periods.ts';
 
 /**
@@ -170,7 +175,7 @@ export async function targetLines(
   ctx: TargetContext,
   series: TargetSeries,
 ): Promise<{ lines: TargetLine[]; issues: WidgetIssue[] }> {
-  const grouping: Grouping = series.grouping === 'TOTAL' ? 'YEARLY' : series.grouping;
+  const grouping: PeriodGrouping = series.grouping === 'TOTAL' ? 'YEARLY' : series.grouping;
   const targets = await once(ctx, `targets|${series.indicatorId}`, () =>
     targetsRepository.list(ctx.tx, ctx.viewer.organizationId, series.indicatorId),
   );
@@ -274,7 +279,7 @@ export async function targetLines(
     const add = (period: string, value: number, percent = false) =>
       points.push({
         period,
-        label: labelOf(period),
+        label: seriesPeriodLabel(period),
         value: Number(value.toPrecision(12)),
         formatted: formatValue(value, percent ? '%' : series.unit, series.decimals),
       });
@@ -288,7 +293,7 @@ export async function targetLines(
       const own = resolved.filter((r) => r.grouping === grouping && inPeriods.has(r.period));
       for (const r of own) add(r.period, r.value, unresolved && r.entry.type === 'PERCENTAGE');
       const covered = new Set(own.map((r) => r.period));
-      const coarser: Array<{ grouping: Grouping; period: string; value: number; percent: boolean }> = [
+      const coarser: Array<{ grouping: PeriodGrouping; period: string; value: number; percent: boolean }> = [
         ...(grouping === 'MONTHLY'
           ? resolved
               .filter((r) => r.grouping === 'QUARTERLY')
@@ -300,7 +305,7 @@ export async function targetLines(
               }))
           : []),
         ...[...path].map(([year, value]) => ({
-          grouping: 'YEARLY' as Grouping,
+          grouping: 'YEARLY' as PeriodGrouping,
           period: String(year),
           value,
           percent: unresolved && percentYears.has(String(year)),
