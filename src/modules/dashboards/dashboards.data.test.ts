@@ -210,4 +210,25 @@ describe('dashboard data', () => {
     const picked = await api(t, 'GET', `/public/dashboards/${id}?siteIds=${w.sites.plant2}`);
     expect(picked.body.data[0].series[0].total.value).toBe(1000);
   });
+
+  it('BREAKDOWN without filter sites: the top-level sites by name, whatever order they were created in', async () => {
+    for (const name of ['Annex 10', 'Annex 9']) await createSite(t, w.tenant.organizationId, { name });
+    const id = await board({ startYear: 2025, endYear: 2025 }, [
+      { type: 'VALUE', config: { sites: 'BREAKDOWN' } },
+    ]);
+    const series = (await data(id)).data[0].series;
+    expect(series.map((s: { siteName: string }) => s.siteName)).toEqual([
+      'Annex 9',
+      'Annex 10',
+      'Group',
+      'Other',
+    ]);
+    // Group: plants 1 and 2 with line 1 (100 + 200 + 300 + 400 + 1000 + 50); Other: 7.
+    expect(series.map((s: { total: { value: number | null } }) => s.total.value)).toEqual([
+      null,
+      null,
+      2050,
+      7,
+    ]);
+  });
 });

@@ -41,10 +41,18 @@ export class DashboardSiteTree {
 
   private topLevel?: string[];
 
-  /** The organization's top-level sites (the tops of every site), computed once per tree. */
+  /** The organization's top-level sites by name (as childrenOf sorts), computed once per tree. */
   roots(): string[] {
-    this.topLevel ??= this.tops(new Set(this.byId.keys()));
+    this.topLevel ??= this.byName(this.tops(new Set(this.byId.keys())));
     return this.topLevel;
+  }
+
+  /** Sites by name (`Plant 2` before `Plant 10`), equal names in id order, whatever order they came in. */
+  private byName(ids: Iterable<string>): string[] {
+    return [...ids].sort(
+      (a, b) =>
+        collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name) || (a < b ? -1 : a > b ? 1 : 0),
+    );
   }
 
   /** The sites of `set` whose parent is not in it: the tops of the set's trees. */
@@ -70,11 +78,7 @@ export class DashboardSiteTree {
         for (const child of children.length > 0 ? children : [id]) out.add(child);
       }
     }
-    // Equal names in id order, whatever order the sites came in.
-    return [...out].sort(
-      (a, b) =>
-        collator.compare(this.byId.get(a)!.name, this.byId.get(b)!.name) || (a < b ? -1 : a > b ? 1 : 0),
-    );
+    return this.byName(out);
   }
 
   /**
