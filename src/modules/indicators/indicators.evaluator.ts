@@ -1,9 +1,8 @@
 import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
-import { type Node, parseExpression } from '../../expressions/parse.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
-import { dimensionsOnce } from './indicators.dimensions.ts';
+import { dimensionsOnce, parsedExpression } from './indicators.dimensions.ts';
 import type { PerSite } from './indicators.operands.ts';
 import type { IndicatorRow } from './indicators.present.ts';
 import { findElement, findItem, leafUnits, type References, unitOfSymbol } from './indicators.references.ts';
@@ -365,24 +364,6 @@ export class Evaluator {
       explanation: { operands, coefficients, conversions: evaluation.conversions, nested },
     };
   }
-}
-
-/**
- * An expression's parse tree (or why it does not parse), once per stored expression: a series
- * evaluates each indicator once per period and per site group.
- */
-const parsed = new WeakMap<ExpressionPart[], Node | Error>();
-function parsedExpression(parts: ExpressionPart[]): Node | Error {
-  let tree = parsed.get(parts);
-  if (!tree) {
-    try {
-      tree = parseExpression(parts);
-    } catch (e) {
-      tree = e as Error;
-    }
-    parsed.set(parts, tree);
-  }
-  return tree;
 }
 
 /** The datasetId of a datasetItem part named by key. */
