@@ -77,14 +77,17 @@ export async function freshDatabase(
 }
 
 /**
- * NO_TOTALS=1: the pre-aggregated totals' triggers (migrations 0029 and 0033) are disabled, a
+ * NO_TOTALS=1: the pre-aggregated totals' triggers (migrations 0029, 0033 and 0035) are disabled, a
  * baseline of the write cost they add; NO_STATS=1 disables only the per-site statistics' (0033),
- * the cost of LAST/AVERAGE alone (reads then answer wrong figures: for write benchmarks only).
+ * the cost of LAST/AVERAGE alone; NO_COMPLETENESS=1 only the kept completeness' (0035) (reads then
+ * answer wrong figures: for write benchmarks only).
  */
 async function withoutTotals(database: Database): Promise<void> {
+  const all = process.env['NO_TOTALS'] === '1';
   const kinds = [
-    ...(process.env['NO_TOTALS'] === '1' ? ['totals'] : []),
-    ...(process.env['NO_TOTALS'] === '1' || process.env['NO_STATS'] === '1' ? ['stats'] : []),
+    ...(all ? ['totals'] : []),
+    ...(all || process.env['NO_STATS'] === '1' ? ['stats'] : []),
+    ...(all || process.env['NO_COMPLETENESS'] === '1' ? ['completeness'] : []),
   ];
   for (const kind of kinds)
     await database.execScript(

@@ -6,6 +6,7 @@ import { backupEmbedded, restoreEmbedded } from './db/backup.ts';
 import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
+import { verifyAllCompleteness } from './modules/completeness/index.ts';
 import { verifyAllTotals } from './modules/indicators/index.ts';
 import { createOrganizationWithKey } from './modules/organizations/index.ts';
 import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
@@ -21,9 +22,9 @@ Commands:
   restore FILE          replace the embedded database with the copy in FILE (stop the server
                         first; the current database is kept beside it)
   verify-aggregates [--org ID] [--repair]
-                        recompute the pre-aggregated indicator totals from the values and list
-                        every difference (exit status 1 when there is one); --repair rebuilds
-                        the organizations that differ
+                        recompute the pre-aggregated indicator totals and the kept
+                        completeness from the data and list every difference (exit status 1
+                        when there is one); --repair rebuilds the organizations that differ
   With DATABASE_URL, back up and restore with pg_dump and pg_restore instead (see the README).
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
@@ -138,13 +139,25 @@ async function main(argv: string[]): Promise<void> {
         );
       if (report.statsDifferences.length > 100)
         process.stdout.write(`... and ${report.statsDifferences.length - 100} more\n`);
-      const count = report.differences.length + report.statsDifferences.length;
+      const completeness = await verifyAllCompleteness(database, {
+        ...(values.org ? { organizationId: values.org } : {}),
+        repair: values.repair === true,
+      });
+      for (const d of completeness.differences.slice(0, 100))
+        process.stdout.write(
+          `difference: organization ${d.organizationId} completeness ${d.table} ${d.key}: stored ${d.stored ?? 'none'}, computed ${d.computed ?? 'none'}\n`,
+        );
+      if (completeness.differences.length > 100)
+        process.stdout.write(`... and ${completeness.differences.length - 100} more\n`);
+      const count =
+        report.differences.length + report.statsDifferences.length + completeness.differences.length;
+      const repaired = new Set([...report.repaired, ...completeness.repaired]).size;
       process.stdout.write(
         `Checked ${report.organizations} organization(s): ${count} difference(s)` +
-          (report.repaired.length > 0 ? `; rebuilt ${report.repaired.length} organization(s)` : '') +
+          (repaired > 0 ? `; rebuilt ${repaired} organization(s)` : '') +
           '\n',
       );
-      if (count > 0 && report.repaired.length === 0) process.exitCode = 1;
+      if (count > 0 && repaired === 0) process.exitCode = 1;
     } finally {
       await database.close();
     }

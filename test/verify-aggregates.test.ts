@@ -65,6 +65,11 @@ describe('sdcs verify-aggregates', () => {
         sql`insert into value_subtree_stats (organization_id, site_id, element_id, year, period_unit, site_count, value_count, total, mean_sum, last_sum)
             values (${orgId}, gen_random_uuid(), gen_random_uuid(), 2025, 0, 1, 1, 7, 7, 7)`.execute(tx),
       );
+      // And a kept completeness count: one complete period of a form-site that does not exist.
+      await database.system((tx) =>
+        sql`insert into completeness_subtree (organization_id, site_id, form_id, year, period_unit, complete)
+            values (${orgId}, gen_random_uuid(), gen_random_uuid(), 2025, 3, 1)`.execute(tx),
+      );
     } finally {
       await database.close();
     }
@@ -72,7 +77,8 @@ describe('sdcs verify-aggregates', () => {
     expect(found.code, found.err).toBe(1);
     expect(found.out).toMatch(/2025 COMPLETED period 1: stored 5 \(1 values\), computed 0 \(0 values\)/);
     expect(found.out).toMatch(/subtree statistics site .* 2025 period 0: stored 1 1 7 7 7, computed none/);
-    expect(found.out).toMatch(/Checked 1 organization\(s\): 2 difference\(s\)/);
+    expect(found.out).toMatch(/completeness subtree .* 2025 3: stored 0 1 0 0 0, computed none/);
+    expect(found.out).toMatch(/Checked 1 organization\(s\): 3 difference\(s\)/);
     const repaired = await sdcs(env, ['verify-aggregates', '--org', orgId, '--repair']);
     expect(repaired.code, repaired.err).toBe(0);
     expect(repaired.out).toMatch(/rebuilt 1 organization\(s\)/);

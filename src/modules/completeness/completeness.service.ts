@@ -8,6 +8,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { formsRepository } from '../forms/index.ts';
 import { sitesRepository } from '../sites/index.ts';
+import { completenessSource, keptTotals } from './completeness.kept.ts';
 import { reminderMail } from './completeness.mail.ts';
 import { dueAt, LAST_PERIOD } from './completeness.periods.ts';
 import {
@@ -136,7 +137,7 @@ export async function getCompleteness(
   const q = await scopeOf(tx, caller, form, expected, { year: query.year, periodUnits, siteIds, now });
   const page = pageOf(query);
   const cells = await repo.page(tx, org, q, page);
-  const totals = await repo.totals(tx, org, q);
+  const totals = completenessSource.enabled ? await keptTotals(tx, org, q) : await repo.totals(tx, org, q);
 
   const items: CompletenessReport['items'] = [];
   for (const cell of cells) {

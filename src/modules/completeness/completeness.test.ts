@@ -14,6 +14,7 @@ import {
   type Tenant,
 } from '../../../test/helpers/factories.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
+import { verifyCompleteness } from './completeness.kept.ts';
 
 /**
  * A monthly form (energy NUMBER and waste ACTIVITY required, a note not required, due 10 days
@@ -311,5 +312,54 @@ describe('locked periods', () => {
       rate: 50,
       onTimeRate: 25,
     });
+  });
+});
+
+describe('kept totals follow the form', () => {
+  const putForm = (dueDays: number, required: string[]) =>
+    api(t, 'PUT', `/forms/${form.id}`, {
+      token: tenant.owner.token,
+      body: {
+        name: 'Monthly data',
+        periodType: 'MONTHLY',
+        dueDays,
+        elements: form.elements.map((e: Record<string, unknown>) => ({
+          ...Object.fromEntries(
+            Object.entries(e).filter(([k]) => k !== 'aggregation' || e['type'] === 'NUMBER'),
+          ),
+          required: required.includes(e['key'] as string),
+        })),
+      },
+    });
+  const march = async () => (await completeness(`formId=${form.id}&year=2024&periodUnits=3`)).body.totals;
+
+  it('due days and required elements changed re-judge every period; changed back, the figures return', async () => {
+    // Due on 1 April: Plant 1, entered on 5 April, is late.
+    expect((await putForm(0, ['energy', 'waste'])).status).toBe(200);
+    expect(await march()).toMatchObject({
+      complete: 2,
+      onTimeReports: 0,
+      partial: 1,
+      missing: 1,
+      overdue: 2,
+    });
+    // The note required too: Plants 1 and 4 lack it (partial), with Plant 2.
+    expect((await putForm(10, ['energy', 'waste', 'note'])).status).toBe(200);
+    expect(await march()).toMatchObject({
+      complete: 0,
+      onTimeReports: 0,
+      partial: 3,
+      missing: 1,
+      overdue: 4,
+    });
+    expect((await putForm(10, ['energy', 'waste'])).status).toBe(200);
+    expect(await march()).toMatchObject({
+      complete: 2,
+      onTimeReports: 1,
+      partial: 1,
+      missing: 1,
+      overdue: 2,
+    });
+    expect(await t.database.system((tx) => verifyCompleteness(tx, tenant.organizationId))).toEqual([]);
   });
 });
