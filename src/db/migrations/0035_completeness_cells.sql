@@ -92,10 +92,11 @@ LANGUAGE sql STABLE AS $$
      WHERE ids IS NOT NULL
   ),
   fs AS (
-    SELECT g.*, f.period_type, f.due_days,
+    SELECT g.*, sub.id AS submission_id, f.period_type, f.due_days,
            CASE f.period_type WHEN 'YEARLY' THEN 1 WHEN 'QUARTERLY' THEN 4 ELSE 12 END AS last_unit
       FROM given g
       JOIN forms f ON f.organization_id = org AND f.id = g.form_id
+      LEFT JOIN form_submissions sub ON sub.organization_id = org AND sub.form_site_id = g.id
   ),
   live AS (
     SELECT e.id, e.form_id, e.type = 'ACTIVITY' AS activity, e.required
@@ -107,19 +108,19 @@ LANGUAGE sql STABLE AS $$
      WHERE l.required OR NOT EXISTS (SELECT 1 FROM live r WHERE r.form_id = l.form_id AND r.required)
   ),
   expected_count AS (SELECT e.form_id, count(*) AS n FROM expected e GROUP BY 1),
-  -- Per form-site and expected element, the values of (site, element, year) in its submission that
-  -- may count as reports (not deleted, not REJECTED), each with its form-site's columns: what
-  -- follows never joins back to fs (whose size the planner cannot know inside a trigger).
+  -- Per form-site and expected element, the values of its submission that may count as reports
+  -- (not deleted, not REJECTED), each with its form-site's columns: what follows never joins back
+  -- to fs (whose size the planner cannot know inside a trigger). Both keys of the lookup come from
+  -- outside it, so even a generic plan made while the table looked empty probes (submission,
+  -- element) and does not read every value of the element.
   reported AS (
     SELECT fs.*, v.period_unit, v.element_id, v.created_at, v.value
       FROM fs
       JOIN expected e ON e.form_id = fs.form_id
       CROSS JOIN LATERAL (
         SELECT v.period_unit, v.element_id, v.created_at, v.value
-          FROM form_submissions sub
-          JOIN form_element_submissions v ON v.organization_id = org AND v.form_submission_id = sub.id
-           AND v.site_id = fs.site_id AND v.element_id = e.id AND v.year = fs.year
-         WHERE sub.organization_id = org AND sub.form_site_id = fs.id
+          FROM form_element_submissions v
+         WHERE v.organization_id = org AND v.form_submission_id = fs.submission_id AND v.element_id = e.id
            AND v.deleted_at IS NULL AND v.status <> 'REJECTED'
         OFFSET 0) v
   ),
