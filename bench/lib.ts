@@ -60,6 +60,10 @@ export async function freshDatabase(
     ])
       await admin.query(`ALTER DATABASE ${name} SET ${setting}`);
   }
+  // BENCH_FUNCTION_STATS=1: the server times every PL/pgSQL and SQL function call of the
+  // benchmark's database (track_functions), and the busiest are printed before it is dropped.
+  const functionStats = process.env['BENCH_FUNCTION_STATS'] === '1';
+  if (functionStats) await admin.query(`ALTER DATABASE ${name} SET track_functions = 'all'`);
   const target = new URL(url);
   target.pathname = `/${name}`;
   const database = await Database.open({ databaseUrl: target.toString() });
@@ -70,10 +74,30 @@ export async function freshDatabase(
     config: { ...config, databaseUrl: target.toString() },
     drop: async () => {
       await database.close();
+      if (functionStats) await printFunctionStats(target.toString());
+      // BENCH_KEEP=1: the database stays, for a look at what the benchmark left.
+      if (process.env['BENCH_KEEP'] === '1') {
+        console.log(`kept database ${name}`);
+        await admin.end();
+        return;
+      }
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     },
   };
+}
+
+/** The functions of a database by total time (self time apart), as track_functions counted them. */
+async function printFunctionStats(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ funcname: string; calls: string; total: number; self: number }>(
+    `select funcname, calls, round(total_time::numeric, 1)::float8 as total, round(self_time::numeric, 1)::float8 as self
+       from pg_stat_user_functions order by total_time desc limit 25`,
+  );
+  await client.end();
+  console.log('| function | calls | total ms | self ms |\n|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.funcname} | ${r.calls} | ${r.total} | ${r.self} |`);
 }
 
 /**

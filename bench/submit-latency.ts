@@ -12,6 +12,8 @@ import { shutdownSandbox } from '../src/sandbox/index.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
 
 const rows: string[] = [];
+// COUNTS=50 (or 500): one of the two submission sizes only.
+const counts = (process.env['COUNTS'] ?? '50,500').split(',').map(Number);
 const only = process.env['BENCH_ENGINE'];
 for (const engine of engines().filter((e) => !only || e === only)) {
   const { database, config, drop } = await freshDatabase(engine);
@@ -32,7 +34,7 @@ for (const engine of engines().filter((e) => !only || e === only)) {
     elements: Array.from({ length: 50 }, (_, i) => ({ key: `n${i}`, label: `Number ${i}`, type: 'NUMBER' })),
   });
   await call(app, key, 'PUT', '/form-sites', { formId: form.id, siteIds: sites.map((s) => s.id), years });
-  for (const count of [50, 500]) {
+  for (const count of counts) {
     const times: number[] = [];
     for (let i = 0; i < 120; i++) {
       const payload = {
