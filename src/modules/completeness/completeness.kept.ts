@@ -25,10 +25,9 @@ function scopeSites(q: CompletenessScope): string[] | null {
  * cost that depends on the cover and the periods, not on the values.
  */
 export async function keptTotals(tx: Tx, org: string, q: CompletenessScope): Promise<TotalsRow> {
-  const tree = await siteTree(tx, org);
   const sites = scopeSites(q);
-  const cover =
-    sites === null ? { siteIds: tree.roots(), weights: tree.roots().map(() => 1) } : tree.cover(sites);
+  // The whole organization reads its own row (migration 0038), whatever the shape of its tree.
+  const cover = sites === null ? { siteIds: [org], weights: [1] } : (await siteTree(tx, org)).cover(sites);
   const units = q.periods.map((p) => p.periodUnit);
   const rows = await keptRepository.subtreeCounts(tx, org, { formId: q.formId, year: q.year, units }, cover);
   const byUnit = new Map(rows.map((r) => [r.period_unit, r]));

@@ -67,7 +67,7 @@ type Op =
   | { kind: 'review'; pick: number; status: 'APPROVED' | 'REJECTED' }
   | { kind: 'backdate'; pick: number; at: string }
   | { kind: 'move'; site: SiteName; parent: SiteName | null }
-  | { kind: 'tempSite'; parent: SiteName }
+  | { kind: 'tempSite'; parent: SiteName | null }
   | { kind: 'formSites'; sites: SiteName[] }
   | { kind: 'required'; keys: (typeof KEYS)[number][] }
   | { kind: 'dueDays'; days: number | null };
@@ -118,10 +118,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('move' as const),
       site,
-      parent: fc.option(site, { nil: null }),
+      parent: fc.option(site, { nil: null, freq: 2 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tempSite' as const), parent: site }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tempSite' as const), parent: fc.option(site, { nil: null, freq: 2 }) }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -199,10 +199,11 @@ async function apply(o: Op): Promise<void> {
       body: { parentId: o.parent === null ? null : sites[o.parent] },
     });
   } else if (o.kind === 'tempSite') {
-    // A site assigned the form (no data yet) and deleted: its assignment leaves the totals.
+    // A site assigned the form (no data yet) and deleted: its assignment leaves the totals (a
+    // top-level one leaves the organization's row).
     const id = await createSite(t, tenant.organizationId, {
       name: `Temp ${++temp}`,
-      parentId: sites[o.parent]!,
+      parentId: o.parent === null ? null : sites[o.parent]!,
     });
     await system((tx) =>
       sql`insert into form_sites (organization_id, form_id, site_id, year)

@@ -103,11 +103,9 @@ export async function scopeCover(
   organizationId: string,
   siteIds: string[] | null,
 ): Promise<{ siteIds: string[]; weights: number[] }> {
+  // The whole organization: its own row, the sum of every site's (migration 0038).
+  if (siteIds === null) return { siteIds: [organizationId], weights: [1] };
   const tree = await siteTree(tx, organizationId);
-  if (siteIds === null) {
-    const roots = tree.roots();
-    return { siteIds: roots, weights: roots.map(() => 1) };
-  }
   return tree.cover(siteIds);
 }
 

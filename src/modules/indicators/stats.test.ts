@@ -85,10 +85,12 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
   it('are what is read (a corrupted row shows, verify finds it, a rebuild repairs it)', async () => {
     await t.database.system((tx) =>
       sql`update value_subtree_stats set last_sum = last_sum + 100
-           where organization_id = ${w.tenant.organizationId} and site_id = ${w.sites.group}
+           where organization_id = ${w.tenant.organizationId} and site_id = ${w.tenant.organizationId}
              and element_id = ${w.element.head} and year = 2025 and period_unit = 0`.execute(tx),
     );
+    // The whole organization reads its own row (migration 0038); the group's scope its own.
     expect((await current()).head).toBe(117);
+    expect((await current({ siteIds: [w.sites.group] })).head).toBe(17);
     expect((await direct()).head).toBe(17);
     // A scope the statistics do not serve (other statuses) reads the values.
     expect(await current({ statuses: ['COMPLETED', 'APPROVED', 'REJECTED'] })).toEqual({
@@ -97,7 +99,7 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
     });
     const differences = await verify();
     expect(differences).toHaveLength(1);
-    expect(differences[0]).toMatchObject({ table: 'subtree', siteId: w.sites.group, periodUnit: 0 });
+    expect(differences[0]).toMatchObject({ table: 'subtree', siteId: w.tenant.organizationId, periodUnit: 0 });
     await t.database.system((tx) => rebuildTotals(tx, w.tenant.organizationId));
     expect(await verify()).toEqual([]);
     expect((await current()).head).toBe(17);

@@ -107,15 +107,18 @@ describe('value_totals', () => {
     // Proof that the figure comes from the totals: a corrupted row shows, and verify finds it.
     await t.database.system((tx) =>
       sql`update value_totals set total = total + 1000 where organization_id = ${w.tenant.organizationId}
-             and site_id = ${w.sites.group} and element_id = ${w.element.elec} and year = 2025
+             and site_id = ${w.tenant.organizationId} and element_id = ${w.element.elec} and year = 2025
              and status = 'COMPLETED' and period_unit = 3`.execute(tx),
     );
+    // The whole organization reads its own row (migration 0038), whatever its tree; the group's
+    // scope reads the group's rows: 2057 but the other top-level site's 7 = 2050.
     expect(await elec()).toBe(3057);
+    expect(await elec({ siteIds: [w.sites.group] })).toBe(2050);
     expect(await direct()).toBe(2057);
     const differences = await verify();
     expect(differences).toHaveLength(1);
     expect(differences[0]).toMatchObject({
-      siteId: w.sites.group,
+      siteId: w.tenant.organizationId,
       periodUnit: 3,
       stored: { total: '1300', count: 1 },
       computed: { total: '300', count: 1 },
