@@ -8,6 +8,11 @@
 -- cells are neither read nor compared. Markers, form-sites, elements and forms still recompute whole
 -- form-sites (0035). Same judgement as sdcs_fresh_completeness_cells, restricted to the periods
 -- given: the value and marker lookups add the period (a key column of the values' unique index).
+--
+-- The refresh keeps one generic plan (plan_cache_mode): its estimates for a generic plan looked worse
+-- than for a custom one, so PostgreSQL planned the whole inlined statement again on every write (2.8
+-- ms a call; 1.2 ms with the generic plan). Every read in it is a lookup by key, which is what a
+-- generic plan does well.
 
 -- The cells of the (form-site, period) pairs given (ids and periods side by side), from the values;
 -- no period-0 rows.
@@ -100,7 +105,8 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 CREATE FUNCTION sdcs_refresh_completeness_at(org uuid, ids uuid[], periods integer[])
-RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET enable_seqscan = off AS $$
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET enable_seqscan = off
+SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   PERFORM sdcs_lock_value_totals(org);
   WITH fresh AS (SELECT * FROM sdcs_fresh_completeness_cells_at(org, ids, periods)),
