@@ -121,7 +121,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       parent: fc.option(site, { nil: null, freq: 2 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tempSite' as const), parent: fc.option(site, { nil: null, freq: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('tempSite' as const),
+      parent: fc.option(site, { nil: null, freq: 2 }),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({

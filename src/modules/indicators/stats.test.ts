@@ -99,7 +99,11 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
     });
     const differences = await verify();
     expect(differences).toHaveLength(1);
-    expect(differences[0]).toMatchObject({ table: 'subtree', siteId: w.tenant.organizationId, periodUnit: 0 });
+    expect(differences[0]).toMatchObject({
+      table: 'subtree',
+      siteId: w.tenant.organizationId,
+      periodUnit: 0,
+    });
     await t.database.system((tx) => rebuildTotals(tx, w.tenant.organizationId));
     expect(await verify()).toEqual([]);
     expect((await current()).head).toBe(17);
