@@ -38,7 +38,8 @@ export const keptRepository = {
 
   /**
    * Every row of the organization's cells and subtree counts that differs from the one recomputed
-   * from its data (a subtree row whose counts all went back to zero counts as absent), as text.
+   * from its data (a subtree row's stripes added up; counts that all went back to zero count as
+   * absent), as text.
    */
   async differences(tx: Tx, org: string) {
     const result = await sql<{
@@ -58,10 +59,11 @@ export const keptRepository = {
       union all
       select 'subtree', coalesce(s.k, c.k), s.f, c.f
         from (select concat_ws(' ', site_id, form_id, year, period_unit) as k,
-                     concat_ws(' ', form_sites, complete, partial, no_activity, on_time) as f
+                     concat_ws(' ', sum(form_sites), sum(complete), sum(partial), sum(no_activity), sum(on_time)) as f
                 from completeness_subtree
                where organization_id = ${org}
-                 and (form_sites, complete, partial, no_activity, on_time) <> (0, 0, 0, 0, 0)) s
+               group by site_id, form_id, year, period_unit
+              having (sum(form_sites), sum(complete), sum(partial), sum(no_activity), sum(on_time)) <> (0, 0, 0, 0, 0)) s
         full join (select concat_ws(' ', site_id, form_id, year, period_unit) as k,
                           concat_ws(' ', form_sites, complete, partial, no_activity, on_time) as f
                      from sdcs_computed_completeness_subtree(${org})) c on c.k = s.k

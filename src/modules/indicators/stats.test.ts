@@ -84,9 +84,15 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
 
   it('are what is read (a corrupted row shows, verify finds it, a rebuild repairs it)', async () => {
     await t.database.system((tx) =>
+      // One row: the subtree rows of a key are split over stripes (migration 0042).
       sql`update value_subtree_stats set last_sum = last_sum + 100
            where organization_id = ${w.tenant.organizationId} and site_id = ${w.tenant.organizationId}
-             and element_id = ${w.element.head} and year = 2025 and period_unit = 0`.execute(tx),
+             and element_id = ${w.element.head} and year = 2025 and period_unit = 0
+             and stripe = (select min(stripe) from value_subtree_stats
+                            where organization_id = ${w.tenant.organizationId} and site_id = ${w.tenant.organizationId}
+                              and element_id = ${w.element.head} and year = 2025 and period_unit = 0)`.execute(
+        tx,
+      ),
     );
     // The whole organization reads its own row (migration 0038); the group's scope its own.
     expect((await current()).head).toBe(117);
@@ -175,7 +181,12 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
       t.database.system((tx) =>
         sql`update value_subtree_stats set last_sum = last_sum + 100
              where organization_id = ${org} and site_id = ${w.sites.group}
-               and element_id = ${w.element.head} and year = 2025 and period_unit = 0`.execute(tx),
+               and element_id = ${w.element.head} and year = 2025 and period_unit = 0
+               and stripe = (select min(stripe) from value_subtree_stats
+                              where organization_id = ${org} and site_id = ${w.sites.group}
+                                and element_id = ${w.element.head} and year = 2025 and period_unit = 0)`.execute(
+          tx,
+        ),
       );
     /** Every value of the organization rewritten (+1, then −1): every key touched, twice. */
     const touchAll = (bulkKeys: number | null) =>

@@ -3,7 +3,10 @@ import type { Tx } from '../../db/client.ts';
 
 /** The checks of the pre-aggregated totals (`sdcs verify-aggregates`), outside row-level security. */
 export const totalsRepository = {
-  /** Every key of one organization where the stored row differs from the totals recomputed from its values. */
+  /**
+   * Every key of one organization where the stored rows (their stripes added up: migration 0042)
+   * differ from the totals recomputed from its values.
+   */
   async differences(tx: Tx, organizationId: string) {
     const result = await sql<{
       site_id: string;
@@ -21,7 +24,9 @@ export const totalsRepository = {
              coalesce(s.period_unit, c.period_unit) as period_unit,
              coalesce(s.total, 0)::text as stored_total, coalesce(s.value_count, 0)::text as stored_count,
              coalesce(c.total, 0)::text as computed_total, coalesce(c.value_count, 0)::text as computed_count
-        from (select * from value_totals where organization_id = ${organizationId}) s
+        from (select site_id, element_id, year, status, period_unit, sum(total) as total, sum(value_count) as value_count
+                from value_totals where organization_id = ${organizationId}
+               group by 1, 2, 3, 4, 5) s
         full join sdcs_computed_value_totals(${organizationId}) c
           on c.site_id = s.site_id and c.element_id = s.element_id and c.year = s.year
          and c.status = s.status and c.period_unit = s.period_unit
@@ -46,8 +51,10 @@ export const totalsRepository = {
       table === 'site'
         ? sql`select site_id, element_id, year, period_unit, array[value_count, total, mean, last_value]::text[] as f
                 from value_site_stats where organization_id = ${organizationId}`
-        : sql`select site_id, element_id, year, period_unit, array[site_count, value_count, total, mean_sum, last_sum]::text[] as f
-                from value_subtree_stats where organization_id = ${organizationId} and site_count <> 0`;
+        : sql`select site_id, element_id, year, period_unit,
+                     array[sum(site_count), sum(value_count), sum(total), sum(mean_sum), sum(last_sum)]::text[] as f
+                from value_subtree_stats where organization_id = ${organizationId}
+               group by 1, 2, 3, 4 having sum(site_count) <> 0`;
     // A subtree row whose sites all left is kept at zero: it counts as absent (and a row with
     // sites must have exactly the recomputed figures; numeric equality ignores trailing zeros).
     const computed =

@@ -11,15 +11,14 @@ let elecId: string;
 
 const verify = () => t.database.system((tx) => verifyTotals(tx, w.tenant.organizationId));
 
-/** The stored total row of a site's subtree for electricity, 2025, one status and month. */
+/** The stored total of a site's subtree for electricity, 2025, one status and month (its stripes added up). */
 const row = async (siteId: string, status: string, month: number) =>
   t.database.system(async (tx) => {
     const r = await sql<{ total: string; value_count: string }>`
-      select total::text, value_count::text from value_totals
+      select sum(total)::text as total, sum(value_count)::text as value_count from value_totals
        where organization_id = ${w.tenant.organizationId} and site_id = ${siteId}
-         and element_id = ${w.element.elec} and year = 2025 and status = ${status} and period_unit = ${month}`.execute(
-      tx,
-    );
+         and element_id = ${w.element.elec} and year = 2025 and status = ${status} and period_unit = ${month}
+      having count(*) > 0`.execute(tx);
     return r.rows[0] ? { total: Number(r.rows[0].total), count: Number(r.rows[0].value_count) } : null;
   });
 
@@ -106,9 +105,13 @@ describe('value_totals', () => {
 
     // Proof that the figure comes from the totals: a corrupted row shows, and verify finds it.
     await t.database.system((tx) =>
+      // One row: the rows of a key are split over stripes (migration 0042).
       sql`update value_totals set total = total + 1000 where organization_id = ${w.tenant.organizationId}
              and site_id = ${w.tenant.organizationId} and element_id = ${w.element.elec} and year = 2025
-             and status = 'COMPLETED' and period_unit = 3`.execute(tx),
+             and status = 'COMPLETED' and period_unit = 3
+             and stripe = (select min(stripe) from value_totals where organization_id = ${w.tenant.organizationId}
+                            and site_id = ${w.tenant.organizationId} and element_id = ${w.element.elec} and year = 2025
+                            and status = 'COMPLETED' and period_unit = 3)`.execute(tx),
     );
     // The whole organization reads its own row (migration 0038), whatever its tree; the group's
     // scope reads the group's rows: 2057 but the other top-level site's 7 = 2050.
