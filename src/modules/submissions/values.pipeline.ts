@@ -160,6 +160,9 @@ async function write(
   answer: boolean,
 ): Promise<Submission[]> {
   const org = caller.organizationId;
+  // A batch over several (site, year) (an import) takes all the aggregates' stripe locks first.
+  if (new Set(entries.map((p) => `${p.target.siteId}:${p.target.year}`)).size > 1)
+    await submissionValuesRepository.lockAllAggregateStripes(tx, org);
   // `values: []` changes nothing: a stored submission keeps its updatedAt.
   const formSitesOf = (touch: boolean) =>
     entries.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);

@@ -64,6 +64,15 @@ const VALUE_COLUMNS = [
 /** Submitted values and their history; every method takes the organization id. */
 export const submissionValuesRepository = {
   /**
+   * Takes every stripe lock of the organization's aggregates (migration 0042) before a write that
+   * spans several (site, year): its statements would otherwise take one stripe, then others, and
+   * two such transactions could each hold a stripe the other waits for.
+   */
+  async lockAllAggregateStripes(tx: Tx, organizationId: string): Promise<void> {
+    await sql`select sdcs_lock_value_totals(${organizationId})`.execute(tx);
+  },
+
+  /**
    * The stored rows (deleted ones too) of these elements in these submissions, locked: one
    * statement for all the (form, site, year) of a call. Callers match rows by submission and slot.
    */
