@@ -172,8 +172,9 @@ export async function aggregateOperands(
       prepared.lastIds,
       scope,
       full,
+      prepared.sumIds,
       // Explained operands show how many sites are behind them: per site, then.
-      explaining ? [] : prepared.sumIds,
+      explaining,
     ),
     values.activities(tx, organizationId, prepared.activityIds, scope, full),
   ]);

@@ -222,4 +222,77 @@ describe('LAST and AVERAGE from the per-site statistics', () => {
     await t.database.system((tx) => rebuildTotals(tx, org));
     expect(await verify()).toEqual([]);
   });
+
+  it('are kept for LAST and AVERAGE elements only, and follow a change of aggregation', async () => {
+    const org = w.tenant.organizationId;
+    const token = w.tenant.owner.token;
+    const elec = await w.create({ name: 'elec kept', expressionParts: [el(w.element.elec)] });
+    expect(elec.status).toBe(200);
+    const rows = (elementId: string) =>
+      t.database.system(async (tx) => {
+        const r = await sql<{ own: number; subtree: number }>`
+          select (select count(*) from value_site_stats where organization_id = ${org} and element_id = ${elementId})::int as own,
+                 (select count(*) from value_subtree_stats where organization_id = ${org} and element_id = ${elementId})::int as subtree`.execute(
+          tx,
+        );
+        return r.rows[0]!;
+      });
+    /** Current values (explained) of headcount, area and electricity, and the same from the values. */
+    const both = async () => {
+      const body = { indicatorIds: [headId, areaId, elec.body.id], year: 2025, explain: true };
+      const kept = await w.values(body);
+      totalsSource.enabled = false;
+      try {
+        const values = await w.values(body);
+        expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+        expect(kept.body).toEqual(values.body);
+      } finally {
+        totalsSource.enabled = true;
+      }
+      return kept.body.results as Record<string, { value: number | null }>;
+    };
+    // Electricity is summed: no statistics rows; its explained site count comes from the values.
+    expect(await rows(w.element.elec)).toEqual({ own: 0, subtree: 0 });
+    expect((await rows(w.element.head)).own).toBeGreaterThan(0);
+    // Plant 2 reports a second headcount (June 4): its latest is 4, its sum 6 + 4.
+    const res = await submit(w.sites.plant2, [{ elementKey: 'head', periodUnit: 6, value: 4 }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const before = await both();
+    expect(before[headId]!.value).toBe(10 + 4 + 3);
+    const form = await api(t, 'GET', `/forms/${w.formId}`, { token });
+    expect(form.status).toBe(200);
+    const aggregate = (change: Record<string, string>) =>
+      api(t, 'PUT', `/forms/${w.formId}`, {
+        token,
+        body: {
+          name: form.body.name,
+          periodType: form.body.periodType,
+          elements: (form.body.elements as Record<string, unknown>[]).map((e) => ({
+            id: e['id'],
+            key: e['key'],
+            label: e['label'],
+            type: e['type'],
+            ...(e['unitId'] ? { unitId: e['unitId'] } : {}),
+            aggregation: change[e['key'] as string] ?? e['aggregation'],
+          })),
+        },
+      });
+    // Headcount summed, electricity averaged: the rows follow, the figures are the values'.
+    const changed = await aggregate({ head: 'SUM', elec: 'AVERAGE' });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await rows(w.element.head)).toEqual({ own: 0, subtree: 0 });
+    expect((await rows(w.element.elec)).own).toBeGreaterThan(0);
+    expect(await verify()).toEqual([]);
+    expect((await both())[headId]!.value).toBe(10 + 6 + 4 + 3);
+    // Back: the same rows and figures as before.
+    expect((await aggregate({ head: 'LAST', elec: 'SUM' })).status).toBe(200);
+    expect(await rows(w.element.elec)).toEqual({ own: 0, subtree: 0 });
+    expect(await verify()).toEqual([]);
+    expect(await both()).toEqual(before);
+    // A write after the change is counted under the aggregation of the moment.
+    const more = await submit(w.sites.plant2, [{ elementKey: 'head', periodUnit: 7, value: 2 }]);
+    expect(more.status, JSON.stringify(more.body)).toBe(200);
+    expect(await verify()).toEqual([]);
+    expect((await both())[headId]!.value).toBe(10 + 2 + 3);
+  });
 });

@@ -82,7 +82,9 @@ export const indicatorValuesRepository = {
   /**
    * Every requested NUMBER element at once: per site (and bucket) first (sum, mean, latest
    * period), then added up across sites. The latest-period pick only looks at the values of
-   * `lastIds`. Without a breakdown: one row per element, over the whole scope.
+   * `lastIds`. Without a breakdown: one row per element, over the whole scope. `sumIds` are the
+   * elements aggregated as SUM: summed without a per-site step, unless `perSite` (an explained
+   * evaluation, which shows how many sites are behind each operand).
    */
   async elements(
     tx: Tx,
@@ -91,18 +93,21 @@ export const indicatorValuesRepository = {
     lastIds: string[],
     scope: Scope,
     breakdown?: Breakdown,
-    sumOnlyIds: string[] = [],
+    sumIds: string[] = [],
+    perSite = false,
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
-    // LAST, AVERAGE and per-site SUM operands are read from the per-site statistics when the
-    // scope is one they are kept for (see statsServe); the others from the values or totals.
-    const sumOnly = new Set(sumOnlyIds.filter((id) => !lastIds.includes(id)));
-    const perSiteIds = [...new Set(elementIds)].filter((id) => !sumOnly.has(id));
+    // LAST and AVERAGE operands are read from the per-site statistics (kept for those elements
+    // only: migration 0044) when the scope is one they are kept for (see statsServe); SUM operands
+    // from the totals, or from the values when explained; the others from the values.
+    const sums = new Set(sumIds.filter((id) => !lastIds.includes(id)));
+    const sumOnlyIds = perSite ? [] : [...sums];
+    const statsIds = [...new Set(elementIds)].filter((id) => !sums.has(id));
     const fromStats =
       totalsSource.enabled &&
-      perSiteIds.length > 0 &&
+      statsIds.length > 0 &&
       statsServe(scope, breakdown, await indicatorValuesRepository.defaultStatuses(tx, organizationId))
-        ? perSiteIds
+        ? statsIds
         : [];
     const rest = elementIds.filter((id) => !fromStats.includes(id));
     const inactive =
