@@ -19,7 +19,11 @@
 --   in that request (its rows appear or go; between LAST and AVERAGE nothing changes: both are kept);
 -- - the form-sites' triggers of the statistics and of the completeness return at once when no
 --   activation (or, for the completeness, no site, form or year) changed: every first submission of
---   a form-site sets its `submitted` flag (migration 0020), an UPDATE of form_sites that fired both.
+--   a form-site sets its `submitted` flag (migration 0020), an UPDATE of form_sites that fired both;
+-- - the completeness' refresh of some periods (0041, 0042), run by every value statement, keeps plans
+--   whose reads are all probes by key: two of its kept plans read every submission, and every cell,
+--   of the organization (a cost growing with it), one probed the values by element and year across
+--   sites, and two functions it called were planned again in every transaction (below).
 DELETE FROM value_site_stats s USING form_elements e WHERE e.id = s.element_id AND e.aggregation = 'SUM';
 DELETE FROM value_subtree_stats s USING form_elements e WHERE e.id = s.element_id AND e.aggregation = 'SUM';
 
@@ -284,10 +288,17 @@ BEGIN
       SET site_id = excluded.site_id, form_id = excluded.form_id, year = excluded.year,
           status = excluded.status, on_time = excluded.on_time
   ),
+  -- The cells gone, by their row addresses, each found by its key: the kept plan of a join to the
+  -- cells probed the organization's whole key range (0044).
   dropped AS (
-    DELETE FROM completeness_cells c USING changed x
-     WHERE x.gone AND c.organization_id = org AND c.form_site_id = x.form_site_id AND c.period_unit = x.period_unit
-       AND c.form_site_id = ANY (ARRAY(SELECT DISTINCT y.form_site_id FROM changed y WHERE y.gone))
+    DELETE FROM completeness_cells c
+     WHERE c.ctid = ANY (ARRAY(
+       SELECT d.ctid FROM changed x
+        CROSS JOIN LATERAL (
+          SELECT c.ctid FROM completeness_cells c
+           WHERE c.organization_id = org AND c.form_site_id = x.form_site_id AND c.period_unit = x.period_unit
+          OFFSET 0) d
+        WHERE x.gone))
   ),
   up AS (SELECT * FROM sdcs_site_ancestors(org, site_list))
   INSERT INTO completeness_subtree AS t (organization_id, site_id, form_id, year, period_unit, stripe, form_sites, complete, partial, no_activity, on_time)
@@ -333,7 +344,10 @@ LANGUAGE sql STABLE AS $$
            CASE f.period_type WHEN 'YEARLY' THEN 1 WHEN 'QUARTERLY' THEN 4 ELSE 12 END AS last_unit
       FROM given g
       CROSS JOIN LATERAL (SELECT f.* FROM forms f WHERE f.organization_id = org AND f.id = g.form_id OFFSET 0) f
-      LEFT JOIN form_submissions sub ON sub.organization_id = org AND sub.form_site_id = g.id
+      -- A probe per form-site: a join's kept plan read every submission of the organization (0044).
+      LEFT JOIN LATERAL (
+        SELECT sub.id FROM form_submissions sub WHERE sub.organization_id = org AND sub.form_site_id = g.id OFFSET 0) sub
+        ON true
   ),
   live AS (
     SELECT e.id, e.form_id, e.type = 'ACTIVITY' AS activity, e.required
@@ -355,11 +369,11 @@ LANGUAGE sql STABLE AS $$
   -- element and year of every site, is a candidate for the kept plan (migration 0044: 9 buffers a
   -- probe through those, 3 through the key).
   reported AS (
-    SELECT fs.*, v.period_unit, v.element_id, v.created_at, v.value
+    SELECT fs.*, v.period_unit, v.element_id, v.created_at, v.value, v.activity
       FROM fs
       JOIN expected e ON e.form_id = fs.form_id
       CROSS JOIN LATERAL (
-        SELECT v.period_unit, v.element_id, v.created_at, v.value, v.deleted_at, v.status
+        SELECT v.period_unit, v.element_id, v.created_at, v.value, v.deleted_at, v.status, e.activity
           FROM form_element_submissions v
          WHERE v.organization_id = org AND v.form_submission_id = fs.submission_id AND v.element_id = e.id
            AND v.period_unit = ANY (fs.units)
@@ -381,8 +395,7 @@ LANGUAGE sql STABLE AS $$
     SELECT r.id, r.site_id, r.form_id, r.year, r.period_type, r.due_days, r.last_unit,
            r.period_unit::integer AS period_unit, min(r.created_at) AS first_at, false AS marker
       FROM reported r
-      JOIN expected e ON e.id = r.element_id
-     WHERE NOT e.activity OR r.value <> '[]'::jsonb
+     WHERE NOT r.activity OR r.value <> '[]'::jsonb
      GROUP BY r.id, r.site_id, r.form_id, r.year, r.period_type, r.due_days, r.last_unit, r.period_unit, r.element_id
     UNION ALL
     SELECT m.id, m.site_id, m.form_id, m.year, m.period_type, m.due_days, m.last_unit,
