@@ -119,4 +119,58 @@ describe('the aggregates’ stripe locks', () => {
     },
     30_000,
   );
+
+  it.runIf(Boolean(process.env['DATABASE_URL']))(
+    'a change of an element’s aggregation waits for an open write of it and counts its values',
+    async () => {
+      const org = tenant.organizationId;
+      const current = await api(t, 'GET', `/forms/${form.id}`, { token: tenant.owner.token });
+      expect(current.status).toBe(200);
+      // Element `a` is summed: no statistics rows until it becomes LAST (migration 0044).
+      const statsRows = () =>
+        t.database.system(
+          async (tx) =>
+            (
+              await sql<{ n: number }>`select count(*)::int as n from value_site_stats
+                                        where organization_id = ${org}`.execute(tx)
+            ).rows[0]!.n,
+        );
+      expect(await statsRows()).toBe(0);
+      const client = new pg.Client({ connectionString: t.url });
+      await client.connect();
+      try {
+        await client.query('begin');
+        await client.query(
+          'update form_element_submissions set numeric_value = numeric_value + 100 where organization_id = $1 and site_id = $2',
+          [org, sites[0]],
+        );
+        let done = false;
+        const changing = api(t, 'PUT', `/forms/${form.id}`, {
+          token: tenant.owner.token,
+          body: {
+            name: current.body.name,
+            periodType: current.body.periodType,
+            elements: [
+              { id: current.body.elements[0].id, key: 'a', label: 'A', type: 'NUMBER', aggregation: 'LAST' },
+            ],
+          },
+        }).then((r) => {
+          done = true;
+          return r;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(done).toBe(false);
+        await client.query('commit');
+        const changed = await changing;
+        expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      } finally {
+        await client.end();
+      }
+      // Every site's month and year rows, the open write's value included.
+      expect(await statsRows()).toBe(2 * sites.length);
+      expect(await t.database.system((tx) => verifyStats(tx, org))).toEqual([]);
+      expect(await t.database.system((tx) => verifyTotals(tx, org))).toEqual([]);
+    },
+    30_000,
+  );
 });
