@@ -33,6 +33,33 @@ const advisoryLocks = async (tx: Parameters<Parameters<typeof t.database.system>
     ).rows[0]!.n,
   );
 
+/** A connection whose open transaction added 100 to the values of `site` (and holds its stripe's lock). */
+async function openWrite(site: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: t.url });
+  await client.connect();
+  await client.query('begin');
+  await client.query(
+    'update form_element_submissions set numeric_value = numeric_value + 100 where organization_id = $1 and site_id = $2',
+    [tenant.organizationId, site],
+  );
+  return client;
+}
+
+/** Whether `promise` is still pending a second later. */
+async function stillWaiting(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return !settled;
+}
+
 beforeAll(async () => {
   tenant = await createTenant(t);
   // 20 sites: more than the 16 stripes, so two of them share one.
@@ -79,24 +106,13 @@ describe('the aggregates’ stripe locks', () => {
       const held = sites.find((a) => sites.some((b) => b !== a && stripeOf.get(b) === stripeOf.get(a)))!;
       const other = sites.find((s) => stripeOf.get(s) !== stripeOf.get(held))!;
       const sameStripe = sites.find((s) => s !== held && stripeOf.get(s) === stripeOf.get(held))!;
-      const client = new pg.Client({ connectionString: t.url });
-      await client.connect();
+      const client = await openWrite(held);
       try {
-        await client.query('begin');
-        await client.query(
-          'update form_element_submissions set numeric_value = numeric_value + 100 where organization_id = $1 and site_id = $2',
-          [org, held],
-        );
         // Another stripe: answered while the first write is still open.
         expect((await submit(other, 1000)).status).toBe(200);
         // The same stripe: still waiting a second later, answered once the first commits.
-        let done = false;
-        const waiting = submit(sameStripe, 2000).then((r) => {
-          done = true;
-          return r;
-        });
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        expect(done).toBe(false);
+        const waiting = submit(sameStripe, 2000);
+        expect(await stillWaiting(waiting)).toBe(true);
         await client.query('commit');
         expect((await waiting).status).toBe(200);
       } finally {
@@ -136,15 +152,8 @@ describe('the aggregates’ stripe locks', () => {
             ).rows[0]!.n,
         );
       expect(await statsRows()).toBe(0);
-      const client = new pg.Client({ connectionString: t.url });
-      await client.connect();
+      const client = await openWrite(sites[0]!);
       try {
-        await client.query('begin');
-        await client.query(
-          'update form_element_submissions set numeric_value = numeric_value + 100 where organization_id = $1 and site_id = $2',
-          [org, sites[0]],
-        );
-        let done = false;
         const changing = api(t, 'PUT', `/forms/${form.id}`, {
           token: tenant.owner.token,
           body: {
@@ -154,12 +163,8 @@ describe('the aggregates’ stripe locks', () => {
               { id: current.body.elements[0].id, key: 'a', label: 'A', type: 'NUMBER', aggregation: 'LAST' },
             ],
           },
-        }).then((r) => {
-          done = true;
-          return r;
         });
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        expect(done).toBe(false);
+        expect(await stillWaiting(changing)).toBe(true);
         await client.query('commit');
         const changed = await changing;
         expect(changed.status, JSON.stringify(changed.body)).toBe(200);
