@@ -92,8 +92,9 @@ export const indicatorValuesRepository = {
     elementIds: string[],
     lastIds: string[],
     scope: Scope,
-    breakdown?: Breakdown,
-    sumIds: string[] = [],
+    breakdown: Breakdown | undefined,
+    // Required: an element left out of it is read from the statistics, which hold no SUM element.
+    sumIds: string[],
     perSite = false,
   ): Promise<BucketAggregate[]> {
     if (elementIds.length === 0) return [];
