@@ -16,7 +16,7 @@ import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
-import { documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
+import { compactDocument, documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
 import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -146,6 +146,7 @@ export async function buildApp({
       security: [{ bearer: [] }],
     },
     transform: documentPathIds,
+    transformObject: compactDocument,
   });
   // The interactive documentation is public: it only shows the OpenAPI document.
   app.addHook('onRoute', (route) => {

@@ -61,7 +61,8 @@ describe.skipIf(!hasChromium)(`Swagger UI at /docs ${hasChromium ? '' : NO_CHROM
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     const errors = collectErrors(page);
     await page.goto(`${origin}/docs`);
-    await page.locator('button.authorize').first().click();
+    // The page draws once it has read and resolved the whole document (3.4 s here when idle).
+    await page.locator('button.authorize').first().click({ timeout: 60_000 });
     await page.locator('.modal-ux input').first().fill(tenant.owner.token);
     await page.locator('.modal-ux button.authorize').first().click();
     await page.locator('.modal-ux button.btn-done').first().click();
@@ -81,5 +82,5 @@ describe.skipIf(!hasChromium)(`Swagger UI at /docs ${hasChromium ? '' : NO_CHROM
     await page.screenshot({ path: join(SHOTS, 'docs-try-get-me.png') });
     expect(errors).toEqual([]);
     await page.close();
-  }, 90_000);
+  }, 150_000);
 });

@@ -21,6 +21,7 @@ import {
   type Tenant,
 } from './helpers/factories.ts';
 import { invitationHelpers, invitationTestConfig, newEmail } from './helpers/invitations.ts';
+import { dereferenced } from './helpers/openapi-check.ts';
 import { memberOf } from './security/matrix.ts';
 
 /**
@@ -302,14 +303,14 @@ const HOW_TO_ADD =
 
 describe('the request examples of the OpenAPI document', () => {
   it('every operation with a request body has an example', () => {
-    const missing = bodyOperations(t.app.swagger() as unknown as OpenApiDoc)
+    const missing = bodyOperations(dereferenced(t.app.swagger()) as unknown as OpenApiDoc)
       .filter((op) => op.examples.length === 0)
       .map((op) => `${op.method} ${op.path}`);
     expect(missing, `Operations without a request example. ${HOW_TO_ADD}`).toEqual([]);
   });
 
   it('every example is accepted by the service, with the documented success status', async () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     await createOrganizationWithKey(t.database, {
       organizationName: 'Analytical Engines',
       name: 'Ada Lovelace',
@@ -388,7 +389,7 @@ function sample(schema: Record<string, any>): unknown {
 
 describe('the OpenAPI document for people trying it out', () => {
   it('the body generated for POST /form-submissions names form, site and element once, and is accepted', async () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const schema = doc.paths[`${API_PREFIX}/form-submissions`]!['post']!['requestBody'].content[
       'application/json'
     ].schema as Record<string, any>;
@@ -406,7 +407,7 @@ describe('the OpenAPI document for people trying it out', () => {
   });
 
   it('every error answer is documented with an example of the error body', () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const missing: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -448,7 +449,7 @@ const namesRecords = (value: unknown) => PLACEHOLDER_VALUES.some((p) => JSON.str
 
 describe('examples people can use as they are (issue 26)', () => {
   it('every request body has named examples, each with a summary; those naming records say so', () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const problems: string[] = [];
     for (const op of bodyOperations(doc)) {
       const media = doc.paths[op.path]![op.method.toLowerCase()]!['requestBody'].content['application/json'];
@@ -465,7 +466,7 @@ describe('examples people can use as they are (issue 26)', () => {
   });
 
   it('the first example of POST /sites names no record and works as it is on a new organization', async () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const first = bodyOperations(doc).find((o) => o.method === 'POST' && o.path === `${API_PREFIX}/sites`)!
       .examples[0]!;
     expect(namesRecords(first.value)).toBe(false);
@@ -475,7 +476,7 @@ describe('examples people can use as they are (issue 26)', () => {
   });
 
   it('the first example of every create that names no record works as it is on a new organization', async () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const failures: string[] = [];
     let sent = 0;
     for (const op of bodyOperations(doc)) {
@@ -499,7 +500,7 @@ describe('examples people can use as they are (issue 26)', () => {
   }, 120_000);
 
   it('every success response is described (no "Default Response")', () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const bland: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -513,7 +514,7 @@ describe('examples people can use as they are (issue 26)', () => {
   });
 
   it('the 400 example of every operation is one it answers', async () => {
-    const doc = t.app.swagger() as unknown as OpenApiDoc;
+    const doc = dereferenced(t.app.swagger()) as unknown as OpenApiDoc;
     const tenant = await createTenant(t);
     const failures: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {

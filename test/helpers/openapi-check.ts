@@ -29,7 +29,8 @@ export interface CheckedResponse {
  * body valid against its schema, and every header (beyond HTTP's own) declared. Answers the
  * problems found, empty when the answer is in the document.
  */
-export function documentChecker(doc: Json) {
+export function documentChecker(served: Json) {
+  const doc = dereferenced(served);
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addFormat('binary', true);
@@ -93,4 +94,34 @@ export function documentChecker(doc: Json) {
     }
     return problems;
   };
+}
+
+/**
+ * The document with every local `$ref` (`#/components/...`) replaced by what it points to, as a
+ * client resolves it: the served document states shared headers, error bodies and error answers
+ * once. Objects referred to more than once are shared, not copied.
+ */
+export function dereferenced<T>(doc: T): T {
+  const root = doc as Json;
+  const resolve = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<any>((node, part) => {
+        if (node?.[part] === undefined) throw new Error(`unresolved $ref ${ref}`);
+        return node[part];
+      }, root);
+  const done = new Map<unknown, unknown>();
+  const walk = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    if (done.has(node)) return done.get(node);
+    const ref = (node as Json)['$ref'];
+    if (typeof ref === 'string' && ref.startsWith('#/')) return walk(resolve(ref));
+    const out: any = Array.isArray(node) ? [] : {};
+    done.set(node, out);
+    for (const [key, value] of Object.entries(node)) out[key] = walk(value);
+    return out;
+  };
+  return walk(root) as T;
 }
