@@ -61,7 +61,7 @@ describe.skipIf(!hasChromium)(`Swagger UI at /docs ${hasChromium ? '' : NO_CHROM
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     const errors = collectErrors(page);
     await page.goto(`${origin}/docs`);
-    // The page draws once it has read and resolved the whole document (3.4 s here when idle).
+    // The page draws once it has read and resolved the whole document (3.5 s idle: bench/docs-page).
     await page.locator('button.authorize').first().click({ timeout: 60_000 });
     await page.locator('.modal-ux input').first().fill(tenant.owner.token);
     await page.locator('.modal-ux button.authorize').first().click();
