@@ -103,6 +103,10 @@ export interface FormElementSubmissionsTable {
   deleted_at: NullableTimestamp;
   /** How many activities the value has (ACTIVITY elements; kept by triggers on activities). */
   activity_count: Generated<number>;
+  /** The import run whose rows made the value's last write, null for any other write (0045). */
+  import_run_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** That run's rows ([{sheet, rowIndex}]), null with the run. */
+  import_rows: ColumnType<{ sheet: string; rowIndex: number }[] | null, unknown, unknown>;
 }
 
 export type HistoryAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'REVIEW';
@@ -118,13 +122,4 @@ export interface FormValueHistoryTable {
   before: Json;
   after: Json;
   comment: string | null;
-}
-
-/** The import run (and rows) that wrote a value (0027); shown while recorded_at is the value's. */
-export interface ValueImportSourcesTable {
-  organization_id: string;
-  value_id: string;
-  run_id: string;
-  rows: Json<{ sheet: string; rowIndex: number }[]>;
-  recorded_at: CreatedAt;
 }

@@ -22,7 +22,6 @@ import type {
   FormSubmissionsTable,
   FormsTable,
   FormValueHistoryTable,
-  ValueImportSourcesTable,
 } from './forms.ts';
 import type {
   AccessTokensTable,
@@ -94,6 +93,5 @@ export interface DB {
   dashboard_grants: DashboardGrantsTable;
   dashboard_access_codes: DashboardAccessCodesTable;
   dashboard_access_attempts: DashboardAccessAttemptsTable;
-  value_import_sources: ValueImportSourcesTable;
   activity_places: ActivityPlacesTable;
 }

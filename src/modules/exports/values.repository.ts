@@ -105,12 +105,10 @@ export function valuesStatement(
     select v.id, v.site_id, fs.form_id, v.element_id, v.year, v.period_unit, v."timestamp", v.value,
            v.original_value, v.selected_unit_id, v.status, v.user_id,
            to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at,
-           v.form_submission_id as submission_id, vis.run_id, vis.rows as run_rows
+           v.form_submission_id as submission_id, v.import_run_id as run_id, v.import_rows as run_rows
       from form_element_submissions v
       join form_submissions s on s.organization_id = v.organization_id and s.id = v.form_submission_id
       join form_sites fs on fs.organization_id = v.organization_id and fs.id = s.form_site_id
-      left join value_import_sources vis
-        on vis.organization_id = v.organization_id and vis.value_id = v.id and vis.recorded_at = v.recorded_at
      where ${commonFilters(ctx, 'v')} and v.deleted_at is null and v.created_at <= ${ctx.asOf}
        and fs.active and s.organization_id = ${ctx.organizationId}
        ${sql.join(extra, sql` `)}

@@ -5,7 +5,6 @@ import { AppError, conflict, invalidField, notFound } from '../../domain/errors.
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type CalcLimits, CalcSession } from '../activities/index.ts';
-import { recordImportSources } from '../exports/index.ts';
 import type { TenantRun } from '../submissions/index.ts';
 import {
   type AttemptOutcome,
@@ -212,14 +211,13 @@ async function write(
   const org = caller.organizationId;
   return repo.inSavepoint<AttemptOutcome<{ formValues: number; activities: number }>>(tx, async () => {
     await createFormSites(tx, org, analysis.readiness.missingFormSites);
-    const { batch, formValues, activities } = await batchOf(tx, org, analysis.drafts);
+    // Each value's run and rows (for the exports) are written with it.
+    const { batch, formValues, activities } = await batchOf(tx, org, analysis.drafts, runId);
     const stored = await storeBatch(tx, deps.pipeline, caller, batch, deps.sessions, {
       answer: false,
       checked: true,
     });
     if ('compute' in stored) return { keep: false, value: stored };
-    // Which run and rows wrote each value, for the exports.
-    await recordImportSources(tx, org, runId, analysis.drafts);
     return { keep: true, value: { done: { formValues, activities } } };
   });
 }

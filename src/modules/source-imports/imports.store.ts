@@ -24,11 +24,13 @@ export async function createFormSites(
  * The values pipeline's batch of the drafts: one entry per (form, site, year), its targets
  * resolved in one statement (after `createFormSites`), each draft's value as checked when its row
  * was (no second check); the activities of one element and period form that period's list.
+ * Each planned value names the run `runId` and the rows it was made from (its `source`).
  */
 export async function batchOf(
   tx: Tx,
   organizationId: string,
   drafts: Draft[],
+  runId: string,
 ): Promise<{ batch: ResolvedBatch; formValues: number; activities: number }> {
   const groups = groupBy(drafts, (d) => `${d.form.id}|${d.site.id}|${d.year}`);
   const firsts = [...groups.values()].map((g) => g[0]!);
@@ -57,7 +59,12 @@ export async function batchOf(
             },
           ]);
         }
-        planned.push({ ...place, checked: d.checked!, selectedUnitId: d.selectedUnitId ?? null });
+        planned.push({
+          ...place,
+          checked: d.checked!,
+          selectedUnitId: d.selectedUnitId ?? null,
+          source: { runId, rows: d.rows },
+        });
         formValues++;
         continue;
       }
@@ -68,11 +75,13 @@ export async function batchOf(
           ...place,
           checked: { value: [], originalValue: null, numericValue: null },
           selectedUnitId: null,
+          source: { runId, rows: [] },
         };
         lists.set(slot, list);
         planned.push(list);
       }
       (list.checked!.value as unknown[]).push(d.input);
+      list.source!.rows.push(...d.rows);
       activities++;
     }
     const target = {

@@ -56,6 +56,14 @@ export interface PlannedValue {
   /** null: delete the stored value of this element and period (or timestamp). */
   checked: Checked | null;
   selectedUnitId: string | null;
+  /** The import run and rows the value comes from (source imports); recorded on the value's row. */
+  source?: ImportSource;
+}
+
+/** Which import run, and which of its rows, made a value. */
+export interface ImportSource {
+  runId: string;
+  rows: { sheet: string; rowIndex: number }[];
 }
 
 /** Where the values of one body of a values pipeline call go (one (form, site, year)). */

@@ -275,6 +275,7 @@ function planChanges(
         action: 'DELETE',
         stored: true,
         before: snapshotOf(live),
+        source: null,
       };
       changes.push(change);
       return { stored: live, change };
@@ -295,6 +296,7 @@ function planChanges(
       action: live ? 'UPDATE' : 'CREATE',
       stored: existing !== undefined,
       before: null,
+      source: plan.source ?? null,
     };
     if (live) {
       if (unchanged(live, change)) {
