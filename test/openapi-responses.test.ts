@@ -274,6 +274,26 @@ describe('the document itself', () => {
     expect(() => dereferenced(served)).not.toThrow();
   });
 
+  it('each role check’s 403 example is the answer the role just below gets', async () => {
+    const served = t.app.swagger() as Record<string, any>;
+    const exampleOf = (name: string) =>
+      /your role is [A-Z]+/.exec(JSON.stringify(served['components']['responses'][name]))?.[0];
+    expect(exampleOf('ForbiddenOwner')).toBe('your role is MANAGER');
+    expect(exampleOf('ForbiddenManager')).toBe('your role is COLLECTOR');
+    expect(exampleOf('ForbiddenCollector')).toBe('your role is VIEWER');
+    // POST /sites needs MANAGER: the collector gets the example's message, word for word.
+    const tenant = await createTenant(t);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${API_PREFIX}/sites`,
+      headers: { authorization: `Bearer ${tenant.collector.token}` },
+      payload: { name: 'Plant' },
+    });
+    expect(res.statusCode).toBe(403);
+    const example = JSON.stringify(served['components']['responses']['ForbiddenManager']);
+    expect(example).toContain(JSON.stringify(res.json().issues[0].message));
+  });
+
   it('every operation declares the statuses and headers its access and limits imply', () => {
     const missing: string[] = [];
     for (const [path, item] of Object.entries<Record<string, any>>(doc['paths'])) {

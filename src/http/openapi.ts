@@ -132,7 +132,7 @@ function badRequestExample(schema: Record<string, unknown>): Record<string, unkn
 
 /** The refusal of the role check for a role just below the route's. */
 function forbiddenExample(minRole: Role): Record<string, unknown> {
-  const below = [...ROLES].reverse().find((r) => !roleAtLeast(r, minRole)) ?? 'VIEWER';
+  const below = ROLES.find((r) => !roleAtLeast(r, minRole)) ?? 'VIEWER';
   const message =
     minRole === 'OWNER'
       ? `Only organization owners can do this; your role is ${below}`
