@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Viewer } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { siteTree } from '../sites/index.ts';
 import type { IndicatorRow } from './indicators.present.ts';
@@ -85,7 +86,7 @@ export async function prepare(
   indicatorIds: string[],
   refYear: number,
 ): Promise<Prepared> {
-  const rows = await repo.list(tx, organizationId);
+  const rows = await repo.closure(tx, organizationId, indicatorIds.filter(isUuid));
   const byId = new Map(rows.map((r) => [r.id, r]));
   indicatorIds.forEach((id, i) => {
     if (!byId.has(id))

@@ -85,6 +85,34 @@ export const indicatorsRepository = {
       .execute();
   },
 
+  /**
+   * The indicators `ids` and every indicator they use, directly or through others: one recursive
+   * statement, so an evaluation reads what it needs, not all the organization's indicators.
+   */
+  closure(tx: Tx, organizationId: string, ids: readonly string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return tx
+      .selectFrom('indicators')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where(
+        sql<boolean>`id = any(array(
+          with recursive c(id) as (
+            select unnest(${[...ids]}::uuid[])
+            union
+            select (p.part->>'value')::uuid
+              from c join indicators i on i.organization_id = ${organizationId} and i.id = c.id
+              cross join lateral jsonb_array_elements(i.expression_parts) p(part)
+             where p.part->>'type' = 'indicator'
+               and p.part->>'value' ~ '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$'
+          )
+          select id from c))`,
+      )
+      .orderBy('name')
+      .orderBy('id')
+      .execute();
+  },
+
   async insert(tx: Tx, organizationId: string, fields: IndicatorFields): Promise<string> {
     const created = await tx
       .insertInto('indicators')
