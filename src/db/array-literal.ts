@@ -1,7 +1,12 @@
 /** A value that can be an element of an array parameter. */
 export type ArrayElement = string | number | boolean | Date | null;
 
-const quote = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+// Most elements (ids, numbers' texts) hold neither a backslash nor a double quote: two searches are
+// half the cost of two replacements that find nothing.
+const quote = (text: string) =>
+  text.includes('"') || text.includes('\\')
+    ? `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+    : `"${text}"`;
 
 /**
  * A PostgreSQL array literal (`{"a","b",NULL}`) of `values`, to send as one text parameter cast to

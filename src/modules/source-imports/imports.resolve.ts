@@ -268,12 +268,7 @@ function resolveFormValue(
   }
   // The row's one check: the same as a submitted value's (period, unit, the type's check).
   const checked = checkValue(
-    {
-      elementKey: element.key,
-      periodUnit: base.periodUnit,
-      value,
-      ...(selectedUnitId ? { selectedUnitId } : {}),
-    },
+    { elementKey: element.key, periodUnit: base.periodUnit, value, selectedUnitId },
     0,
     element,
     { year: base.year, periodType: form.period_type, units: catalog.units, handlers: catalog.handlers },
@@ -287,9 +282,15 @@ function resolveFormValue(
           : undefined;
     fail(`${element.key}: ${checked.field ? `${checked.field} ` : ''}${checked.message}`, column);
   }
+  // One literal, not a spread of `base`: a spread per row was a tenth of resolving 10,000 rows.
   return {
-    ...base,
+    sheet: base.sheet,
+    rowIndex: base.rowIndex,
     kind: 'form_value',
+    form,
+    site: base.site,
+    year: base.year,
+    periodUnit: base.periodUnit,
     element,
     checked: (checked as PlannedValue).checked!,
     selectedUnitId,
@@ -330,8 +331,13 @@ function resolveActivity(
     fail(first.message, name ? m.inputs?.[name]?.column : undefined);
   }
   return {
-    ...base,
+    sheet: base.sheet,
+    rowIndex: base.rowIndex,
     kind: 'activity',
+    form: base.form,
+    site: base.site,
+    year: base.year,
+    periodUnit: base.periodUnit,
     element,
     input: (result as { input: ActivityInput }).input,
     definition,
