@@ -28,7 +28,7 @@ beforeAll(async () => {
     tx.selectFrom('units').select(['id', 'symbol']).where('organization_id', 'is', null).execute(),
   );
   const kWh = units.find((u) => u.symbol === 'kWh')!.id;
-  const siteIds = [];
+  const siteIds: string[] = [];
   for (const code of SITES) siteIds.push(await createSite(t, org, { name: `Plant ${code}`, code }));
   const form = await createForm(t, tenant, {
     name: 'Meters',
@@ -70,7 +70,7 @@ beforeAll(async () => {
 describe('an import written in several statements', () => {
   it('stores every value and keeps totals, statistics and completeness equal to the values', async () => {
     // The sheet's order: each meter's twelve months at both plants, then the next meter.
-    const rows = [];
+    const rows: Record<string, unknown>[] = [];
     let expectedJanuary = 0;
     for (let e = 0; e < ELEMENTS; e++)
       for (let month = 1; month <= 12; month++)
