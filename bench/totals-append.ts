@@ -3,7 +3,11 @@
 // writes them, into tables of `value_totals`'s shape, without triggers:
 // - upsert: each value's site row and the organization's row, grouped, ordered, ON CONFLICT (today);
 // - append: the same grouped rows appended to a table with a non-unique index for readers;
-// - site only: one appended row per value at its site (ancestors added up later).
+// - site only: one appended row per value at its site (ancestors added up later);
+// - packed: one upserted row per (site or organization, element, year, status), the twelve periods'
+//   sums and counts in two arrays, added element by element;
+// - the upsert into an unlogged table (no WAL), and the rows of the upsert and of the packed
+//   variant made and grouped but not written: where the upsert's time goes.
 // `DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- totals-append`
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -26,9 +30,9 @@ await client.query(`
   CREATE TABLE bench_els AS SELECT gen_random_uuid() AS id FROM generate_series(1, 84);
   CREATE TABLE bench_sites AS SELECT gen_random_uuid() AS id FROM generate_series(1, 10);
   CREATE TABLE bench_org AS SELECT gen_random_uuid() AS id;
-  CREATE TABLE bench_vals AS SELECT row_number() OVER () AS n, s.id AS site, e.id AS el, p AS period,
+  CREATE TABLE bench_vals AS SELECT row_number() OVER (ORDER BY e.id, p, s.id) AS n, s.id AS site, e.id AS el, p AS period,
          (random() * 1000)::numeric AS v
-    FROM bench_sites s, bench_els e, generate_series(1, 12) p;`);
+    FROM bench_els e, generate_series(1, 12) p, bench_sites s;`);
 
 /** The rows of one 2,500-value statement: each value at its site, and the organization's sums. */
 const grouped = (chunk: number) => `
@@ -37,11 +41,27 @@ const grouped = (chunk: number) => `
           UNION ALL
           SELECT (SELECT id FROM bench_org), el, period, v FROM bench_vals WHERE n > ${chunk * 2500} AND n <= ${(chunk + 1) * 2500}) x
    GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+/** The packed rows of one statement: per site (and the organization) and element, twelve sums and counts. */
+const months = Array.from({ length: 12 }, (_, i) => i + 1);
+const packed = (chunk: number) => `
+  SELECT (SELECT id FROM bench_org), x.sid, x.el, 2025, 'COMPLETED', 1::smallint,
+         ARRAY[${months.map((m) => `coalesce(sum(x.v) FILTER (WHERE x.period = ${m}), 0)`).join(', ')}],
+         ARRAY[${months.map((m) => `count(*) FILTER (WHERE x.period = ${m})`).join(', ')}]
+    FROM (SELECT site AS sid, el, period, v FROM bench_vals WHERE n > ${chunk * 2500} AND n <= ${(chunk + 1) * 2500}
+          UNION ALL
+          SELECT (SELECT id FROM bench_org), el, period, v FROM bench_vals WHERE n > ${chunk * 2500} AND n <= ${(chunk + 1) * 2500}) x
+   GROUP BY 1, 2, 3, 4, 5, 6`;
+const PACKED_KEY = 'organization_id, site_id, element_id, year, status, stripe';
+const upsert = (c: number) => `INSERT INTO bench_t AS t ${grouped(c)} ORDER BY 1, 2, 3, 4, 5, 6, 7
+  ON CONFLICT (${KEY}) DO UPDATE SET total = t.total + excluded.total, value_count = t.value_count + excluded.value_count`;
 const variants: Record<string, { table: string; statement: (chunk: number) => string }> = {
   upsert: {
     table: `CREATE TABLE bench_t (${COLUMNS}, PRIMARY KEY (${KEY}))`,
-    statement: (c) => `INSERT INTO bench_t AS t ${grouped(c)} ORDER BY 1, 2, 3, 4, 5, 6, 7
-      ON CONFLICT (${KEY}) DO UPDATE SET total = t.total + excluded.total, value_count = t.value_count + excluded.value_count`,
+    statement: upsert,
+  },
+  'upsert, unlogged table': {
+    table: `CREATE UNLOGGED TABLE bench_t (${COLUMNS}, PRIMARY KEY (${KEY}))`,
+    statement: upsert,
   },
   append: {
     table: `CREATE TABLE bench_t (${COLUMNS}); CREATE INDEX ON bench_t (${KEY})`,
@@ -53,6 +73,23 @@ const variants: Record<string, { table: string; statement: (chunk: number) => st
       c,
     ) => `INSERT INTO bench_t SELECT (SELECT id FROM bench_org), site, el, 2025, 'COMPLETED', period, 1::smallint, v, 1
       FROM bench_vals WHERE n > ${c * 2500} AND n <= ${(c + 1) * 2500}`,
+  },
+  packed: {
+    table: `CREATE TABLE bench_t (organization_id uuid, site_id uuid, element_id uuid, year int, status text,
+      stripe smallint, totals numeric[] NOT NULL, value_counts bigint[] NOT NULL, PRIMARY KEY (${PACKED_KEY}))`,
+    statement: (c) => `INSERT INTO bench_t AS t ${packed(c)} ORDER BY 1, 2, 3, 4, 5, 6
+      ON CONFLICT (${PACKED_KEY}) DO UPDATE
+        SET totals = ARRAY(SELECT a + b FROM unnest(t.totals, excluded.totals) u(a, b)),
+            value_counts = ARRAY(SELECT a + b FROM unnest(t.value_counts, excluded.value_counts) u(a, b))`,
+  },
+  // What the two upserts spend before writing: their rows, grouped, and nothing stored.
+  'upsert rows, not written': {
+    table: `CREATE TABLE bench_t (${COLUMNS})`,
+    statement: (c) => `SELECT count(*) FROM (${grouped(c)}) q`,
+  },
+  'packed rows, not written': {
+    table: `CREATE TABLE bench_t (${COLUMNS})`,
+    statement: (c) => `SELECT count(*) FROM (${packed(c)}) q`,
   },
 };
 

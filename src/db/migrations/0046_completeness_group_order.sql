@@ -1,4 +1,4 @@
--- The completeness cells' groupings sorted by their deciding columns first (issue 30).
+-- The completeness cells' groupings sorted by their deciding columns first (issue 30; decision 149).
 --
 -- A completeness refresh groups the touched values twice: per (form-site, period, element), to count
 -- an element once and keep its first report, then per (form-site, period). Both groupings also carry
