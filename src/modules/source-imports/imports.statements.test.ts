@@ -33,11 +33,13 @@ beforeAll(async () => {
   const form = await createForm(t, tenant, {
     name: 'Meters',
     periodType: 'MONTHLY',
+    // Two meters kept in the per-site statistics (LAST, AVERAGE), the others SUM.
     elements: Array.from({ length: ELEMENTS }, (_, i) => ({
       key: `m${i}`,
       label: `Meter ${i}`,
       type: 'NUMBER',
       unitId: kWh,
+      ...(i === 0 ? { aggregation: 'LAST' } : i === ELEMENTS - 1 ? { aggregation: 'AVERAGE' } : {}),
     })),
   });
   formId = form.id;
@@ -121,6 +123,14 @@ describe('an import written in several statements', () => {
     );
     expect(kept.rows[0]!.n).toBe(ELEMENTS * SITES.length);
     expect(kept.rows[0]!.total).toBeCloseTo(expectedJanuary, 6);
+
+    // The statistics hold the LAST and AVERAGE meters' rows (both plants, months and year), and
+    // only theirs: the check below compares something.
+    const stats = await t.database.system((tx) =>
+      sql<{ n: number }>`select count(distinct element_id)::int as n from value_site_stats
+         where organization_id = ${org} and year = 2025`.execute(tx),
+    );
+    expect(stats.rows[0]!.n).toBe(2);
 
     expect(await t.database.system((tx) => verifyTotals(tx, org))).toEqual([]);
     expect(await t.database.system((tx) => verifyStats(tx, org))).toEqual([]);
