@@ -1,7 +1,9 @@
 // Bundles the reporting web app (src/modules/web-app/client) for the browser: Preact + htm and the
 // app's own modules in one small entry script, its style sheet, and the spreadsheet readers
-// (exceljs, papaparse) in chunks loaded only when a manager opens the import screen. Every file is
-// named by its content hash; manifest.json tells the service which entry files the page loads.
+// (exceljs, papaparse, zip.js) in chunks loaded only when a manager reads a file on the import
+// screen, inside that screen's Web Worker (sheets-worker.js, built first so that the app knows its
+// content-hashed name). Every file is named by its content hash; manifest.json tells the service
+// which entry files the page loads.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { build } from 'esbuild';
@@ -10,8 +12,7 @@ import { build } from 'esbuild';
 export async function buildWebApp(root, outdir) {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  const result = await build({
-    entryPoints: [`${root}src/modules/web-app/client/main.js`],
+  const common = {
     outdir,
     entryNames: '[name]-[hash]',
     chunkNames: '[name]-[hash]',
@@ -24,16 +25,32 @@ export async function buildWebApp(root, outdir) {
     minify: true,
     metafile: true,
     legalComments: 'none',
-    define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'warning',
+  };
+  // The import screen's worker, a module worker with its own lazy chunks (the spreadsheet readers).
+  const worker = await build({
+    ...common,
+    entryPoints: [`${root}src/modules/web-app/client/sheets-worker.js`],
+    define: { 'process.env.NODE_ENV': '"production"' },
   });
-  const outputs = Object.entries(result.metafile.outputs);
-  const entry = outputs.find(([, o]) => o.entryPoint);
+  const workerOutputs = Object.entries(worker.metafile.outputs);
+  const workerEntry = workerOutputs.find(([, o]) => o.entryPoint);
+  if (!workerEntry) throw new Error('web app: no worker output');
+  const result = await build({
+    ...common,
+    entryPoints: [`${root}src/modules/web-app/client/main.js`],
+    define: {
+      'process.env.NODE_ENV': '"production"',
+      SDCS_SHEETS_WORKER: JSON.stringify(`/app/assets/${basename(workerEntry[0])}`),
+    },
+  });
+  const outputs = [...Object.entries(result.metafile.outputs), ...workerOutputs];
+  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint);
   if (!entry) throw new Error('web app: no entry output');
   const manifest = {
     script: basename(entry[0]),
     style: entry[1].cssBundle ? basename(entry[1].cssBundle) : null,
-    files: outputs.map(([file]) => basename(file)),
+    files: [...new Set(outputs.map(([file]) => basename(file)))],
   };
   writeFileSync(`${outdir}/manifest.json`, JSON.stringify(manifest, null, 2));
   return manifest;

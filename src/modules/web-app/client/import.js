@@ -1,10 +1,13 @@
-// Import a workbook (managers): choose a source adapter, read an .xlsx or .csv in the browser,
-// preview (counts and row issues), execute with an Idempotency-Key, confirm missing form-sites.
+// Import a workbook (managers): choose a source adapter, give the year and site the adapter takes
+// from the request (when its mapping has no column for them), read an .xlsx or .csv in a Web Worker
+// (sheets.js), preview (counts, and each row's outcome with its sheet row number), execute with an
+// Idempotency-Key, confirm missing form-sites.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, errorLines, get } from './api.js';
 import { formatNumber } from './format.js';
 import { Link } from './router.js';
+import { MAX_FILE_BYTES, MAX_ROWS, MAX_UNPACKED_BYTES, megabytes } from './sheet-limits.js';
 import { Errors, Loading } from './ui.js';
 
 const COUNT_WORDS = {
@@ -17,11 +20,59 @@ const COUNT_WORDS = {
   failed: 'With problems',
 };
 
+/** Rows listed in the tables (the counts above them cover every row). */
+const LISTED = 1000;
+/** Issues fetched per page, and at most this many pages. */
+const ISSUE_PAGE = 1000;
+const ISSUE_PAGES = 10;
+
 const newKey = () => `web-${crypto.randomUUID()}`;
+const plural = (n, one, many) => `${formatNumber(n)} ${n === 1 ? one : many}`;
+
+/**
+ * What the adapter takes from the request rather than from a column: the year for the sheets
+ * with neither a year column nor a date column, the site for the sheets without a site column.
+ */
+function requestFields(adapter) {
+  const sheets = adapter?.mapping?.sheets ?? [];
+  return {
+    yearSheets: sheets.filter((s) => !s.year && !(s.period && 'dateColumn' in s.period)).map((s) => s.sheet),
+    siteSheets: sheets.filter((s) => !s.site).map((s) => s.sheet),
+  };
+}
+
+const sheetList = (names) => names.map((n) => (n === '*' ? 'every sheet' : `“${n}”`)).join(', ');
+
+/** The year as typed, or an error message. */
+function readYear(text) {
+  const trimmed = text.trim();
+  if (trimmed === '') return { error: 'Enter the year the values are for, for example 2025.' };
+  if (!/^\d{4}$/.test(trimmed)) return { error: 'Enter the year as four digits, for example 2025.' };
+  const year = Number(trimmed);
+  if (year < 1900 || year > 2200) return { error: 'Enter a year between 1900 and 2200.' };
+  return { year };
+}
+
+/** Every row issue of a run (a few pages of 1,000 at most). */
+async function allIssues(runId) {
+  const items = [];
+  let total = 0;
+  for (let page = 0; page < ISSUE_PAGES; page++) {
+    const detail = await get(`/source-imports/${runId}`, { limit: ISSUE_PAGE, offset: page * ISSUE_PAGE });
+    items.push(...detail.issues.items);
+    total = detail.issues.pagination.total;
+    if (!detail.issues.pagination.hasMore) break;
+  }
+  return { items, total };
+}
 
 export function Import() {
   const [adapters, setAdapters] = useState(null);
   const [adapterId, setAdapterId] = useState('');
+  const [sites, setSites] = useState(null);
+  const [yearText, setYearText] = useState('');
+  const [siteId, setSiteId] = useState('');
+  const [fieldErrors, setFieldErrors] = useState({});
   const [file, setFile] = useState(null);
   const [csvSheet, setCsvSheet] = useState('');
   const [sheets, setSheets] = useState(null);
@@ -32,6 +83,9 @@ export function Import() {
   const [keys, setKeys] = useState({});
   const [errors, setErrors] = useState([]);
   const [busy, setBusy] = useState('');
+  const reading = useRef(null);
+  const yearInput = useRef(null);
+  const siteInput = useRef(null);
 
   useEffect(() => {
     get('/source-adapter-definitions')
@@ -40,12 +94,22 @@ export function Import() {
         setAdapterId(list[0]?.id ?? '');
       })
       .catch((error) => setErrors(errorLines(error)));
+    return () => reading.current?.abort();
   }, []);
 
   const adapter = adapters?.find((a) => a.id === adapterId);
   const mappedSheets = (adapter?.mapping?.sheets ?? []).map((s) => s.sheet).filter(Boolean);
-  const reset = () => {
-    setSheets(null);
+  const { yearSheets, siteSheets } = requestFields(adapter);
+
+  useEffect(() => {
+    if (!siteSheets.length || sites) return;
+    get('/sites')
+      .then(setSites)
+      .catch((error) => setErrors(errorLines(error)));
+  }, [adapterId, siteSheets.length > 0]);
+
+  /** Forgets the preview and result (and their keys): the next request is a new import. */
+  const resetRun = () => {
     setPreview(null);
     setIssues(null);
     setResult(null);
@@ -54,24 +118,62 @@ export function Import() {
   };
 
   const read = async (chosen, sheetName) => {
-    reset();
+    reading.current?.abort();
+    setSheets(null);
+    resetRun();
     setErrors([]);
     if (!chosen) return;
+    const controller = new AbortController();
+    reading.current = controller;
     setBusy('read');
     try {
       const { readWorkbook } = await import('./sheets.js');
-      const read = await readWorkbook(chosen, sheetName || mappedSheets[0] || 'Sheet1');
-      if (!read.length) throw new Error('The file has no sheet with a header row.');
-      setSheets(read);
+      const found = await readWorkbook(chosen, {
+        csvSheetName: sheetName || mappedSheets[0] || 'Sheet1',
+        sheetNames: mappedSheets.includes('*') ? null : mappedSheets,
+        signal: controller.signal,
+      });
+      if (!found.length) {
+        throw new Error(
+          mappedSheets.includes('*')
+            ? 'The file has no sheet with a header row.'
+            : `The file has none of the sheets the adapter reads (${sheetList(mappedSheets)}), or they have no header row.`,
+        );
+      }
+      setSheets(found);
     } catch (error) {
-      setErrors([`The file could not be read: ${error.message}`]);
+      if (!error.cancelled) setErrors([error.message]);
     } finally {
-      setBusy('');
+      if (reading.current === controller) {
+        reading.current = null;
+        setBusy('');
+      }
     }
+  };
+
+  /** The `context` of the request, or null after marking the fields to correct. */
+  const context = () => {
+    const found = {};
+    const problems = {};
+    if (yearSheets.length) {
+      const { year, error } = readYear(yearText);
+      if (error) problems.year = error;
+      else found.year = year;
+    }
+    if (siteSheets.length) {
+      if (siteId) found.siteId = siteId;
+      else problems.site = 'Choose the site the values are for.';
+    }
+    setFieldErrors(problems);
+    if (problems.year) yearInput.current?.focus();
+    else if (problems.site) siteInput.current?.focus();
+    return Object.keys(problems).length ? null : found;
   };
 
   /** POST /source-imports; one key per (mode, confirmation), kept for retries of the same body. */
   const run = async (mode, allowMissing = false) => {
+    const requestContext = context();
+    if (!requestContext) return;
     const slot = `${mode}:${allowMissing}`;
     const key = keys[slot] ?? newKey();
     setKeys((k) => ({ ...k, [slot]: key }));
@@ -85,11 +187,11 @@ export function Import() {
           adapterVersion: adapter.adapterVersion,
           mode,
           ...(allowMissing ? { allowMissingFormSiteCreation: true } : {}),
+          ...(Object.keys(requestContext).length ? { context: requestContext } : {}),
           sheets,
         },
       });
-      const detail = await get(`/source-imports/${answer.run.id}`, { limit: 200 });
-      setIssues(detail.issues);
+      setIssues(await allIssues(answer.run.id));
       if (mode === 'preview') setPreview(answer);
       else setResult(answer);
     } catch (error) {
@@ -116,20 +218,57 @@ export function Import() {
       <div class="field"><label for="import-adapter">Source adapter</label>
         <select id="import-adapter" value=${adapterId} onChange=${(e) => {
           setAdapterId(e.currentTarget.value);
-          reset();
+          setFieldErrors({});
+          setSheets(null);
+          resetRun();
         }}>
           ${adapters.map((a) => html`<option value=${a.id}>${a.name}</option>`)}
         </select>
         ${adapter?.description ? html`<p class="hint">${adapter.description}</p>` : null}
         ${mappedSheets.length ? html`<p class="hint">Reads the sheets: ${mappedSheets.join(', ')}.</p>` : null}
       </div>
+      ${
+        yearSheets.length
+          ? html`<div class="field"><label for="import-year">Year of the values</label>
+            <input id="import-year" ref=${yearInput} type="number" min="1900" max="2200" step="1" autocomplete="off"
+              value=${yearText} aria-invalid=${fieldErrors.year ? 'true' : undefined}
+              aria-describedby=${fieldErrors.year ? 'import-year-hint import-year-error' : 'import-year-hint'}
+              onInput=${(e) => {
+                setYearText(e.currentTarget.value);
+                setFieldErrors((f) => ({ ...f, year: undefined }));
+                resetRun();
+              }} />
+            <p class="hint" id="import-year-hint">The file has no year column for ${sheetList(yearSheets)}: every row of it is for this year.</p>
+            ${fieldErrors.year ? html`<p class="field-error" id="import-year-error">${fieldErrors.year}</p>` : null}
+          </div>`
+          : null
+      }
+      ${
+        siteSheets.length
+          ? html`<div class="field"><label for="import-site">Site of the values</label>
+            <select id="import-site" ref=${siteInput} value=${siteId} aria-invalid=${fieldErrors.site ? 'true' : undefined}
+              aria-describedby=${fieldErrors.site ? 'import-site-hint import-site-error' : 'import-site-hint'}
+              onChange=${(e) => {
+                setSiteId(e.currentTarget.value);
+                setFieldErrors((f) => ({ ...f, site: undefined }));
+                resetRun();
+              }}>
+              <option value="">Choose a site</option>
+              ${(sites ?? []).map((s) => html`<option value=${s.id}>${s.name}${s.code ? ` (${s.code})` : ''}</option>`)}
+            </select>
+            <p class="hint" id="import-site-hint">The file has no site column for ${sheetList(siteSheets)}: every row of it is for this site.</p>
+            ${fieldErrors.site ? html`<p class="field-error" id="import-site-error">${fieldErrors.site}</p>` : null}
+          </div>`
+          : null
+      }
       <div class="field"><label for="import-file">Workbook (.xlsx) or CSV file</label>
-        <input id="import-file" type="file" accept=".xlsx,.csv"
+        <input id="import-file" type="file" accept=".xlsx,.csv" aria-describedby="import-file-hint"
           onChange=${(e) => {
             const f = e.currentTarget.files?.[0] ?? null;
             setFile(f);
             read(f, csvSheet);
           }} />
+        <p class="hint" id="import-file-hint">${`Up to ${megabytes(MAX_FILE_BYTES)} (an .xlsx workbook up to ${megabytes(MAX_UNPACKED_BYTES)} unpacked) and ${formatNumber(MAX_ROWS)} rows a sheet. Row 1 holds the column names.`}</p>
       </div>
       ${
         isCsv
@@ -142,10 +281,15 @@ export function Import() {
             </select></div>`
           : null
       }
-      ${busy === 'read' ? html`<p class="status" role="status">Reading the file…</p>` : null}
+      ${
+        busy === 'read'
+          ? html`<p class="status" role="status">Reading the file…
+              <button type="button" class="secondary small" onClick=${() => reading.current?.abort()}>Stop reading</button></p>`
+          : null
+      }
       ${
         sheets
-          ? html`<p role="status">Read ${sheets.map((s) => `${s.name} (${formatNumber(s.rows.length)} ${s.rows.length === 1 ? 'row' : 'rows'})`).join(', ')}.</p>
+          ? html`<p role="status">Read ${sheets.map((s) => `${s.name} (${plural(s.rows.length, 'row', 'rows')})`).join(', ')}.</p>
             <button type="button" disabled=${Boolean(busy)} onClick=${() => run('preview')}>${busy === 'preview' ? 'Checking…' : 'Preview the import'}</button>`
           : null
       }
@@ -166,9 +310,10 @@ export function Import() {
               ? null
               : shown.counts.ready === 0
                 ? html`<p><strong>Nothing is ready to import.</strong> Correct the rows listed above in the file, then choose it again.</p>`
-                : html`<button type="button" disabled=${Boolean(busy)} onClick=${() => run('execute')}>
-                  ${busy === 'execute' ? 'Importing…' : `Import the ${formatNumber(shown.counts.ready)} ready ${shown.counts.ready === 1 ? 'row' : 'rows'}`}</button>`
+                : html`<p><button type="button" disabled=${Boolean(busy)} onClick=${() => run('execute')}>
+                  ${busy === 'execute' ? 'Importing…' : `Import the ${formatNumber(shown.counts.ready)} ready ${shown.counts.ready === 1 ? 'row' : 'rows'}`}</button></p>`
           }
+          <${RowResults} sheets=${sheets} issues=${issues} outcome=${result ? (blocked ? 'Not imported yet' : 'Imported') : 'Ready'} />
         </section>`
         : null
     }
@@ -182,7 +327,7 @@ export function Import() {
             <thead><tr><th scope="col">Form</th><th scope="col">Site</th><th scope="col">Year</th><th scope="col">Rows</th></tr></thead>
             <tbody>${readiness.missingFormSites.map(
               (m) =>
-                html`<tr><td>${m.formName}</td><td>${m.siteName ?? m.siteId}</td><td>${m.year}</td><td class="num">${formatNumber(m.rowCount)}</td></tr>`,
+                html`<tr><td>${m.formName}</td><td>${m.siteName ?? 'A site you cannot see'}</td><td>${m.year}</td><td class="num">${formatNumber(m.rowCount)}</td></tr>`,
             )}</tbody>
           </table></div>
           <p class="check"><input id="import-confirm" type="checkbox" checked=${confirmMissing} onChange=${(e) => setConfirmMissing(e.currentTarget.checked)} />
@@ -194,15 +339,55 @@ export function Import() {
   </main>`;
 }
 
+/** The sheet's own row number of rows[index]: row 1 holds the column names. */
+const sheetRow = (index) => index + 2;
+
 function IssueTable({ issues }) {
-  const more = issues.pagination.total - issues.items.length;
+  const listed = issues.items.slice(0, LISTED);
+  const more = issues.total - listed.length;
   return html`<h3>Rows with a problem (they are not imported)</h3>
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
-      <tbody>${issues.items.map(
+      <tbody>${listed.map(
         (i) =>
-          html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(i.rowIndex + 2)}</td><td>${i.column ?? ''}</td><td>${i.message}</td></tr>`,
+          html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(sheetRow(i.rowIndex))}</td><td>${i.column ?? ''}</td><td>${i.message}</td></tr>`,
       )}</tbody>
     </table></div>
     <p class="hint">Row numbers are those of the spreadsheet (row 1 holds the column names).${more > 0 ? ` ${formatNumber(more)} more problems are not listed.` : ''}</p>`;
+}
+
+const isEmptyRow = (row) => Object.values(row).every((v) => v === null || v === '');
+
+/** Every row of the file with its sheet, its row number and what became of it. */
+function RowResults({ sheets, issues, outcome }) {
+  if (!sheets || !issues) return null;
+  const problems = new Map();
+  for (const i of issues.items) {
+    const key = `${i.sheet}\u0000${i.rowIndex}`;
+    problems.set(key, [...(problems.get(key) ?? []), i.column ? `${i.column}: ${i.message}` : i.message]);
+  }
+  const rows = sheets.flatMap((s) =>
+    s.rows.map((row, index) => {
+      const found = problems.get(`${s.name}\u0000${index}`);
+      return {
+        sheet: s.name,
+        index,
+        word: found ? 'Not imported: a problem' : isEmptyRow(row) ? 'Empty: skipped' : outcome,
+        detail: found?.join(' ') ?? '',
+      };
+    }),
+  );
+  const listed = rows.slice(0, LISTED);
+  return html`<details class="row-results" open=${rows.length <= 50}>
+    <summary>Every row of the file (${plural(rows.length, 'row', 'rows')})</summary>
+    <div class="table-wrap"><table>
+      <caption class="visually-hidden">What became of each row</caption>
+      <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Outcome</th><th scope="col">Details</th></tr></thead>
+      <tbody>${listed.map(
+        (r) =>
+          html`<tr><td>${r.sheet}</td><td class="num">${formatNumber(sheetRow(r.index))}</td><td>${r.word}</td><td>${r.detail}</td></tr>`,
+      )}</tbody>
+    </table></div>
+    ${rows.length > listed.length ? html`<p class="hint">The first ${formatNumber(LISTED)} rows are listed.</p>` : null}
+  </details>`;
 }

@@ -1,73 +1,76 @@
-// Reads a workbook in the browser into the `sheets` of POST /source-imports: .xlsx with exceljs,
-// .csv with papaparse (both bundled, loaded only when a file is read). The first row names the
-// columns; each later row becomes an object of its cells (empty rows are kept, so row numbers
-// stay those of the spreadsheet).
+// Reads the chosen file for the import screen without freezing the page: the file's size is checked
+// here, before anything is read, then a Web Worker (sheets-worker.js, its own content-hashed file)
+// reads it. Answers the `sheets` of POST /source-imports, or throws an Error whose message is meant
+// for people. A reading that takes longer than READ_TIMEOUT_MS, or is cancelled, stops the worker.
+import { MAX_FILE_BYTES, READ_TIMEOUT_MS, tooLargeMessage } from './sheet-limits.js';
 
-const MAX_ROWS = 10000;
+// The worker's address, set by the build (scripts/build-web-app.mjs) to its content-hashed name.
+const WORKER_URL = typeof SDCS_SHEETS_WORKER === 'string' ? SDCS_SHEETS_WORKER : null;
 
-function isoDate(date) {
-  const iso = date.toISOString();
-  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+/** The same checks as the worker's, for a file chosen before anything is read. */
+export function fileProblem(file) {
+  if (!/\.(xlsx|csv)$/i.test(file.name)) return 'Choose an .xlsx workbook or a .csv file.';
+  if (file.size > MAX_FILE_BYTES) return tooLargeMessage(file.size);
+  return null;
 }
 
-/** A cell as JSON: rich text and hyperlinks as their text, formulas as their result, dates ISO. */
-function cellValue(value) {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return isoDate(value);
-  if (typeof value === 'object') {
-    if ('result' in value) return cellValue(value.result);
-    if (Array.isArray(value.richText)) return value.richText.map((r) => r.text).join('');
-    if ('text' in value) return cellValue(value.text);
-    if ('error' in value) return String(value.error);
-    return JSON.stringify(value);
-  }
-  if (typeof value === 'string') return value.slice(0, 16000);
-  return value;
-}
-
-async function readXlsx(file) {
-  const { default: ExcelJS } = await import('exceljs/dist/exceljs.bare.min.js');
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(await file.arrayBuffer());
-  const sheets = [];
-  workbook.eachSheet((worksheet) => {
-    const header = worksheet.getRow(1);
-    const columns = [];
-    header.eachCell({ includeEmpty: false }, (cell, col) => {
-      const name = cellValue(cell.value);
-      if (name !== null && String(name).trim() !== '') columns.push([col, String(name).trim()]);
-    });
-    const rows = [];
-    for (let r = 2; r <= Math.min(worksheet.rowCount, MAX_ROWS + 1); r++) {
-      const row = worksheet.getRow(r);
-      rows.push(Object.fromEntries(columns.map(([col, name]) => [name, cellValue(row.getCell(col).value)])));
-    }
-    // Rows left empty at the end of a sheet are formatting, not data.
-    while (rows.length && Object.values(rows.at(-1)).every((v) => v === null || v === '')) rows.pop();
-    if (columns.length) sheets.push({ name: worksheet.name.slice(0, 200), rows });
-  });
-  return sheets;
-}
-
-async function readCsv(file, sheetName) {
-  const { default: Papa } = await import('papaparse');
-  const text = await file.text();
-  const parsed = Papa.parse(text, {
-    header: true,
-    skipEmptyLines: 'greedy',
-    transformHeader: (h) => h.trim(),
-  });
-  const rows = parsed.data
-    .slice(0, MAX_ROWS)
-    .map((row) =>
-      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === '' || v === undefined ? null : v])),
+/** Reads in this thread: only where module workers are missing (older browsers). */
+async function readHere(file, options) {
+  const { ReadError, readWorkbookFile } = await import('./workbook-reader.js');
+  try {
+    return await readWorkbookFile(file, options);
+  } catch (error) {
+    if (error instanceof ReadError) throw error;
+    throw new Error(
+      'The file could not be read. Open it in your spreadsheet program, save it again and choose it again.',
     );
-  return [{ name: sheetName, rows }];
+  }
 }
 
-/** The sheets of an .xlsx or .csv file (a CSV is one sheet, named `csvSheetName`). */
-export function readWorkbook(file, csvSheetName) {
-  if (/\.csv$/i.test(file.name)) return readCsv(file, csvSheetName);
-  if (/\.xlsx$/i.test(file.name)) return readXlsx(file);
-  throw new Error('Choose an .xlsx workbook or a .csv file.');
+/**
+ * The sheets of an .xlsx or .csv file (a CSV is the sheet `csvSheetName`; of a workbook, the sheets
+ * in `sheetNames`, all when null). `signal` cancels the reading.
+ */
+export function readWorkbook(file, { csvSheetName, sheetNames = null, signal } = {}) {
+  const problem = fileProblem(file);
+  if (problem) return Promise.reject(new Error(problem));
+  if (!WORKER_URL) return readHere(file, { csvSheetName, sheetNames });
+  return new Promise((resolve, reject) => {
+    let worker;
+    try {
+      worker = new Worker(WORKER_URL, { type: 'module', name: 'sheets' });
+    } catch {
+      readHere(file, { csvSheetName, sheetNames }).then(resolve, reject);
+      return;
+    }
+    const stop = (error, sheets) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
+      worker.terminate();
+      if (error) reject(error);
+      else resolve(sheets);
+    };
+    const cancel = () => stop(Object.assign(new Error('Reading was cancelled.'), { cancelled: true }));
+    const timer = setTimeout(
+      () =>
+        stop(
+          new Error(
+            `Reading the file took longer than ${Math.round(READ_TIMEOUT_MS / 60000)} minutes and was stopped. Split it into smaller files.`,
+          ),
+        ),
+      READ_TIMEOUT_MS,
+    );
+    signal?.addEventListener('abort', cancel);
+    worker.onmessage = (event) =>
+      event.data.error ? stop(new Error(event.data.error)) : stop(null, event.data.sheets);
+    worker.onerror = (event) => {
+      event.preventDefault?.();
+      stop(
+        new Error(
+          'The file could not be read: the reader stopped (the file may be too large for this device). Split it into smaller files.',
+        ),
+      );
+    };
+    worker.postMessage({ file, csvSheetName, sheetNames });
+  });
 }

@@ -1,0 +1,192 @@
+// Reads a workbook into the `sheets` of POST /source-imports. It runs in the import screen's Web
+// Worker (sheets-worker.js), so a large file never freezes the page. Sizes are checked before
+// anything is unpacked: the file's own size, then, for an .xlsx, the sizes its zip directory
+// declares (read from the end of the file, nothing inflated). The first row names the columns;
+// each later row becomes an object of its cells; empty rows are kept (the service skips them), so
+// that row N of the sheet is always rows[N - 2]. Problems come back as ReadError, in plain words.
+import { formatNumber } from './format.js';
+import { MAX_FILE_BYTES, MAX_ROWS, MAX_UNPACKED_BYTES, megabytes, tooLargeMessage } from './sheet-limits.js';
+
+/** A problem with the file, said for the person who chose it. */
+export class ReadError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ReadError';
+  }
+}
+
+const DAMAGED =
+  'The workbook is damaged or incomplete (it may have been cut off while it was copied or downloaded). ' +
+  'Open it in your spreadsheet program, save it again as an .xlsx workbook and choose it again.';
+
+const tooManyRows = (sheet, rows) =>
+  new ReadError(
+    `The sheet “${sheet}” has ${formatNumber(rows)} rows below its header; an import takes at most ` +
+      `${formatNumber(MAX_ROWS)} rows a sheet. Split it into several files.`,
+  );
+
+/** Refuses a file before reading it when it is larger than the import reads. */
+export function checkFileSize(file) {
+  if (file.size > MAX_FILE_BYTES) throw new ReadError(tooLargeMessage(file.size));
+}
+
+function isoDate(date) {
+  const iso = date.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+/** A cell as JSON: rich text and hyperlinks as their text, formulas as their result, dates ISO. */
+function cellValue(value) {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : isoDate(value);
+  if (typeof value === 'object') {
+    if ('result' in value) return cellValue(value.result);
+    if (Array.isArray(value.richText)) return value.richText.map((r) => r.text).join('');
+    if ('text' in value) return cellValue(value.text);
+    if ('error' in value) return String(value.error);
+    return JSON.stringify(value);
+  }
+  if (typeof value === 'string') return value.slice(0, 16000);
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
+  return value;
+}
+
+const isEmptyRow = (row) => Object.values(row).every((v) => v === null || v === '');
+
+/** Drops the empty rows at the end of a sheet (formatting, not data). */
+function trimEnd(rows) {
+  while (rows.length && isEmptyRow(rows.at(-1))) rows.pop();
+  return rows;
+}
+
+const wanted = (sheetNames, name) => !sheetNames || sheetNames.includes(name);
+
+/**
+ * The sizes an .xlsx declares, from its zip directory at the end of the file: refuses what is not a
+ * zip archive, an archive without a workbook, a cut-off file, and more than MAX_UNPACKED_BYTES.
+ */
+async function checkXlsx(file) {
+  const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+  if (head[0] === 0xd0 && head[1] === 0xcf && head[2] === 0x11 && head[3] === 0xe0) {
+    throw new ReadError(
+      'This workbook is protected with a password, or is an older .xls file. Save it as an .xlsx ' +
+        'workbook without a password and choose it again.',
+    );
+  }
+  if (head[0] !== 0x50 || head[1] !== 0x4b) {
+    throw new ReadError(
+      'This file is not an .xlsx workbook. Save it from your spreadsheet program as an Excel workbook (.xlsx) or as CSV.',
+    );
+  }
+  const { BlobReader, ZipReader } = await import('@zip.js/zip.js');
+  const reader = new ZipReader(new BlobReader(file), { useWebWorkers: false });
+  let entries;
+  try {
+    entries = await reader.getEntries();
+  } catch {
+    throw new ReadError(DAMAGED);
+  } finally {
+    await reader.close().catch(() => undefined);
+  }
+  if (entries.some((e) => e.encrypted)) {
+    throw new ReadError(
+      'This workbook is protected with a password. Save it without one and choose it again.',
+    );
+  }
+  if (!entries.some((e) => e.filename === 'xl/workbook.xml')) {
+    throw new ReadError(
+      'This file is a zip archive but not an Excel workbook. Save it from your spreadsheet program as an Excel workbook (.xlsx).',
+    );
+  }
+  const unpacked = entries.reduce((sum, e) => sum + (e.uncompressedSize ?? 0), 0);
+  if (unpacked > MAX_UNPACKED_BYTES) {
+    throw new ReadError(
+      `This workbook unpacks to ${megabytes(unpacked)}; the import reads workbooks of at most ` +
+        `${megabytes(MAX_UNPACKED_BYTES)} unpacked. Delete the sheets the import does not need, or split it into several files.`,
+    );
+  }
+}
+
+async function readXlsx(file, sheetNames) {
+  await checkXlsx(file);
+  const { default: ExcelJS } = await import('exceljs/dist/exceljs.bare.min.js');
+  const workbook = new ExcelJS.Workbook();
+  try {
+    await workbook.xlsx.load(await file.arrayBuffer());
+  } catch {
+    // exceljs and its zip reader say what failed inside them ("Cannot set properties of
+    // undefined", "Corrupted zip"), which tells the person nothing they can act on.
+    throw new ReadError(DAMAGED);
+  }
+  const sheets = [];
+  for (const worksheet of workbook.worksheets) {
+    if (!wanted(sheetNames, worksheet.name)) continue;
+    const columns = [];
+    worksheet.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
+      const name = cellValue(cell.value);
+      if (name !== null && String(name).trim() !== '') columns.push([col, String(name).trim()]);
+    });
+    if (!columns.length) continue;
+    // The last row that holds a value (a sheet's dimension may count formatted, empty rows).
+    let last = 1;
+    worksheet.eachRow({ includeEmpty: false }, (row, number) => {
+      if (columns.some(([col]) => cellValue(row.getCell(col).value) !== null)) last = number;
+    });
+    if (last - 1 > MAX_ROWS) throw tooManyRows(worksheet.name, last - 1);
+    const rows = [];
+    for (let r = 2; r <= last; r++) {
+      const row = worksheet.getRow(r);
+      rows.push(Object.fromEntries(columns.map(([col, name]) => [name, cellValue(row.getCell(col).value)])));
+    }
+    sheets.push({ name: worksheet.name.slice(0, 200), rows: trimEnd(rows) });
+  }
+  return sheets;
+}
+
+async function readCsv(file, sheetName) {
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    // Read another way, "Müller" would silently become "M�ller" and match no site.
+    throw new ReadError(
+      'This CSV file is not in UTF-8, so its letters cannot be read reliably. Save it as “CSV UTF-8” and choose it again.',
+    );
+  }
+  const { default: Papa } = await import('papaparse');
+  const parsed = Papa.parse(text, {
+    header: true,
+    // Empty lines stay rows, so that rows[i] is line i + 2 of the file as a spreadsheet shows it.
+    skipEmptyLines: false,
+    transformHeader: (h) => h.trim(),
+  });
+  const broken = parsed.errors.find((e) => e.type === 'Quotes');
+  if (broken) {
+    throw new ReadError(
+      `Row ${formatNumber((broken.row ?? 0) + 2)} of the CSV file opens a quoted cell that is never closed; correct it and choose the file again.`,
+    );
+  }
+  if (!parsed.meta.fields?.some((f) => f !== '')) throw new ReadError('The CSV file has no header row.');
+  const rows = trimEnd(
+    parsed.data.map((row) =>
+      Object.fromEntries(
+        Object.entries(row)
+          .filter(([k]) => k !== '' && k !== '__parsed_extra')
+          .map(([k, v]) => [k, v === '' || v === undefined ? null : v]),
+      ),
+    ),
+  );
+  if (rows.length > MAX_ROWS) throw tooManyRows(sheetName, rows.length);
+  return [{ name: sheetName, rows }];
+}
+
+/**
+ * The sheets of an .xlsx or .csv file: a CSV is one sheet, named `csvSheetName`; of a workbook,
+ * only the sheets named in `sheetNames` (all when null).
+ */
+export async function readWorkbookFile(file, { csvSheetName, sheetNames = null }) {
+  checkFileSize(file);
+  if (/\.csv$/i.test(file.name)) return readCsv(file, csvSheetName);
+  if (/\.xlsx$/i.test(file.name)) return readXlsx(file, sheetNames);
+  throw new ReadError('Choose an .xlsx workbook or a .csv file.');
+}
