@@ -222,7 +222,7 @@ export async function buildApp({
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect('/docs'),
   );
-  registerAcceptPage(app, API_PREFIX, database);
+  registerAcceptPage(app);
   // The public dashboard page /d/{id} and its static files /assets/… (outside the API).
   registerDashboardPage(app, {
     apiPrefix: API_PREFIX,

@@ -346,4 +346,51 @@ describe.skipIf(!hasChromium)(`the import screen (${hasChromium ? 'Chromium' : N
     expect(gaps.max, JSON.stringify({ took, gaps })).toBeLessThan(400);
     await context.close();
   }, 90_000);
+
+  it('the invitation page names the organization and the address, links to sign-in; the old address leads to it', async () => {
+    const email = `noor-${Date.now()}@acme.example`;
+    const invited = await api(world.t, 'POST', '/organizations/current/invitations', {
+      token: world.tenant.owner.token,
+      body: { email, assignedSiteIds: [world.site], role: 'COLLECTOR' },
+    });
+    expect(invited.status).toBe(200);
+    const mail = (await world.outbox()).find((m) => m.to === email)!;
+    const token = /accept-invitation\?token=(\S+)/.exec(mail.text)?.[1];
+    expect(token).toBeDefined();
+
+    const { context, page, errors } = await newPage();
+    // A link in an older e-mail: the old page answers a redirect to the app's page.
+    await page.goto(`${world.base}/accept-invitation?token=${token}`);
+    expect(page.url()).toBe(`${world.base}/app/accept-invitation?token=${token}`);
+    await page.getByRole('heading', { name: 'Join Acme Industries on SDCS' }).waitFor();
+    const text = (await page.locator('main').textContent())!.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      `invites you, ${email}, to report sustainability data for Acme Industries with the role Collector.`,
+    );
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe(email);
+    expect(await page.getByRole('link', { name: 'Sign in to SDCS' }).getAttribute('href')).toBe(
+      '/app/sign-in',
+    );
+    await shot(page, 'invitation-open');
+    await page.getByLabel('Your name').fill('Noor Haddad');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Accept and continue' }).click();
+    await page.getByRole('heading', { name: 'My reporting' }).waitFor();
+    await context.close();
+
+    // The same link once used, and a link that is no invitation: plain words and a way to sign in.
+    const later = await newPage();
+    await later.page.goto(`${world.base}/app/accept-invitation?token=${token}`);
+    await later.page.getByRole('heading', { name: 'You have joined Acme Industries' }).waitFor();
+    expect(await later.page.locator('main').textContent()).not.toContain(email);
+    await shot(later.page, 'invitation-accepted');
+    await later.page.goto(`${world.base}/app/accept-invitation?token=sdcs_inv_not-a-real-one`);
+    await later.page.getByRole('heading', { name: 'This invitation link is not valid' }).waitFor();
+    await shot(later.page, 'invitation-unknown');
+    await later.page.getByRole('link', { name: 'Sign in to SDCS' }).click();
+    await later.page.getByRole('heading', { name: 'Sign in to SDCS' }).waitFor();
+    expect(later.errors.filter((e) => !/404/.test(e))).toEqual([]);
+    expect(errors).toEqual([]);
+    await later.context.close();
+  }, 60_000);
 });

@@ -209,30 +209,86 @@ describe('POST /invitations/accept', () => {
   });
 });
 
-describe('the page the invitation e-mail links to', () => {
-  it('says that an unknown link is not valid, and shows no form', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/accept-invitation?token=abc' });
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('This invitation link is not valid');
+describe('the older page /accept-invitation', () => {
+  it('redirects to the app’s invitation page, keeping the token and nothing else', async () => {
+    const token = `sdcs_inv_${'aB3-_'.repeat(8)}`;
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/accept-invitation?token=${token}&next=https://evil.example`,
+    });
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe(`/app/accept-invitation?token=${token}`);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // No page of its own any more: no script, no form, nothing to frame.
+    expect(res.body).not.toContain('<script');
     expect(res.body).not.toContain('<form');
+    expect(String(res.headers['content-security-policy'])).not.toContain('unsafe-inline');
   });
 
-  it('names who invites whom to which organization and role, then how to sign in', async () => {
+  it('encodes what the token holds, and leads a link without a token to the app’s page', async () => {
+    const odd = await t.app.inject({ method: 'GET', url: '/accept-invitation?token=a%26b%3Dc%20d' });
+    expect(odd.statusCode).toBe(301);
+    expect(odd.headers.location).toBe('/app/accept-invitation?token=a%26b%3Dc%20d');
+    const none = await t.app.inject({ method: 'GET', url: '/accept-invitation' });
+    expect(none.statusCode).toBe(301);
+    expect(none.headers.location).toBe('/app/accept-invitation');
+  });
+
+  it('is followed to the app’s page, which is served with its strict CSP', async () => {
+    const first = await t.app.inject({ method: 'GET', url: '/accept-invitation?token=abc' });
+    const page = await t.app.inject({ method: 'GET', url: String(first.headers.location) });
+    expect(page.statusCode).toBe(200);
+    expect(String(page.headers['content-security-policy'])).toContain("script-src 'self';");
+    expect(String(page.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe('POST /invitations/describe (what the invitation page shows)', () => {
+  const describeInvitation = (token: string) => api(t, 'POST', '/invitations/describe', { body: { token } });
+
+  it('names the organization, the invited address, the role and who invited, while open', async () => {
     const email = newEmail('page');
     await invite(tenant.owner.token, { email, assignedSiteIds: [], role: 'VIEWER' });
     const token = await tokenMailedTo(email);
-    const res = await t.app.inject({ method: 'GET', url: `/accept-invitation?token=${token}` });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toContain('text/html');
-    const text = res.body.replace(/<[^>]+>/g, '');
-    expect(text).toContain(`invites you, ${email}, to join Acme Group as VIEWER.`);
-    expect(res.body).toContain('/api/v1/auth/login');
-    expect(res.body).toContain('href="/docs"');
-    expect(res.body).toContain('/api/v1/invitations/accept');
-    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-    // The page's script must at least be valid JavaScript (compiled here, not run).
-    const script = /<script>([\s\S]*)<\/script>/.exec(res.body)?.[1] ?? '';
-    expect(script).toContain('fetch(');
-    expect(() => new Function(script)).not.toThrow();
+    const res = await describeInvitation(token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      state: 'open',
+      organizationName: 'Acme Group',
+      email,
+      role: 'VIEWER',
+      inviterName: expect.any(String),
+      hasAccount: false,
+    });
+  });
+
+  it('after acceptance names only the organization', async () => {
+    const email = newEmail('used');
+    await invite(tenant.owner.token, { email, assignedSiteIds: [], role: 'VIEWER' });
+    const token = await tokenMailedTo(email);
+    expect((await accept(token)).status).toBe(200);
+    const res = await describeInvitation(token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      state: 'accepted',
+      organizationName: 'Acme Group',
+      email: null,
+      role: null,
+      inviterName: null,
+      hasAccount: null,
+    });
+    expect(JSON.stringify(res.body)).not.toContain(email);
+  });
+
+  it('answers 404 for an unknown token and 400 without one, saying nothing about any invitation', async () => {
+    const unknown = await describeInvitation('sdcs_inv_unknown');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('NOT_FOUND');
+    expect(JSON.stringify(unknown.body)).toContain('This invitation link is not valid');
+    expect(Object.keys(unknown.body).sort()).toEqual(['code', 'issues', 'message']);
+    const missing = await api(t, 'POST', '/invitations/describe', { body: {} });
+    expect(missing.status).toBe(400);
+    expect(issuePaths(missing.body)).toContain('token');
   });
 });

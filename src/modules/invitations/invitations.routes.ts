@@ -5,8 +5,15 @@ import { AppError } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
-import { AcceptBody, AcceptResult, InvitationResult, InviteBody } from './invitations.schemas.ts';
-import { acceptInvitation, inviteMember } from './invitations.service.ts';
+import {
+  AcceptBody,
+  AcceptResult,
+  DescribeBody,
+  InvitationDescription,
+  InvitationResult,
+  InviteBody,
+} from './invitations.schemas.ts';
+import { acceptInvitation, describeInvitation, inviteMember } from './invitations.service.ts';
 
 export const invitationsRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
@@ -58,5 +65,28 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     (request) => acceptInvitation(database, config, request.body),
+  );
+
+  app.post(
+    '/invitations/describe',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'invitations.describe',
+        tags: ['Organization'],
+        summary: 'What an invitation link is about (no credential needed)',
+        description:
+          'For the page an invitation e-mail opens: the organization, and while the invitation is open the invited address, the role, who invited and whether the address already has an account. The token travels in the body, not in an address. An unknown token is a 404; an accepted or expired invitation names only its organization.',
+        security: [],
+        body: DescribeBody,
+        response: { 200: InvitationDescription, ...errors(400, 404) },
+      },
+    },
+    async (request) => {
+      const found = await describeInvitation(database, request.body.token);
+      if (!found)
+        throw new AppError('NOT_FOUND', 'This invitation link is not valid; ask for a new invitation');
+      return found;
+    },
   );
 };

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN } from '../../http/examples.ts';
-import { DateTime, Uuid } from '../../http/schemas.ts';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const InviteBody = Type.Object(
   {
@@ -55,3 +55,42 @@ export const AcceptResult = Type.Object({
   expiresAt: DateTime,
   organizationId: Uuid,
 });
+
+export const DescribeBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'The token from the invitation link' }),
+  },
+  { additionalProperties: false, examples: [{ token: EXAMPLE_INVITATION_TOKEN }] },
+);
+
+export const InvitationDescription = Type.Object(
+  {
+    state: Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('expired')], {
+      description: '`open` until the invitation is accepted or its 7 days have passed',
+    }),
+    organizationName: Type.String({ description: 'The organization the invitation is to' }),
+    email: Nullable(
+      Type.String({ description: 'The invited address, while the invitation is open (else null)' }),
+    ),
+    role: Nullable(Type.String({ description: 'The role offered (`OWNER` … `VIEWER`), while open' })),
+    inviterName: Nullable(Type.String({ description: 'Who sent the invitation, while open' })),
+    hasAccount: Nullable(
+      Type.Boolean({
+        description:
+          'While open: true when the address already has an SDCS account (accepting asks for its password)',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        state: 'open',
+        organizationName: 'Acme Group',
+        email: 'lin.chen@example.com',
+        role: 'COLLECTOR',
+        inviterName: 'Ana Owner',
+        hasAccount: false,
+      },
+    ],
+  },
+);

@@ -102,24 +102,34 @@ export interface AcceptInput {
 }
 
 /**
- * Accepts an invitation: activates the membership and returns an access token. A new account
- * takes the name and password given; an existing account must confirm with its password.
+ * What an invitation link is about, for the page it opens; null for an unknown token. Only while
+ * the invitation is open does it say whom it invites and as what: a link found later (in a
+ * browser's history, a forwarded e-mail) names the organization and nothing about the person.
  */
-/** What an invitation link is about, for the page it opens; null for an unknown token. */
 export async function describeInvitation(database: Database, token: string) {
   if (!token) return null;
   const found = await database.system((tx) => repo.describeByTokenHash(tx, sha256Hex(token)));
   if (!found) return null;
+  const state = found.accepted_at
+    ? ('accepted' as const)
+    : found.live
+      ? ('open' as const)
+      : ('expired' as const);
+  const open = state === 'open';
   return {
-    email: found.email,
+    state,
     organizationName: found.organization_name,
-    role: found.role,
-    inviterName: found.inviter_name,
-    hasAccount: found.has_account,
-    state: found.accepted_at ? ('accepted' as const) : found.live ? ('open' as const) : ('expired' as const),
+    email: open ? found.email : null,
+    role: open ? found.role : null,
+    inviterName: open ? (found.inviter_name ?? null) : null,
+    hasAccount: open ? found.has_account : null,
   };
 }
 
+/**
+ * Accepts an invitation: activates the membership and returns an access token. A new account
+ * takes the name and password given; an existing account must confirm with its password.
+ */
 export async function acceptInvitation(database: Database, config: Config, input: AcceptInput) {
   const found = await database.system((tx) => repo.findByTokenHash(tx, sha256Hex(input.token)));
   if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');

@@ -75,4 +75,9 @@ export const cases: SecurityCase[] = [
       body: { token: 'sdcs_inv_unknown', name: 'Nobody', password: 'long enough password' },
     }),
   },
+  {
+    method: 'POST',
+    route: '/invitations/describe',
+    prepare: async () => ({ url: '/invitations/describe', body: { token: 'sdcs_inv_unknown' } }),
+  },
 ];

@@ -283,8 +283,7 @@ export function Import() {
       }
       ${
         busy === 'read'
-          ? html`<p class="status" role="status">Reading the file…
-              <button type="button" class="secondary small" onClick=${() => reading.current?.abort()}>Stop reading</button></p>`
+          ? html`<p class="status" role="status">Reading the file… <button type="button" class="secondary small" onClick=${() => reading.current?.abort()}>Stop reading</button></p>`
           : null
       }
       ${

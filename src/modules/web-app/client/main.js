@@ -3,11 +3,12 @@ import './app.css';
 import { html, render } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get, post, session, whenSignedOut } from './api.js';
+import { AcceptInvitation } from './invitation.js';
 import { EnterPeriod } from './period.js';
 import { MyReporting } from './reporting.js';
 import { Review } from './review.js';
 import { Link, navigate, useLocation } from './router.js';
-import { AcceptInvitation, roleWord, SignIn } from './signin.js';
+import { roleWord, SignIn } from './signin.js';
 import { Errors, Loading } from './ui.js';
 
 const Import = lazyScreen(() => import('./import.js'), 'Import');

@@ -1,4 +1,4 @@
-// Sign in (with the organization choice), and accepting an invitation.
+// Sign in (with the organization choice); accepting an invitation is in invitation.js.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { errorLines, post, session } from './api.js';
@@ -67,61 +67,6 @@ export function SignIn({ onSignedIn, notice }) {
         }
         <${Errors} lines=${errors} />
         <button type="submit" disabled=${busy}>${organizations ? 'Continue' : 'Sign in'}</button>
-      </form>
-    </section>
-  </main>`;
-}
-
-export function AcceptInvitation({ token, onSignedIn }) {
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState([]);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event) => {
-    event.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    try {
-      const answer = await post('/invitations/accept', { token, name, password });
-      if (!answer.success) {
-        setErrors([answer.message]);
-        return;
-      }
-      session.save(answer.accessToken, answer.organizationId);
-      onSignedIn();
-    } catch (error) {
-      setErrors(errorLines(error));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  if (!token) {
-    return html`<main class="narrow" id="main"><section class="card">
-      <h1>Invitation link incomplete</h1>
-      <p>This link has no invitation in it. Open the link from the invitation e-mail again, or ask for a new invitation.</p>
-    </section></main>`;
-  }
-  return html`<main class="narrow" id="main">
-    <section class="card">
-      <h1>Join your organization on SDCS</h1>
-      <p>You were invited to report sustainability data. Choose the name your colleagues will see and a
-        password of at least 8 characters. If you already have an SDCS account with this e-mail address,
-        enter its password instead.</p>
-      <form onSubmit=${submit} novalidate>
-        <div class="field">
-          <label for="accept-name">Your name</label>
-          <input id="accept-name" autocomplete="name" required value=${name}
-            onInput=${(e) => setName(e.currentTarget.value)} />
-        </div>
-        <div class="field">
-          <label for="accept-password">Password</label>
-          <input id="accept-password" type="password" autocomplete="new-password" required minlength="8"
-            value=${password} onInput=${(e) => setPassword(e.currentTarget.value)} />
-        </div>
-        <${Errors} lines=${errors} />
-        <button type="submit" disabled=${busy}>Accept and continue</button>
       </form>
     </section>
   </main>`;
