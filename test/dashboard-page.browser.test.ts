@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -175,6 +176,21 @@ afterAll(async () => {
   await stub?.close();
 });
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The page's axe-core violations (WCAG 2.1 A and AA, contrast included), as "rule: elements". */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map(
+      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
+    ) as string[];
+  });
+}
+
 /** `Chart.getChart(canvas).data` of the widget's chart, as plain data. */
 const chartData = (page: Page, widgetId: string) =>
   page.evaluate((id) => {
@@ -211,11 +227,13 @@ describe.skipIf(!hasChromium)(
       expect(viewQueries).toHaveLength(0);
       expect(await page.isVisible('#gate-password')).toBe(true);
       expect(await page.isVisible('#gate-email')).toBe(false);
+      expect(await axeViolations(page), 'the gate').toEqual([]);
 
       await page.fill('#gate-password', 'wrong');
       await page.click('#gate-submit');
       await page.waitForSelector('#gate-error:not([hidden])');
       expect(await page.textContent('#gate-error')).toBe('Wrong password');
+      expect(await axeViolations(page), 'the gate with its error').toEqual([]);
 
       await page.fill('#gate-password', 'secret');
       await page.click('#gate-submit');
@@ -305,6 +323,8 @@ describe.skipIf(!hasChromium)(
       // The site filter lists the view's sites.
       const options = await page.$$eval('#site-filter option', (os) => os.map((o) => o.textContent));
       expect(options).toEqual(['All sites', 'Berlin', 'Lyon']);
+      // Every widget type drawn, and the page still passes axe.
+      expect(await axeViolations(page), 'the dashboard').toEqual([]);
       // No other console error (a CSP refusal would be one) than the wrong password's 401.
       expect(errors).toEqual([
         'Failed to load resource: the server responded with a status of 401 (Unauthorized)',
@@ -360,6 +380,7 @@ describe.skipIf(!hasChromium)(
       const res = await page.goto(`${base}/d/33333333-3333-4333-8333-333333333333`);
       expect(res?.status()).toBe(404);
       expect(await page.textContent('h1')).toBe('Dashboard not found');
+      expect(await axeViolations(page), 'not found').toEqual([]);
       await page.close();
     });
   },
@@ -454,6 +475,7 @@ describe.skipIf(!hasChromium)(
       await page.click('#gate-submit');
       await page.waitForSelector('#code-form:not([hidden])');
       expect(await page.textContent('#code-intro')).toContain(`We sent a code to ${email}.`);
+      expect(await axeViolations(page), 'the e-mail code').toEqual([]);
       const mails = (await readOutbox(join(t.config.dataDir, 'outbox'))).filter((m) => m.to === email);
       expect(mails).toHaveLength(1);
       const code = /\b(\d{6})\b/.exec(mails[0]!.text)?.[1];
@@ -503,6 +525,7 @@ describe.skipIf(!hasChromium)(
       await page.waitForSelector('body[data-rendered="true"]');
       expect(await page.isVisible('#gate')).toBe(false);
       expect(await page.textContent('.widget-value .kpi-value')).toBe('1,050 kWh');
+      expect(await axeViolations(page), 'the dashboard on the service').toEqual([]);
 
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
@@ -716,6 +739,7 @@ describe.skipIf(!hasChromium)(
       expect(await overflow(page)).toEqual([]);
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'breakdown-desktop.png'), fullPage: true });
+      expect(await axeViolations(page), 'the 12-plant breakdown').toEqual([]);
 
       await page.setViewportSize({ width: 360, height: 780 });
       await page.waitForFunction(() => {

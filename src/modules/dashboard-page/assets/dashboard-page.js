@@ -480,9 +480,10 @@
     const list = el('ul', 'legend');
     chart.data.datasets.forEach((ds, i) => {
       if (ds.legend === false) return;
-      const item = el('li', ds.target ? 'legend-item legend-target' : 'legend-item');
-      item.tabIndex = 0;
-      item.setAttribute('role', 'button');
+      // A list item holding a real button (a list item with a button role leaves the list
+      // without items for assistive technology).
+      const item = el('button', ds.target ? 'legend-item legend-target' : 'legend-item');
+      item.type = 'button';
       item.setAttribute('aria-pressed', 'true');
       const swatch = el('span', ds.type === 'bar' ? 'swatch swatch-bar' : 'swatch swatch-line');
       const color = ds.borderColor;
@@ -508,13 +509,9 @@
         chart.update();
       };
       item.addEventListener('click', toggle);
-      item.addEventListener('keydown', (event) => {
-        if (event.key === 'Enter' || event.key === ' ') {
-          event.preventDefault();
-          toggle();
-        }
-      });
-      list.append(item);
+      const entry = el('li', 'legend-entry');
+      entry.append(item);
+      list.append(entry);
     });
     return list;
   }
