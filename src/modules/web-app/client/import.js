@@ -301,7 +301,7 @@ export function Import() {
           <ul class="counts">
             ${Object.entries(COUNT_WORDS).map(([key, word]) => html`<li><strong>${formatNumber(shown.counts[key])}</strong>${word}</li>`)}
           </ul>
-          ${result && !blocked ? html`<p class="saved">Imported: ${formatNumber(result.run.formValueWriteCount)} values and ${formatNumber(result.run.activityWriteCount)} activities written. <${Link} href="/app">Open My reporting<//></p>` : null}
+          ${result && !blocked ? html`<p class="saved">Imported: ${plural(result.run.formValueWriteCount, 'value', 'values')} and ${plural(result.run.activityWriteCount, 'activity', 'activities')} written. <${Link} href="/app">Open My reporting<//></p>` : null}
           ${result?.execution?.message ? html`<p>${result.execution.message}</p>` : null}
           ${issues?.items.length ? html`<${IssueTable} issues=${issues} />` : html`<p>No row has a problem.</p>`}
           ${
@@ -345,7 +345,7 @@ function IssueTable({ issues }) {
   const listed = issues.items.slice(0, LISTED);
   const more = issues.total - listed.length;
   return html`<h3>Rows with a problem (they are not imported)</h3>
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Rows with a problem"><table>
       <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
       <tbody>${listed.map(
         (i) =>
@@ -379,7 +379,7 @@ function RowResults({ sheets, issues, outcome }) {
   const listed = rows.slice(0, LISTED);
   return html`<details class="row-results" open=${rows.length <= 50}>
     <summary>Every row of the file (${plural(rows.length, 'row', 'rows')})</summary>
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Every row of the file"><table>
       <caption class="visually-hidden">What became of each row</caption>
       <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Outcome</th><th scope="col">Details</th></tr></thead>
       <tbody>${listed.map(
