@@ -38,6 +38,7 @@ function requestFields(adapter) {
   return {
     yearSheets: sheets.filter((s) => !s.year && !(s.period && 'dateColumn' in s.period)).map((s) => s.sheet),
     siteSheets: sheets.filter((s) => !s.site).map((s) => s.sheet),
+    datedSheets: sheets.filter((s) => !s.year && s.period && 'dateColumn' in s.period).map((s) => s.sheet),
   };
 }
 
@@ -51,6 +52,28 @@ function readYear(text) {
   const year = Number(trimmed);
   if (year < 1900 || year > 2200) return { error: 'Enter a year between 1900 and 2200.' };
   return { year };
+}
+
+/**
+ * Rows dated in another year than the one typed, in the sheets that take their period from a
+ * date column but have no year column: the service files such rows under the typed year (its
+ * `context.year` wins over the date's), so the screen stops before a date is silently moved.
+ */
+function datesOutsideYear(adapter, sheets, year) {
+  const found = [];
+  for (const m of adapter?.mapping?.sheets ?? []) {
+    if (m.year || !(m.period && 'dateColumn' in m.period)) continue;
+    for (const sheet of sheets ?? []) {
+      if (m.sheet !== '*' && m.sheet !== sheet.name) continue;
+      sheet.rows.forEach((row, index) => {
+        const cell = row[m.period.dateColumn];
+        const dated = typeof cell === 'string' ? /^(\d{4})-\d{2}/.exec(cell.trim()) : null;
+        if (dated && Number(dated[1]) !== year)
+          found.push({ sheet: sheet.name, index, year: Number(dated[1]) });
+      });
+    }
+  }
+  return found;
 }
 
 /** Every row issue of a run (a few pages of 1,000 at most). */
@@ -99,7 +122,7 @@ export function Import() {
 
   const adapter = adapters?.find((a) => a.id === adapterId);
   const mappedSheets = (adapter?.mapping?.sheets ?? []).map((s) => s.sheet).filter(Boolean);
-  const { yearSheets, siteSheets } = requestFields(adapter);
+  const { yearSheets, siteSheets, datedSheets } = requestFields(adapter);
 
   useEffect(() => {
     if (!siteSheets.length || sites) return;
@@ -157,8 +180,17 @@ export function Import() {
     const problems = {};
     if (yearSheets.length) {
       const { year, error } = readYear(yearText);
+      const outside = error ? [] : datesOutsideYear(adapter, sheets, year);
       if (error) problems.year = error;
-      else found.year = year;
+      else if (outside.length) {
+        const first = outside[0];
+        problems.year =
+          `Row ${formatNumber(sheetRow(first.index))} of “${first.sheet}” is dated ${first.year}` +
+          (outside.length > 1
+            ? ` (and ${plural(outside.length - 1, 'other row', 'other rows')} outside ${year})`
+            : '') +
+          `, but every row would be filed under ${year}. Type ${first.year} if the file is for that year, or import the rows of other years in files of their own.`;
+      } else found.year = year;
     }
     if (siteSheets.length) {
       if (siteId) found.siteId = siteId;
@@ -238,7 +270,7 @@ export function Import() {
                 setFieldErrors((f) => ({ ...f, year: undefined }));
                 resetRun();
               }} />
-            <p class="hint" id="import-year-hint">The file has no year column for ${sheetList(yearSheets)}: every row of it is for this year.</p>
+            <p class="hint" id="import-year-hint">The file has no year column for ${sheetList(yearSheets)}: every row of it is for this year.${datedSheets.length ? ` The rows of ${sheetList(datedSheets)} are filed under it too, so their dates must be in that year.` : ''}</p>
             ${fieldErrors.year ? html`<p class="field-error" id="import-year-error">${fieldErrors.year}</p>` : null}
           </div>`
           : null
