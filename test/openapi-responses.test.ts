@@ -190,6 +190,13 @@ describe('the public routes’ successes', () => {
       body: { token: await mail.tokenMailedTo(invitee), name: 'Lin', password: 'a long enough password' },
     });
     expect(accepted.statusCode, accepted.body).toBe(200);
+    // The invitation page's lookup, once the invitation is used: its fields null, as declared.
+    const described = await send(t.app, route('POST', '/invitations/describe'), {
+      url: '/invitations/describe',
+      body: { token: await mail.tokenMailedTo(invitee) },
+    });
+    expect(described.statusCode, described.body).toBe(200);
+    expect(described.json().state).toBe('accepted');
   });
 });
 
