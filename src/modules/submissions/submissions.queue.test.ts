@@ -11,6 +11,7 @@ import {
   type Tenant,
 } from '../../../test/helpers/factories.ts';
 import { readOutbox } from '../../mail/outbox.ts';
+import { queueRepository } from './submissions.queue.repository.ts';
 import { MAX_REJECTION_MAILS_PER_DAY } from './submissions.queue.ts';
 
 /**
@@ -253,7 +254,7 @@ describe('POST /form-submissions/values/review', () => {
     const token = tenant.collector.token;
     const march = await send(token, north, [
       { elementKey: 'electricity', periodUnit: 3, value: 1 },
-      { elementKey: 'electricity', periodUnit: 4, value: 2 },
+      { elementKey: 'supplier', periodUnit: 4, value: 'grid' },
     ]);
     const [a, b] = march.map((x) => x.formElementSubmissionId);
     // One rejection e-mail short of the cap in the last 24 hours.
@@ -283,5 +284,41 @@ describe('POST /form-submissions/values/review', () => {
     expect((await outbox()).length - before).toBe(1);
     expect(await statusOf(a ?? '')).toBe('REJECTED');
     expect(await statusOf(b ?? '')).toBe('REJECTED');
+  });
+
+  it('counts a person’s rejection e-mails under their lock: a second count waits for the first e-mail’s record', async () => {
+    // The parallel calls above are also serialized by the values' own row locks; this isolates
+    // the e-mail log: without the per-person lock, PostgreSQL's second count would read 0.
+    const org = tenant.organizationId;
+    const person = tenant.viewer.userId;
+    const since = new Date(Date.now() - 86_400_000);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let counted: () => void = () => undefined;
+    const firstCounted = new Promise<void>((r) => {
+      counted = r;
+    });
+    const first = t.database.system(async (tx) => {
+      const n = await queueRepository.lockAndCountMails(tx, org, [person], since);
+      await queueRepository.logMail(tx, org, {
+        userId: person,
+        sentBy: tenant.manager.userId,
+        valueCount: 1,
+        at: new Date(),
+      });
+      counted();
+      await held;
+      return n.get(person) ?? 0;
+    });
+    await firstCounted;
+    const second = t.database.system(
+      async (tx) => (await queueRepository.lockAndCountMails(tx, org, [person], since)).get(person) ?? 0,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect(await first).toBe(0);
+    expect(await second).toBe(1);
   });
 });
