@@ -136,8 +136,8 @@ afterAll(async () => {
   await world?.close();
 }, 120_000);
 
-async function newPage(locale = 'en-US') {
-  const context = await browser!.newContext({ locale, timezoneId: 'UTC', viewport: DESKTOP });
+async function newPage(locale = 'en-US', viewport = DESKTOP) {
+  const context = await browser!.newContext({ locale, timezoneId: 'UTC', viewport });
   const page = await context.newPage();
   return { context, page, errors: collectErrors(page) };
 }
@@ -221,6 +221,18 @@ describe.skipIf(!hasChromium)(
           .textContent();
       expect(await value('Electricity used')).toBe('1.500 kWh');
       expect(await value('Inspection date')).toBe(`14.03.${world.year}`);
+      await context.close();
+    });
+
+    it('shows each value as a labelled card on a phone, activities expanded', async () => {
+      const { context, page, errors } = await newPage('en-US', { width: 360, height: 740 });
+      await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+      await page.goto(`${world.base}/app/review`);
+      await page.getByRole('heading', { name: 'Awaiting review (6)' }).waitFor();
+      await page.getByRole('button', { name: /2 activities/ }).click();
+      await page.locator('table.activity-rows tfoot').waitFor();
+      await shot(page, 'review-queue-phone');
+      expect(errors).toEqual([]);
       await context.close();
     });
 
