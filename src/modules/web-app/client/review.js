@@ -230,8 +230,8 @@ export function Review({ query }) {
         confirmAll
           ? html`<div class="confirm" role="group" aria-labelledby="confirm-all">
               <p id="confirm-all">Approve every value that matches the filters (${showNumber(list.total)})? Values already approved stay as they are.</p>
-              <button type="button" disabled=${busy} onClick=${approveAll}>Approve ${showNumber(list.total)} values</button>
-              <button type="button" class="secondary" onClick=${() => setConfirmAll(false)}>Cancel</button>
+              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>Approve ${showNumber(list.total)} values</button>
+              <button type="button" class="secondary confirm-button" onClick=${() => setConfirmAll(false)}>Cancel</button>
             </div>`
           : null
       }
@@ -336,7 +336,7 @@ function FileShown({ item }) {
   return html`<span class="file-value">
     ${
       media?.downloadUrl
-        ? html`<a href=${media.downloadUrl} download=${item.file.fileName} onClick=${follow}>${item.file.fileName}</a>`
+        ? html`<a class="file-link" href=${media.downloadUrl} download=${item.file.fileName} onClick=${follow}>${item.file.fileName}</a>`
         : html`<span>${item.file.fileName}</span>`
     }
     <span class="muted"> (${size})</span>
