@@ -46,6 +46,7 @@ import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/in
 import {
   PLAIN_HANDLERS,
   type SlotGuard,
+  submissionsQueueRoutes,
   submissionsRoutes,
   type ValuesPipeline,
 } from './modules/submissions/index.ts';
@@ -201,6 +202,7 @@ export async function buildApp({
       await api.register(formsRoutes);
       await api.register(formSitesRoutes);
       await api.register(submissionsRoutes, { pipeline });
+      await api.register(submissionsQueueRoutes, { mailer, publicUrl: config.publicUrl });
       await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
       await api.register(adaptersRoutes);

@@ -58,4 +58,18 @@ export const cases: SecurityCase[] = [
       url: `/form-submissions/values/${(await storedSubmission(t, tenant)).valueId}/history`,
     }),
   },
+  {
+    method: 'GET',
+    route: '/form-submissions/values',
+    prepare: async () => ({ url: '/form-submissions/values?status=COMPLETED' }),
+  },
+  {
+    // Another tenant's ids are in the body: their 404 is in submissions.queue.test.ts.
+    method: 'POST',
+    route: '/form-submissions/values/review',
+    prepare: async (t, tenant) => ({
+      url: '/form-submissions/values/review',
+      body: { ids: [(await storedSubmission(t, tenant)).valueId], status: 'APPROVED' },
+    }),
+  },
 ];

@@ -1,9 +1,11 @@
 // My reporting: for each form and each of the person's sites, the periods of the year with their
-// completeness (GET /completeness), overdue ones first.
+// completeness (GET /completeness), the periods with rejected values to correct first
+// (GET /form-submissions/values?status=REJECTED), then the overdue ones.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get } from './api.js';
 import { formatDate, formatDay, formatNumber, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
+import { showMoment, showNumber, showShortDay } from './review-format.js';
 import { Link, navigate } from './router.js';
 import { Badge, Errors, Loading } from './ui.js';
 
@@ -18,6 +20,57 @@ function periodStart(periodType, year, unit) {
   return Date.UTC(year, 0, 1);
 }
 
+/** The first instant after the period (UTC). */
+function periodEnd(periodType, year, unit) {
+  if (periodType === 'MONTHLY') return Date.UTC(year, unit, 1);
+  if (periodType === 'QUARTERLY') return Date.UTC(year, unit * 3, 1);
+  return Date.UTC(year + 1, 0, 1);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * How a period reads on the home: a locked period is closed (never late), rejected values make it
+ * "Needs correction", the running period is open (not missing) until its last day, a future one
+ * not started; else its completeness status.
+ */
+export function periodState(form, year, p, rejected, now) {
+  if (p.locked) return { word: 'Closed', tone: 'muted', late: false, due: false };
+  if (rejected) return { word: 'Needs correction', tone: 'bad', late: p.overdue, due: false };
+  const unfinished = p.status === 'MISSING' || p.status === 'PARTIAL';
+  if (unfinished && periodStart(form.periodType, year, p.periodUnit) > now)
+    return { word: 'Not started', tone: 'muted', late: false, due: false };
+  const end = periodEnd(form.periodType, year, p.periodUnit);
+  if (unfinished && end > now)
+    return { word: `Open until ${showShortDay(end - DAY_MS)}`, tone: 'open', late: false, due: false };
+  return { word: STATUS_WORDS[p.status], tone: TONES[p.status], late: p.overdue, due: unfinished };
+}
+
+/** Rejected values of the year on the person's sites, by form, site and period: how many and the latest comment. */
+async function loadRejections(year) {
+  const found = new Map();
+  let after = null;
+  do {
+    const page = await get('/form-submissions/values', {
+      status: 'REJECTED',
+      year,
+      limit: 500,
+      ...(after ? { after } : {}),
+    });
+    for (const v of page.items) {
+      const key = `${v.formId}/${v.siteId}/${v.periodUnit}`;
+      const entry = found.get(key) ?? { count: 0, comment: null, at: '', by: '' };
+      entry.count++;
+      const review = v.lastReview;
+      if (review?.comment && review.at > entry.at)
+        Object.assign(entry, { comment: review.comment, at: review.at, by: review.userName });
+      found.set(key, entry);
+    }
+    after = page.nextCursor;
+  } while (after);
+  return found;
+}
+
 export const enterHref = (formId, siteId, year, unit) => `/app/enter/${formId}/${siteId}/${year}/${unit}`;
 
 /** Loads the forms active on the person's sites in `year`, each with its completeness. */
@@ -25,10 +78,11 @@ async function loadReporting(year) {
   const [forms, formSites] = await Promise.all([get('/forms'), get('/form-sites', { year })]);
   const active = new Set(formSites.map((fs) => fs.formId));
   const shown = forms.filter((f) => active.has(f.id));
-  const completeness = await Promise.all(
-    shown.map((f) => get('/completeness', { formId: f.id, year, limit: 1000 })),
-  );
-  return shown.map((form, i) => ({ form, completeness: completeness[i] }));
+  const [completeness, rejections] = await Promise.all([
+    Promise.all(shown.map((f) => get('/completeness', { formId: f.id, year, limit: 1000 }))),
+    loadRejections(year),
+  ]);
+  return shown.map((form, i) => ({ form, completeness: completeness[i], rejections }));
 }
 
 export function MyReporting({ query }) {
@@ -58,7 +112,15 @@ export function MyReporting({ query }) {
   const now = Date.now();
   const overdue = entries.flatMap(({ form, completeness }) =>
     completeness.items.flatMap((site) =>
-      site.periods.filter((p) => p.overdue).map((p) => ({ form, site, period: p })),
+      site.periods.filter((p) => p.overdue && !p.locked).map((p) => ({ form, site, period: p })),
+    ),
+  );
+  const corrections = entries.flatMap(({ form, completeness, rejections }) =>
+    completeness.items.flatMap((site) =>
+      site.periods.flatMap((p) => {
+        const rejected = rejections.get(`${form.id}/${site.siteId}/${p.periodUnit}`);
+        return rejected && !p.locked ? [{ form, site, period: p, rejected }] : [];
+      }),
     ),
   );
   overdue.sort((a, b) => (a.period.dueAt ?? '').localeCompare(b.period.dueAt ?? ''));
@@ -82,6 +144,24 @@ export function MyReporting({ query }) {
     }
     ${onlyForm && data ? html`<p><${Link} href=${`/app?year=${year}`}>Show all forms<//></p>` : null}
     ${
+      corrections.length
+        ? html`<section class="card attention" aria-labelledby="corrections-title">
+            <h2 id="corrections-title">Needs correction (${formatNumber(corrections.length)})</h2>
+            <ul class="overdue-list corrections">
+              ${corrections.map(
+                ({ form, site, period, rejected }) => html`<li>
+                  <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
+                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                  <//>
+                  <span> ${rejected.count === 1 ? '1 value rejected' : `${showNumber(rejected.count)} values rejected`}</span>
+                  ${rejected.comment ? html`<span class="rejection-comment">: <q>${rejected.comment}</q> <span class="muted">(${rejected.by}, ${showMoment(rejected.at)})</span></span>` : null}
+                </li>`,
+              )}
+            </ul>
+          </section>`
+        : null
+    }
+    ${
       overdue.length
         ? html`<section class="card attention" aria-labelledby="overdue-title">
             <h2 id="overdue-title">Overdue (${formatNumber(overdue.length)})</h2>
@@ -99,11 +179,11 @@ export function MyReporting({ query }) {
           </section>`
         : null
     }
-    ${entries.map(({ form, completeness }) => html`<${FormCard} form=${form} completeness=${completeness} year=${year} now=${now} />`)}
+    ${entries.map(({ form, completeness, rejections }) => html`<${FormCard} form=${form} completeness=${completeness} rejections=${rejections} year=${year} now=${now} />`)}
   </main>`;
 }
 
-function FormCard({ form, completeness, year, now }) {
+function FormCard({ form, completeness, rejections, year, now }) {
   const totals = completeness.totals;
   return html`<section class="card" aria-labelledby=${`form-${form.id}`}>
     <h2 id=${`form-${form.id}`}>${form.name}</h2>
@@ -116,16 +196,15 @@ function FormCard({ form, completeness, year, now }) {
         <h3>${site.siteName}</h3>
         <ul class="periods">
           ${site.periods.map((p) => {
-            const upcoming = p.status === 'MISSING' && periodStart(form.periodType, year, p.periodUnit) > now;
-            const word = upcoming ? 'Not started' : STATUS_WORDS[p.status];
-            const tone = upcoming ? 'muted' : TONES[p.status];
-            return html`<li class=${`period tone-${tone}${p.overdue ? ' overdue' : ''}`}>
+            const rejected = rejections.get(`${form.id}/${site.siteId}/${p.periodUnit}`);
+            const state = periodState(form, year, p, rejected, now);
+            return html`<li class=${`period tone-${state.tone}${state.late ? ' overdue' : ''}`}>
               <${Link} href=${enterHref(form.id, site.siteId, year, p.periodUnit)}>
                 <span class="period-name">${shortPeriod(form.periodType, year, p.periodUnit)}${form.periodType === 'YEARLY' ? null : html`<span class="visually-hidden"> ${year}</span>`}</span>
-                <span class="period-status">${word}</span>
-                ${p.overdue ? html`<${Badge} tone="bad">Late<//>` : null}
-                ${p.locked ? html`<${Badge} tone="muted">Locked<//>` : null}
-                ${p.dueAt && p.status !== 'COMPLETE' && p.status !== 'NO_ACTIVITY' ? html`<span class="period-due">due ${formatDay(p.dueAt)}</span>` : null}
+                <span class="period-status">${state.word}</span>
+                ${rejected && !p.locked ? html`<span class="period-note">${rejected.count === 1 ? '1 value rejected' : `${showNumber(rejected.count)} values rejected`}</span>` : null}
+                ${state.late ? html`<${Badge} tone="bad">Late<//>` : null}
+                ${state.due && p.dueAt ? html`<span class="period-due">due ${formatDay(p.dueAt)}</span>` : null}
               <//>
             </li>`;
           })}

@@ -1,116 +1,147 @@
-// Review (managers): the values of a form and period across their sites; filter by status,
-// approve or reject (with a comment) one value or a selection, and see a value's history.
+// Review (managers): opens on what awaits review across the person's forms and sites, oldest
+// first (GET /form-submissions/values); filters by form, site, year, period and status; shows
+// every value as a reviewer must check it (file link, activity rows, option labels, the latest
+// review comment); approves or rejects one value, a selection, or everything the filters match
+// (POST /form-submissions/values/review, all or nothing per call).
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, get, post } from './api.js';
-import { formatNumber, formatTime, periodCount, periodLabel, REVIEW_WORDS } from './format.js';
+import {
+  periodsIn,
+  periodWords,
+  showBytes,
+  showMoment,
+  showNumber,
+  VALUE_WORDS,
+  valueWords,
+} from './review-format.js';
 import { navigate } from './router.js';
 import { Badge, Errors, Loading } from './ui.js';
 
 const TONES = { COMPLETED: 'muted', APPROVED: 'good', REJECTED: 'bad' };
+const PAGE = 50;
+/** The service's largest bulk review. */
+const BULK = 500;
 
-/** Every submission of the form and year on the person's sites (all pages). */
-async function allSubmissions(formId, year) {
+const queuePage = (filters, after, limit = PAGE) =>
+  get('/form-submissions/values', { ...filters, limit, ...(after ? { after } : {}) });
+
+/** Every value matching the filters (pages of 500), for "approve everything shown". */
+async function everyMatch(filters) {
   const items = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = await get('/form-submissions', { formId, year, limit: 100, offset });
+  let after = null;
+  do {
+    const page = await queuePage(filters, after, BULK);
     items.push(...page.items);
-    if (!page.pagination.hasMore) return items;
-  }
-}
-
-function describeValue(value, element, units) {
-  if (value === null || value === undefined) return '—';
-  if (element?.type === 'NUMBER') {
-    const unit = units.find((u) => u.id === element.unitId)?.symbol ?? '';
-    return `${formatNumber(value)}${unit ? ` ${unit}` : ''}`;
-  }
-  if (element?.type === 'ACTIVITY') return Array.isArray(value) ? `${value.length} activities` : 'activities';
-  if (element?.type === 'FILE') return 'A file';
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (typeof value === 'number') return formatNumber(value);
-  return String(value);
+    after = page.nextCursor;
+  } while (after);
+  return items;
 }
 
 export function Review({ query }) {
   const thisYear = new Date().getFullYear();
-  const [forms, setForms] = useState(null);
+  const formId = query.get('form') ?? '';
+  const siteId = query.get('site') ?? '';
+  const year = query.get('year') ?? '';
+  const period = query.get('period') ?? '';
+  const status = query.has('status') ? query.get('status') : 'COMPLETED';
+
   const [context, setContext] = useState(null);
-  const [rows, setRows] = useState(null);
+  const [list, setList] = useState(null);
   const [errors, setErrors] = useState([]);
   const [selected, setSelected] = useState(new Set());
   const [comment, setComment] = useState('');
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState(null);
-  const formId = query.get('form') ?? forms?.[0]?.id ?? '';
-  const year = Number(query.get('year')) || thisYear;
-  const period = Number(query.get('period')) || 1;
-  const status = query.get('status') ?? '';
-  const form = forms?.find((f) => f.id === formId);
+  const [confirmAll, setConfirmAll] = useState(false);
 
   const setQuery = (change) => {
-    const next = { form: formId, year, period, status, ...change };
-    const params = new URLSearchParams(Object.entries(next).filter(([, v]) => v !== '' && v !== undefined));
-    navigate(`/app/review?${params}`, { replace: true });
+    const next = { form: formId, site: siteId, year, period, status, ...change };
+    const params = new URLSearchParams(Object.entries(next).filter(([k, v]) => v !== '' || k === 'status'));
+    if (next.status === 'COMPLETED') params.delete('status');
+    navigate(`/app/review${params.size ? `?${params}` : ''}`, { replace: true });
   };
 
   useEffect(() => {
     Promise.all([get('/forms'), get('/sites'), get('/units')])
-      .then(([f, sites, units]) => {
-        setForms(f);
-        setContext({ sites: new Map(sites.map((s) => [s.id, s.name])), units });
-      })
+      .then(([forms, sites, units]) =>
+        setContext({
+          forms,
+          formById: new Map(forms.map((f) => [f.id, f])),
+          elements: new Map(forms.flatMap((f) => f.elements.map((e) => [e.id, e]))),
+          sites: [...sites].sort((a, b) => a.name.localeCompare(b.name)),
+          units: new Map(units.map((u) => [u.id, u])),
+        }),
+      )
       .catch((error) => setErrors(errorLines(error)));
   }, []);
+
+  // The period filter needs one period type: the chosen form's, or the one all forms share.
+  const types = new Set((context?.forms ?? []).map((f) => f.periodType));
+  const periodType = formId
+    ? context?.formById.get(formId)?.periodType
+    : types.size === 1
+      ? [...types][0]
+      : null;
+  const filters = {
+    status,
+    formId,
+    siteId,
+    year,
+    periodUnit: periodType && period ? period : '',
+  };
 
   // Only the latest load may show its rows (filters change faster than answers come back).
   const latest = useRef(0);
   const load = async () => {
-    if (!form) return;
     const ticket = ++latest.current;
-    const submissions = await allSubmissions(form.id, year);
-    if (ticket !== latest.current) return;
-    const elements = new Map(form.elements.map((e) => [e.id, e]));
-    const found = submissions.flatMap((s) =>
-      s.values
-        .filter((v) => v.periodUnit === period && v.value !== null && !v.deletedAt)
-        .map((v) => ({ ...v, siteId: s.siteId, element: elements.get(v.elementId) })),
-    );
-    found.sort(
-      (a, b) =>
-        (context.sites.get(a.siteId) ?? '').localeCompare(context.sites.get(b.siteId) ?? '') ||
-        (a.element?.order ?? 0) - (b.element?.order ?? 0),
-    );
-    setRows(found);
+    const page = await queuePage(filters, null);
+    if (ticket === latest.current) setList(page);
+  };
+  const more = async () => {
+    const ticket = latest.current;
+    try {
+      const page = await queuePage(filters, list.nextCursor);
+      if (ticket === latest.current) setList({ ...page, items: [...list.items, ...page.items] });
+    } catch (error) {
+      setErrors(errorLines(error));
+    }
   };
   useEffect(() => {
-    setRows(null);
+    setList(null);
     setSelected(new Set());
+    setConfirmAll(false);
     load().catch((error) => setErrors(errorLines(error)));
-  }, [form?.id, year, period, context]);
+  }, [formId, siteId, year, period, status]);
 
   const review = async (ids, outcome) => {
     setErrors([]);
     setDone('');
     if (outcome === 'REJECTED' && !comment.trim()) {
-      setErrors(['Write a comment saying what is wrong: the collector sees it beside the value.']);
+      setErrors([
+        'Write a comment saying what is wrong before rejecting: the collector reads it with the values.',
+      ]);
       document.getElementById('review-comment')?.focus();
       return;
     }
     setBusy(true);
     try {
-      for (const id of ids) {
-        await post(`/form-submissions/values/${id}/review`, {
+      let reviewed = 0;
+      for (let i = 0; i < ids.length; i += BULK) {
+        const result = await post('/form-submissions/values/review', {
+          ids: ids.slice(i, i + BULK),
           status: outcome,
           ...(comment.trim() ? { comment: comment.trim() } : {}),
         });
+        reviewed += result.reviewed + result.unchanged;
       }
       setSelected(new Set());
+      setConfirmAll(false);
       setComment('');
       await load();
       setDone(
-        `${formatNumber(ids.length)} ${ids.length === 1 ? 'value' : 'values'} ${outcome === 'APPROVED' ? 'approved' : 'rejected'}.`,
+        `${showNumber(reviewed)} ${reviewed === 1 ? 'value' : 'values'} ${outcome === 'APPROVED' ? 'approved' : 'rejected'}.`,
       );
     } catch (error) {
       setErrors(errorLines(error));
@@ -118,10 +149,23 @@ export function Review({ query }) {
       setBusy(false);
     }
   };
+  const approveAll = async () => {
+    setBusy(true);
+    try {
+      const ids = (await everyMatch(filters))
+        .filter((i) => i.status !== 'APPROVED')
+        .map((i) => i.formElementSubmissionId);
+      setBusy(false);
+      await review(ids, 'APPROVED');
+    } catch (error) {
+      setErrors(errorLines(error));
+      setBusy(false);
+    }
+  };
 
-  if (!forms || !context)
-    return html`<main id="main"><h1>Review</h1><${Errors} lines=${errors} /><${Loading} what="the forms" /></main>`;
-  const shown = (rows ?? []).filter((r) => !status || r.status === status);
+  if (!context)
+    return html`<main id="main"><h1>Review</h1><${Errors} lines=${errors} /><${Loading} what="your forms" /></main>`;
+  const items = list?.items ?? [];
   const toggle = (id) =>
     setSelected((s) => {
       const next = new Set(s);
@@ -129,33 +173,46 @@ export function Review({ query }) {
       else next.add(id);
       return next;
     });
-  const allChecked = shown.length > 0 && shown.every((r) => selected.has(r.formElementSubmissionId));
+  const allChecked = items.length > 0 && items.every((r) => selected.has(r.formElementSubmissionId));
+  const years = [thisYear + 1, thisYear, thisYear - 1, thisYear - 2, thisYear - 3];
+  if (year && !years.includes(Number(year))) years.push(Number(year));
+  const heading =
+    status === 'COMPLETED' ? 'Awaiting review' : status ? `${VALUE_WORDS[status]} values` : 'All values';
+  const periodShown = Boolean(filters.periodUnit);
   return html`<main id="main">
     <h1>Review</h1>
-    <div class="toolbar">
+    <div class="toolbar review-filters">
+      <div class="field"><label for="review-status">Status</label>
+        <select id="review-status" value=${status} onChange=${(e) => setQuery({ status: e.currentTarget.value })}>
+          ${Object.entries(VALUE_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
+          <option value="">All</option>
+        </select></div>
       <div class="field"><label for="review-form">Form</label>
-        <select id="review-form" value=${formId} onChange=${(e) => setQuery({ form: e.currentTarget.value, period: 1 })}>
-          ${forms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+        <select id="review-form" value=${formId} onChange=${(e) => setQuery({ form: e.currentTarget.value, period: '' })}>
+          <option value="">All forms</option>
+          ${context.forms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+        </select></div>
+      <div class="field"><label for="review-site">Site</label>
+        <select id="review-site" value=${siteId} onChange=${(e) => setQuery({ site: e.currentTarget.value })}>
+          <option value="">All sites</option>
+          ${context.sites.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
         </select></div>
       <div class="field"><label for="review-year">Year</label>
         <select id="review-year" value=${year} onChange=${(e) => setQuery({ year: e.currentTarget.value })}>
-          ${[thisYear, thisYear - 1, thisYear - 2].map((y) => html`<option value=${y}>${y}</option>`)}
+          <option value="">All years</option>
+          ${years.sort((a, b) => b - a).map((y) => html`<option value=${y}>${y}</option>`)}
         </select></div>
       ${
-        form && periodCount(form.periodType) > 1
+        periodType && periodsIn(periodType) > 1
           ? html`<div class="field"><label for="review-period">Period</label>
             <select id="review-period" value=${period} onChange=${(e) => setQuery({ period: e.currentTarget.value })}>
-              ${Array.from({ length: periodCount(form.periodType) }, (_, i) => i + 1).map(
-                (p) => html`<option value=${p}>${periodLabel(form.periodType, year, p)}</option>`,
+              <option value="">All periods</option>
+              ${Array.from({ length: periodsIn(periodType) }, (_, i) => i + 1).map(
+                (p) => html`<option value=${p}>${periodWords(periodType, Number(year) || null, p)}</option>`,
               )}
             </select></div>`
           : null
       }
-      <div class="field"><label for="review-status">Status</label>
-        <select id="review-status" value=${status} onChange=${(e) => setQuery({ status: e.currentTarget.value })}>
-          <option value="">All</option>
-          ${Object.entries(REVIEW_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
-        </select></div>
     </div>
     <div class="card review-actions">
       <div class="field"><label for="review-comment">Comment for the collector (required to reject)</label>
@@ -163,39 +220,56 @@ export function Review({ query }) {
       <div class="row-actions">
         <button type="button" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'APPROVED')}>Approve selected (${selected.size})</button>
         <button type="button" class="danger" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'REJECTED')}>Reject selected (${selected.size})</button>
+        ${
+          list && list.total > 0 && status !== 'APPROVED' && !confirmAll
+            ? html`<button type="button" class="secondary" disabled=${busy} onClick=${() => setConfirmAll(true)}>Approve all ${showNumber(list.total)} shown by the filters…</button>`
+            : null
+        }
       </div>
+      ${
+        confirmAll
+          ? html`<div class="confirm" role="group" aria-labelledby="confirm-all">
+              <p id="confirm-all">Approve every value that matches the filters (${showNumber(list.total)})? Values already approved stay as they are.</p>
+              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>Approve ${showNumber(list.total)} values</button>
+              <button type="button" class="secondary confirm-button" onClick=${() => setConfirmAll(false)}>Cancel</button>
+            </div>`
+          : null
+      }
       <${Errors} lines=${errors} />
       <p class="saved" role="status" aria-live="polite">${done}</p>
     </div>
-    ${rows === null ? html`<${Loading} what="the values" />` : null}
-    ${rows && shown.length === 0 ? html`<p class="empty">No value ${status ? `with the status “${REVIEW_WORDS[status]}” ` : ''}for ${form ? periodLabel(form.periodType, year, period) : 'this period'}.</p>` : null}
+    <h2 class="review-heading">${heading}${list ? html` <span class="muted">(${showNumber(list.total)})</span>` : null}</h2>
+    ${list === null ? html`<${Loading} what="the values" />` : null}
+    ${list && items.length === 0 ? html`<p class="empty">${status === 'COMPLETED' ? 'Nothing awaits review with these filters.' : 'No value matches these filters.'}</p>` : null}
     ${
-      shown.length
-        ? html`<div class="table-wrap"><table class="stack">
-          <caption class="visually-hidden">Values of ${form.name}, ${periodLabel(form.periodType, year, period)}</caption>
+      items.length
+        ? html`<div class="table-wrap"><table class="stack review-table">
+          <caption class="visually-hidden">${heading}, oldest first</caption>
           <thead><tr>
             <th scope="col"><input type="checkbox" id="review-all" aria-label="Select every value shown" checked=${allChecked}
-              onChange=${() => setSelected(allChecked ? new Set() : new Set(shown.map((r) => r.formElementSubmissionId)))} /></th>
-            <th scope="col">Site</th><th scope="col">Element</th><th scope="col">Value</th><th scope="col">Status</th>
+              onChange=${() => setSelected(allChecked ? new Set() : new Set(items.map((r) => r.formElementSubmissionId)))} /></th>
+            <th scope="col">Where</th><th scope="col">Element</th><th scope="col">Value</th><th scope="col">Status</th>
             <th scope="col">Entered by</th><th scope="col">Actions</th>
           </tr></thead>
           <tbody>
-            ${shown.map((r) => {
+            ${items.map((r) => {
               const id = r.formElementSubmissionId;
-              const name = `${r.element?.label ?? r.elementKey} at ${context.sites.get(r.siteId) ?? 'site'}`;
+              const element = context.elements.get(r.elementId);
+              const when = periodWords(r.periodType, r.year, r.periodUnit);
+              const name = `${r.elementLabel} at ${r.siteName}${periodShown ? '' : `, ${when}`}`;
               return html`<tr data-value=${id}>
                 <td data-label="Select"><input type="checkbox" id=${`pick-${id}`} aria-label=${`Select ${name}`} checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
-                <td data-label="Site">${context.sites.get(r.siteId) ?? r.siteId}</td>
-                <td data-label="Element">${r.element?.label ?? r.elementKey}</td>
-                <td class="num" data-label="Value">${describeValue(r.value, r.element, context.units)}</td>
-                <td data-label="Status"><${Badge} tone=${TONES[r.status]}>${REVIEW_WORDS[r.status]}<//></td>
-                <td data-label="Entered by"><span>${r.userName || r.userEmail}<br /><span class="muted">${formatTime(r.recordedAt)}</span></span></td>
+                <td data-label="Where"><span>${r.siteName}<br /><span class="muted">${r.formName} · ${when}</span></span></td>
+                <td data-label="Element">${r.elementLabel}</td>
+                <td data-label="Value" class="value-cell"><${ValueShown} item=${r} element=${element} units=${context.units} /></td>
+                <td data-label="Status"><${StatusShown} item=${r} /></td>
+                <td data-label="Entered by"><span>${r.userName || r.userEmail}<br /><span class="muted">${showMoment(r.recordedAt)}</span></span></td>
                 <td class="actions" data-label="">
-                  <button type="button" class="secondary small" disabled=${busy} aria-label=${`Approve ${name}`} onClick=${() => review([id], 'APPROVED')}>Approve</button>
-                  <button type="button" class="secondary small danger-text" disabled=${busy} aria-label=${`Reject ${name}`} onClick=${() => review([id], 'REJECTED')}>Reject</button>
+                  ${r.status !== 'APPROVED' ? html`<button type="button" class="secondary small" disabled=${busy} aria-label=${`Approve ${name}`} onClick=${() => review([id], 'APPROVED')}>Approve</button>` : null}
+                  ${r.status !== 'REJECTED' ? html`<button type="button" class="secondary small danger-text" disabled=${busy} aria-label=${`Reject ${name}`} onClick=${() => review([id], 'REJECTED')}>Reject</button>` : null}
                   <button type="button" class="secondary small" aria-expanded=${open === id ? 'true' : 'false'} aria-label=${`History of ${name}`}
                     onClick=${() => setOpen(open === id ? null : id)}>History</button>
-                  ${open === id ? html`<${History} id=${id} element=${r.element} units=${context.units} />` : null}
+                  ${open === id ? html`<${History} id=${id} item=${r} element=${element} units=${context.units} />` : null}
                 </td>
               </tr>`;
             })}
@@ -203,12 +277,152 @@ export function Review({ query }) {
         </table></div>`
         : null
     }
+    ${
+      list?.nextCursor
+        ? html`<p><button type="button" class="secondary" onClick=${more}>Show more (${showNumber(list.total - items.length)} more)</button></p>`
+        : null
+    }
   </main>`;
+}
+
+/** The status badge and the latest review's comment (also one made before the value was entered again). */
+function StatusShown({ item }) {
+  const last = item.lastReview;
+  return html`<span class="status-cell">
+    <${Badge} tone=${TONES[item.status]}>${VALUE_WORDS[item.status]}<//>
+    ${
+      last?.comment
+        ? html`<span class="last-review">
+            ${item.status === 'COMPLETED' ? `Entered again after being ${last.status === 'REJECTED' ? 'rejected' : 'approved'}: ` : ''}<q>${last.comment}</q>
+            <span class="muted"> ${last.userName}, ${showMoment(last.at)}</span>
+          </span>`
+        : null
+    }
+  </span>`;
+}
+
+function ValueShown({ item, element, units }) {
+  if (item.elementType === 'FILE') return html`<${FileShown} item=${item} />`;
+  if (item.elementType === 'ACTIVITY') return html`<${ActivitiesShown} item=${item} element=${element} />`;
+  const entered =
+    item.elementType === 'NUMBER' && item.selectedUnitId && typeof item.originalValue === 'number'
+      ? ` (entered as ${showNumber(item.originalValue)} ${units.get(item.selectedUnitId)?.symbol ?? ''})`
+      : '';
+  return html`<span class="num">${valueWords(item, element, units)}</span>${entered ? html`<span class="muted">${entered}</span>` : null}`;
+}
+
+/** A FILE value: its name and size, and a link that downloads it (a signed URL, asked for again once expired). */
+function FileShown({ item }) {
+  const [media, setMedia] = useState(null);
+  const [error, setError] = useState('');
+  const fetchMedia = () =>
+    get(`/media/${item.file.mediaId}`)
+      .then((m) => {
+        setMedia(m);
+        return m;
+      })
+      .catch((e) => setError(errorLines(e).join(' ')));
+  useEffect(() => {
+    if (item.file) fetchMedia();
+  }, [item.file?.mediaId]);
+  if (!item.file) return html`<span class="muted">The file is no longer stored</span>`;
+  const size = item.file.size === null ? 'upload not finished' : showBytes(item.file.size);
+  const follow = async (event) => {
+    if (media?.downloadUrlExpiresAt && Date.parse(media.downloadUrlExpiresAt) > Date.now() + 5000) return;
+    event.preventDefault();
+    const fresh = await fetchMedia();
+    if (fresh?.downloadUrl) location.assign(fresh.downloadUrl);
+  };
+  return html`<span class="file-value">
+    ${
+      media?.downloadUrl
+        ? html`<a class="file-link" href=${media.downloadUrl} download=${item.file.fileName} onClick=${follow}>${item.file.fileName}</a>`
+        : html`<span>${item.file.fileName}</span>`
+    }
+    <span class="muted"> (${size})</span>
+    ${error ? html`<span class="field-error"> ${error}</span>` : null}
+  </span>`;
+}
+
+/** An ACTIVITY value: how many activities, expanding to their inputs and calculated values with the unit and the total. */
+function ActivitiesShown({ item, element }) {
+  const [open, setOpen] = useState(false);
+  const [data, setData] = useState(null);
+  const [error, setError] = useState('');
+  const count = item.activityCount;
+  const toggle = async () => {
+    setOpen(!open);
+    if (data || open) return;
+    try {
+      const [page, definition] = await Promise.all([
+        get('/activities', {
+          formId: item.formId,
+          key: item.elementKey,
+          siteIds: item.siteId,
+          years: item.year,
+          periodUnits: item.periodUnit,
+          limit: 1000,
+        }),
+        element?.activityDefinitionId ? get(`/activity-definitions/${element.activityDefinitionId}`) : null,
+      ]);
+      setData({ rows: page.activities, definition });
+    } catch (e) {
+      setError(errorLines(e).join(' '));
+    }
+  };
+  const rowsId = `activities-${item.formElementSubmissionId}`;
+  return html`<span class="activities-value">
+    <button type="button" class="secondary small" aria-expanded=${open ? 'true' : 'false'} aria-controls=${rowsId} onClick=${toggle}>
+      ${count === 1 ? '1 activity' : `${showNumber(count)} activities`}
+      <span class="visually-hidden"> of ${item.elementLabel} at ${item.siteName}</span>
+    </button>
+    <div id=${rowsId} hidden=${!open}>
+      ${open && error ? html`<p class="field-error">${error}</p>` : null}
+      ${open && !data && !error ? html`<${Loading} what="the activities" />` : null}
+      ${open && data ? html`<${ActivityTable} rows=${data.rows} definition=${data.definition} label=${item.elementLabel} />` : null}
+    </div>
+  </span>`;
+}
+
+function ActivityTable({ rows, definition, label }) {
+  if (rows.length === 0) return html`<p class="muted">No activity.</p>`;
+  const inputs = definition?.inputs ?? Object.keys(rows[0].input).map((name) => ({ name }));
+  const unit = rows[0].unit ?? definition?.unitSymbol ?? '';
+  const withUnit = (n) => `${showNumber(n)}${unit ? ` ${unit}` : ''}`;
+  const shown = (input, v) => {
+    if (v === null || v === undefined) return '—';
+    const option = input.editor?.options?.find((o) => o.value === v);
+    if (option) return option.label;
+    if (typeof v === 'number') return showNumber(v);
+    if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+    return String(v);
+  };
+  // Summed in the order shown; the service keeps each value as a double too.
+  const total = rows.reduce((sum, r) => sum + r.value, 0);
+  return html`<table class="activity-rows">
+    <caption class="visually-hidden">Activities of ${label}</caption>
+    <thead><tr>
+      ${inputs.map((i) => html`<th scope="col">${i.exportName ?? i.name}</th>`)}
+      <th scope="col" class="num">Calculated${unit ? ` (${unit})` : ''}</th>
+    </tr></thead>
+    <tbody>
+      ${rows.map(
+        (r) => html`<tr>
+          ${inputs.map((i) => html`<td>${shown(i, r.input[i.name])}</td>`)}
+          <td class="num">${withUnit(r.value)}</td>
+        </tr>`,
+      )}
+    </tbody>
+    <tfoot><tr>
+      <th scope="row" colspan=${inputs.length}>Total</th>
+      <td class="num">${withUnit(total)}</td>
+    </tr></tfoot>
+  </table>`;
 }
 
 const ACTIONS = { CREATE: 'Entered', UPDATE: 'Changed', DELETE: 'Deleted', REVIEW: 'Reviewed' };
 
-function History({ id, element, units }) {
+function History({ id, item, element, units }) {
   const [entries, setEntries] = useState(null);
   const [errors, setErrors] = useState([]);
   useEffect(() => {
@@ -218,11 +432,15 @@ function History({ id, element, units }) {
   }, [id]);
   if (errors.length) return html`<${Errors} lines=${errors} />`;
   if (!entries) return html`<${Loading} what="the history" />`;
+  const plain = (value) =>
+    item.elementType === 'FILE' || item.elementType === 'ACTIVITY'
+      ? ''
+      : ` ${valueWords({ ...item, value }, element, units)}`;
   return html`<ol class="history">
     ${entries.map(
       (h) => html`<li>
-        <strong>${ACTIONS[h.action] ?? h.action}</strong> by ${h.userName || h.userEmail}, ${formatTime(h.at)}:
-        ${h.action === 'REVIEW' ? ` ${REVIEW_WORDS[h.after?.status] ?? ''}` : ` ${describeValue(h.after?.value ?? null, element, units)}`}
+        <strong>${ACTIONS[h.action] ?? h.action}</strong> by ${h.userName || h.userEmail}, ${showMoment(h.at)}:
+        ${h.action === 'REVIEW' ? ` ${VALUE_WORDS[h.after?.status] ?? ''}` : plain(h.after?.value ?? null)}
         ${h.comment ? html` <q>${h.comment}</q>` : null}
       </li>`,
     )}
