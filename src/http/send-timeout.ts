@@ -32,7 +32,10 @@ export function watchSend(res: ServerResponse, ms: number, log?: FastifyBaseLogg
           { sendTimeoutMs: ms, bytesTaken: taken },
           'the client stopped reading the answer: connection closed after the send timeout',
         );
-        socket.destroy();
+        // A reset, not a close: a close would leave the unsent bytes for the kernel to deliver to
+        // the client that does not read them (an orphaned connection holding its buffers).
+        if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+        else socket.destroy();
       }
     },
     Math.max(50, Math.min(1_000, Math.floor(ms / 4))),
