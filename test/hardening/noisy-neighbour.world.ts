@@ -315,8 +315,11 @@ export async function noisyNeighbour(
         return res.rows[0]!.n;
       });
     const running = stalls.filter((s) => s.status === 200).length;
-    for (let i = 0; i < 100 && (stalledCursors = await cursors()) < running; i++)
+    for (let i = 0; i < 100; i++) {
+      stalledCursors = await cursors();
+      if (stalledCursors >= running) break;
       await new Promise((r) => setTimeout(r, 50));
+    }
   }
   // …and imports of `rows` rows, one after another, for as long as B is measured.
   let noisy = true;
