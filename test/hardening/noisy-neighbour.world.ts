@@ -3,6 +3,7 @@
 // the first chunk and stop) and runs 10,000-row source imports, while organization B sends a mix
 // of reads and a submission. B's latencies are sampled idle, then under A's noise, in blocks.
 import { request as httpRequest } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/client.ts';
@@ -208,26 +209,33 @@ export interface Block {
 }
 
 export interface NoisyResult {
+  /** B's blocks with A idle. */
   idle: Block[];
+  /** B's blocks while A holds its stalled exports. */
+  exportsOnly: Block[];
+  /** B's blocks while A holds its stalled exports and imports. */
   noisy: Block[];
   /** B's answers other than 200, as `METHOD path status`. */
   failures: string[];
   /** B's requests in all. */
   requests: number;
-  /** The statuses of A's 12 exports. */
+  /** The statuses of A's 12 exports (the last noisy block's). */
   exportStatuses: number[];
-  /** Export cursors idle in transaction while A's clients stalled (PostgreSQL). */
+  /** Export cursors idle in transaction while A's clients stalled (PostgreSQL; the least seen). */
   stalledCursors: number;
   /** A's imports finished during the noisy blocks, and their times. */
   imports: { done: number; ms: number[]; failed: number };
   /** `/health/ready` statuses sampled during the noise. */
   ready: number[];
+  /** The event loop's longest delay in each idle and noisy block (what the imports block it for). */
+  loopDelayMaxMs: { idle: number[]; exportsOnly: number[]; noisy: number[] };
 }
 
 /**
- * Runs the scenario on a listening `app` over `database`: `blocks` blocks of `rounds` rounds of
- * B's four requests (GET /me, GET /sites, GET /form-submissions, POST /form-submissions), idle,
- * then with A's 12 stalled exports held and A's imports of `rows` rows running back to back.
+ * Runs the scenario on a listening `app` over `database`: `blocks` turns of three blocks of
+ * `rounds` rounds of B's four requests (GET /me, GET /sites, GET /form-submissions, POST
+ * /form-submissions): A idle; A holding 12 stalled exports; A holding them and running imports of
+ * `rows` rows back to back.
  */
 export async function noisyNeighbour(
   app: FastifyInstance,
@@ -296,80 +304,114 @@ export async function noisyNeighbour(
   };
 
   for (let r = 0; r < 10; r++) await round([]); // warm-up: first compilations, connections
-  const idle: Block[] = [];
-  for (let i = 0; i < blocks; i++) idle.push(await block());
-  log(`idle blocks ${JSON.stringify(idle)}`);
 
-  // The noise: 12 stalled exports from four of A's callers (three viewers and the API key)…
   const callers = [...viewers, a.key];
-  const stalls = await Promise.all(Array.from({ length: 12 }, (_, i) => stall(port, callers[i % 4]!)));
-  let stalledCursors = -1;
-  if (database.engine === 'postgres') {
-    // The exports that run settle on their cursors (idle in transaction while their client stalls).
-    const cursors = () =>
-      database.system(async (tx) => {
-        const res = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and state = 'idle in transaction' and query ilike 'fetch forward%'`.execute(
-          tx,
-        );
-        return res.rows[0]!.n;
-      });
-    const running = stalls.filter((s) => s.status === 200).length;
-    for (let i = 0; i < 100; i++) {
-      stalledCursors = await cursors();
-      if (stalledCursors >= running) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  // …and imports of `rows` rows, one after another, for as long as B is measured.
-  let noisy = true;
+  const running200 = (statuses: number[]) => statuses.filter((st) => st === 200).length;
+  const cursors = () =>
+    database.system(async (tx) => {
+      const res = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and state = 'idle in transaction' and query ilike 'fetch forward%'
+          and now() - state_change > interval '500 milliseconds'`.execute(tx);
+      return res.rows[0]!.n;
+    });
   const importTimes: number[] = [];
   let importFailures = 0;
-  const importing = (async () => {
-    let k = 0;
-    while (noisy) {
-      k++;
-      const res = await call(
-        base,
-        a.key,
-        'POST',
-        '/source-imports',
-        {
-          sourceAdapterDefinitionId: imports.adapter.id,
-          adapterVersion: imports.adapter.adapterVersion,
-          mode: 'execute',
-          context: { year: 2025 },
-          sheets: [{ name: 'Values', rows: imports.sheet(k) }],
-        },
-        { 'idempotency-key': `noisy-${Date.now()}-${k}` },
-      );
-      if (res.status === 200 && res.body.counts?.imported > 0) importTimes.push(res.ms);
-      else importFailures++;
-    }
-  })();
-  const ready: number[] = [];
+  let imported = 0;
+  /** Imports of `rows` rows, one after another, until `stop()`; then waits for the one running. */
+  const importLoop = () => {
+    let on = true;
+    const done = (async () => {
+      while (on) {
+        imported++;
+        const res = await call(
+          base,
+          a.key,
+          'POST',
+          '/source-imports',
+          {
+            sourceAdapterDefinitionId: imports.adapter.id,
+            adapterVersion: imports.adapter.adapterVersion,
+            mode: 'execute',
+            context: { year: 2025 },
+            sheets: [{ name: 'Values', rows: imports.sheet(imported) }],
+          },
+          { 'idempotency-key': `noisy-${Date.now()}-${imported}` },
+        );
+        if (res.status === 200 && res.body.counts?.imported > 0) importTimes.push(res.ms);
+        else importFailures++;
+      }
+    })();
+    return async () => {
+      on = false;
+      await done;
+    };
+  };
+
+  // Idle, exports-only and noisy blocks take turns, so that the machine's own load (shared,
+  // drifting) weighs on all alike. The event loop's longest delay is sampled in each block (the
+  // imports run on the service's own loop).
+  const idle: Block[] = [];
+  const exportsOnly: Block[] = [];
   const noisyBlocks: Block[] = [];
-  try {
-    // Let the first import get going before B is measured.
-    await new Promise((r) => setTimeout(r, 200));
-    for (let i = 0; i < blocks; i++) {
-      noisyBlocks.push(await block());
+  const ready: number[] = [];
+  let exportStatuses: number[] = [];
+  let stalledCursors = database.engine === 'postgres' ? Number.POSITIVE_INFINITY : -1;
+  const loop = { idle: [] as number[], exportsOnly: [] as number[], noisy: [] as number[] };
+  const measured = async (into: Block[], delays: number[]) => {
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    into.push(await block());
+    delay.disable();
+    delays.push(delay.max / 1e6);
+  };
+  for (let i = 0; i < blocks; i++) {
+    await measured(idle, loop.idle);
+    // The noise: 12 stalled exports from four of A's callers (three viewers and the API key)…
+    const stalls = await Promise.all(Array.from({ length: 12 }, (_, k) => stall(port, callers[k % 4]!)));
+    exportStatuses = stalls.map((st) => st.status);
+    let stopImports = async (): Promise<void> => undefined;
+    try {
+      if (database.engine === 'postgres') {
+        // The exports that run settle on their cursors: idle in transaction, no page fetched for half
+        // a second (their clients' buffers are full and they wait for them).
+        let held = 0;
+        for (let k = 0; k < 200; k++) {
+          held = await cursors();
+          if (held >= running200(exportStatuses)) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        stalledCursors = Math.min(stalledCursors, held);
+      }
+      await measured(exportsOnly, loop.exportsOnly);
       ready.push((await fetch(`${base}${API}/health/ready`)).status);
+      // …and imports back to back, for as long as B is measured.
+      stopImports = importLoop();
+      // Let the import get going before B is measured.
+      await new Promise((r) => setTimeout(r, 200));
+      await measured(noisyBlocks, loop.noisy);
+      ready.push((await fetch(`${base}${API}/health/ready`)).status);
+    } finally {
+      await stopImports();
+      for (const st of stalls) st.drop();
     }
-  } finally {
-    noisy = false;
-    await importing;
-    for (const s of stalls) s.drop();
+    log(
+      `round ${i + 1}: idle ${JSON.stringify(idle[i])}, exports ${JSON.stringify(exportsOnly[i])}, exports+imports ${JSON.stringify(noisyBlocks[i])}`,
+    );
   }
-  log(`noisy blocks ${JSON.stringify(noisyBlocks)}`);
+  const ms = (list: number[]) => list.map(Math.round).join(', ');
+  log(
+    `event loop max delay per block, ms: idle ${ms(loop.idle)}; exports ${ms(loop.exportsOnly)}; exports+imports ${ms(loop.noisy)}`,
+  );
   return {
     idle,
+    exportsOnly,
     noisy: noisyBlocks,
     failures,
     requests,
-    exportStatuses: stalls.map((s) => s.status),
+    exportStatuses,
     stalledCursors,
     imports: { done: importTimes.length, ms: importTimes, failed: importFailures },
     ready,
+    loopDelayMaxMs: loop,
   };
 }
