@@ -126,3 +126,16 @@ describe('exports running at once', () => {
     for (const d of after) d.drop();
   }, 40_000);
 });
+
+describe('the OpenAPI document', () => {
+  it('declares the 429 of the export caps, with Retry-After, on every export route', () => {
+    const doc = t.app.swagger() as {
+      paths: Record<string, { get: { responses: Record<string, Record<string, any>> } }>;
+    };
+    for (const route of ['values', 'activities', 'history', 'audit-pack']) {
+      const refused = doc.paths[`/api/v1/exports/${route}`]!.get.responses['429']!;
+      expect(refused['description']).toMatch(/SDCS_EXPORTS_PER_CALLER.*SDCS_EXPORTS_PER_ORGANIZATION/);
+      expect(refused['headers']['Retry-After']).toBeDefined();
+    }
+  });
+});
