@@ -6,7 +6,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
  * `ms` while the answer had bytes waiting to go: the response closes, and whatever its producer
  * held (an export's transaction and connection, a file handle) is released by the producer's own
  * reaction to the close. A producer that is slow to read (nothing waiting to be sent) is not a
- * stall. Node's own timeouts do not cover this: `requestTimeout` ends once the request has arrived,
+ * stall. Progress is the kernel taking more of the answer, which Linux does in steps of up to a
+ * third of the send buffer (~1.5 MB): a client must take about that much per timeout. Node's own timeouts do not cover this: `requestTimeout` ends once the request has arrived,
  * and a socket timeout would also cut requests that are merely slow to answer.
  */
 export function watchSend(res: ServerResponse, ms: number, log?: FastifyBaseLogger): void {
