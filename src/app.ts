@@ -20,6 +20,7 @@ import { compactDocument, documentPathIds, registerOpenApiTruth } from './http/o
 import { registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerSendTimeout } from './http/send-timeout.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -131,6 +132,8 @@ export async function buildApp({
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // A streamed answer (exports, downloads) whose client stops reading is cut off (SDCS_SEND_TIMEOUT_SECONDS).
+  registerSendTimeout(app, config.sendTimeoutMs);
 
   await app.register(swagger, {
     openapi: {
@@ -213,7 +216,7 @@ export async function buildApp({
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock });
-      await api.register(exportsRoutes, { database, storage });
+      await api.register(exportsRoutes, { database, storage, config });
     },
     { prefix: API_PREFIX },
   );

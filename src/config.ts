@@ -62,6 +62,21 @@ export interface Config {
   mediaTypes: ReadonlyMap<string, string>;
   /** File storage in S3 (or an S3-compatible store) when S3_BUCKET is set; else local disk. */
   s3: S3Config | undefined;
+  /** PostgreSQL: connections serving requests (SDCS_DB_POOL_SIZE). */
+  dbPoolSize: number;
+  /**
+   * PostgreSQL: connections of their own for long reads, i.e. exports (SDCS_DB_STREAM_POOL_SIZE);
+   * also the number of exports the process runs at once (each holds at most one).
+   */
+  dbStreamPoolSize: number;
+  /**
+   * A streamed answer whose client accepts no byte for this long is cut off, and what it held is
+   * released (SDCS_SEND_TIMEOUT_SECONDS).
+   */
+  sendTimeoutMs: number;
+  /** Exports running at once per caller (user or API key) and per organization; beyond: 429. */
+  exportsPerCaller: number;
+  exportsPerOrganization: number;
 }
 
 export interface S3Config {
@@ -260,6 +275,11 @@ export function loadConfig(env: Env = process.env): Config {
     mediaQuotaBytes: int(env, 'SDCS_MEDIA_QUOTA_MB', 0, 0, 1024 * 1024 * 1024) * 1024 * 1024 || null,
     mediaTypes: mediaTypes(env),
     s3: s3Config(env),
+    dbPoolSize: int(env, 'SDCS_DB_POOL_SIZE', 10, 2, 1_000),
+    dbStreamPoolSize: int(env, 'SDCS_DB_STREAM_POOL_SIZE', 5, 1, 1_000),
+    sendTimeoutMs: int(env, 'SDCS_SEND_TIMEOUT_SECONDS', 30, 1, 3_600) * 1000,
+    exportsPerCaller: int(env, 'SDCS_EXPORTS_PER_CALLER', 2, 1, 1_000),
+    exportsPerOrganization: int(env, 'SDCS_EXPORTS_PER_ORGANIZATION', 4, 1, 1_000),
   };
 }
 

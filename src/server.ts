@@ -17,7 +17,12 @@ export const embeddedDataDir = (config: Config) => `${config.dataDir}/pglite`;
 
 /** Opens the configured database: the server at DATABASE_URL, else PGlite in the data directory. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return Database.open({ databaseUrl: config.databaseUrl, dataDir: embeddedDataDir(config) });
+  return Database.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: embeddedDataDir(config),
+    poolSize: config.dbPoolSize,
+    streamPoolSize: config.dbStreamPoolSize,
+  });
 }
 
 /** Readable log lines on a terminal (or when asked); JSON lines for log collectors otherwise. */

@@ -28,6 +28,10 @@ export type Queryable = Kysely<DB>;
 const INT8_OID = 20;
 const POOL_CHECKOUT_TIMEOUT_MS = 10_000;
 
+/** Connections of the request pool and of the stream pool when `Database.open` is not told. */
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_STREAM_POOL_SIZE = 5;
+
 /** SQLSTATEs of a server that is going away or not accepting connections (yet). */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_ERRNOS = new Set([
@@ -104,6 +108,31 @@ function lastResultOf(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** A node-postgres pool of `max` connections to `url`, and its use for metrics. */
+function serverPool(url: string, max: number): { pool: pg.Pool; stats: () => PoolStats } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // A request waits at most this long for a connection, then answers 503.
+    connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS,
+  });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on the next checkout.
+  });
+  pool.on('connect', (client) => {
+    // A client checked out for a request loses its connection (the server restarts): without
+    // a listener the 'error' event would end the process. The statement in flight fails on its
+    // own (and its request answers 503); on release the pool discards the broken client.
+    client.on('error', () => undefined);
+  });
+  const stats = () => ({
+    size: pool.totalCount,
+    inUse: pool.totalCount - pool.idleCount,
+    waiting: pool.waitingCount,
+  });
+  return { pool, stats };
+}
+
 /** The service's database: PGlite in a directory, or a PostgreSQL server through a pool. */
 export class Database {
   private constructor(
@@ -112,6 +141,13 @@ export class Database {
     private readonly runScript: (script: string) => Promise<void>,
     private readonly pglite?: PGlite,
     private readonly statsOf: () => PoolStats = () => ({ size: 0, inUse: 0, waiting: 0 }),
+    /**
+     * Where long reads run (exports): on PostgreSQL a pool of its own, so that a read that lasts
+     * as long as its client takes never holds a connection requests need; on PGlite the same
+     * one connection (those reads run in short transactions there).
+     */
+    private readonly streams: Kysely<DB> = kysely,
+    private readonly streamStatsOf: () => PoolStats = statsOf,
   ) {}
 
   /** The connection pool's use (metrics): open, checked out, waiting for a connection. */
@@ -119,42 +155,37 @@ export class Database {
     return this.statsOf();
   }
 
-  /** Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. */
+  /** The stream pool's use (on PGlite the one connection, as `poolStats`). */
+  streamPoolStats(): PoolStats {
+    return this.streamStatsOf();
+  }
+
+  /**
+   * Opens PGlite in `dataDir` (or memory, or from a dump) when no URL is given. On PostgreSQL,
+   * `poolSize` connections serve requests and `streamPoolSize` others serve long reads (`stream`).
+   */
   static async open(options: {
     databaseUrl?: string;
     dataDir?: string;
     loadDataDir?: Blob;
+    poolSize?: number;
+    streamPoolSize?: number;
   }): Promise<Database> {
     if (options.databaseUrl) {
       pg.types.setTypeParser(INT8_OID, (v) => Number(v));
-      const pool = new pg.Pool({
-        connectionString: options.databaseUrl,
-        max: 10,
-        // A request waits at most this long for a connection, then answers 503.
-        connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS,
-      });
-      pool.on('error', () => {
-        // An idle client lost its connection; the pool replaces it on the next checkout.
-      });
-      pool.on('connect', (client) => {
-        // A client checked out for a request loses its connection (the server restarts): without
-        // a listener the 'error' event would end the process. The statement in flight fails on its
-        // own (and its request answers 503); on release the pool discards the broken client.
-        client.on('error', () => undefined);
-      });
-      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(pool) }) });
+      const main = serverPool(options.databaseUrl, options.poolSize ?? DEFAULT_POOL_SIZE);
+      const streams = serverPool(options.databaseUrl, options.streamPoolSize ?? DEFAULT_STREAM_POOL_SIZE);
+      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(main.pool) }) });
       return new Database(
         'postgres',
         kysely,
         async (script) => {
-          await pool.query(script);
+          await main.pool.query(script);
         },
         undefined,
-        () => ({
-          size: pool.totalCount,
-          inUse: pool.totalCount - pool.idleCount,
-          waiting: pool.waitingCount,
-        }),
+        main.stats,
+        new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(streams.pool) }) }),
+        streams.stats,
       );
     }
     const pglite = await PGlite.create({
@@ -177,9 +208,24 @@ export class Database {
    * Runs `fn` in a transaction of one organization: row-level security limits every
    * statement to that organization's rows, whatever the query's own filters say.
    */
-  async tenant<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  tenant<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.tenantOn(this.kysely, organizationId, fn);
+  }
+
+  /**
+   * `tenant`, on the stream pool: for reads that last as long as their client takes to receive
+   * them (exports). On PGlite it is `tenant` (the one connection).
+   */
+  stream<T>(organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.tenantOn(this.streams, organizationId, fn);
+  }
+
+  private async tenantOn<T>(on: Kysely<DB>, organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (!UUID.test(organizationId)) throw new Error('tenant: not an organization id');
-    const open = await this.begin(CompiledQuery.raw(`select ${tenantSettings(literal(organizationId))}`));
+    const open = await this.beginOn(
+      on,
+      CompiledQuery.raw(`select ${tenantSettings(literal(organizationId))}`),
+    );
     return open.run(() => fn(open.tx));
   }
 
@@ -190,13 +236,17 @@ export class Database {
    * The connection stays checked out until one of them is called.
    */
   begin<R>(opening: CompiledQuery<R>): Promise<OpenTransaction<R>> {
+    return this.beginOn(this.kysely, opening);
+  }
+
+  private beginOn<R>(on: Kysely<DB>, opening: CompiledQuery<R>): Promise<OpenTransaction<R>> {
     return new Promise((resolve, reject) => {
       let finish!: (commit: boolean) => void;
       const finished = new Promise<boolean>((r) => {
         finish = r;
       });
       let opened = false;
-      const held = this.kysely.connection().execute(async (db) => {
+      const held = on.connection().execute(async (db) => {
         let rows: R[];
         try {
           rows = (await db.executeQuery(CompiledQuery.raw(`begin; ${opening.sql}`))).rows as R[];
@@ -279,6 +329,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    if (this.streams !== this.kysely) await this.streams.destroy();
     await this.kysely.destroy();
   }
 }

@@ -3,10 +3,10 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZipFile } from 'yazl';
-import type { Engine, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { attachment } from '../../http/negotiation.ts';
-import { clientGone, tenantRun } from '../../http/request-scope.ts';
+import { clientGone } from '../../http/request-scope.ts';
 import type { Storage } from '../../storage/storage.ts';
 import {
   DATASET_COLUMNS,
@@ -21,6 +21,7 @@ import { createWriter, ExportCancelled, type RowWriter } from './exports.formats
 import { evidenceMedia } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { activitiesExport, type ExportPlan, historyExport, valuesExport } from './exports.service.ts';
+import { admit, type ExportDeps, streamRun } from './exports.stream.ts';
 
 /** A file of the pack as the manifest lists it. */
 export interface PackedFile {
@@ -71,12 +72,19 @@ async function preparePack(tx: Tx, caller: Caller, query: ExportQuery, now: Date
 export async function sendAuditPack(
   request: FastifyRequest,
   reply: FastifyReply,
-  engine: Engine,
+  { database, gate }: ExportDeps,
   storage: Storage,
   query: ExportQuery,
 ) {
   const now = request.server.clock();
-  const pack = await request.tenant((tx, caller) => preparePack(tx, caller, query, now));
+  const place = admit(request, reply, gate);
+  let pack: Awaited<ReturnType<typeof preparePack>>;
+  try {
+    pack = await request.tenant((tx, caller) => preparePack(tx, caller, query, now));
+  } catch (error) {
+    place.leave();
+    throw error;
+  }
   const zip = new ZipFile();
   const signal = clientGone(request, reply);
   const files: PackedFile[] = [];
@@ -103,7 +111,7 @@ export async function sendAuditPack(
     });
   const streamed = (path: string, plan: ExportPlan, tap?: (rows: ExportRow[]) => void) =>
     table(path, plan.columns, (writer) =>
-      plan.write(engine, tenantRun(request), signal, {
+      plan.write(database.engine, streamRun(request, database), signal, {
         ...writer,
         rows: (rows) => {
           tap?.(rows);
@@ -158,12 +166,13 @@ export async function sendAuditPack(
     });
     zip.end();
   };
-  produce().catch((error: unknown) => {
+  const producer = produce().catch((error: unknown) => {
     if (!(error instanceof ExportCancelled) && !signal.aborted)
       request.log.error({ err: error }, 'audit pack failed');
     current?.destroy();
     (zip.outputStream as unknown as Writable).destroy();
   });
+  place.hold(producer);
   return reply
     .type('application/zip')
     .header('content-disposition', attachment(`audit-pack-${query.year}.zip`))

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { activityColumns } from './activities.export.ts';
 import { sendAuditPack } from './audit-pack.ts';
 import { HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
+import { EXPORT_RETRY_AFTER_SECONDS, ExportGate } from './exports.gate.ts';
 import {
   ActivitiesExportQuery,
   AuditPackQuery,
@@ -15,17 +17,39 @@ import {
   ValuesQuery,
 } from './exports.schemas.ts';
 import { activitiesExport, historyExport, valuesExport } from './exports.service.ts';
-import { sendExport } from './exports.stream.ts';
+import { type ExportDeps, sendExport } from './exports.stream.ts';
 
 const TAGS = ['Exports'];
+/** The 429 every export answers beyond the caps (`Retry-After` is added with every 429). */
+const TOO_MANY_EXPORTS = {
+  ...errors(429)[429],
+  description: `Too many exports running at once: the caller (a user, or an API key) already runs as many as it may (SDCS_EXPORTS_PER_CALLER, 2 by default), or its organization does (SDCS_EXPORTS_PER_ORGANIZATION, 4 by default), or too many requests were sent (the rate limit). Send it again after \`Retry-After\` seconds (${EXPORT_RETRY_AFTER_SECONDS} for the export caps).`,
+  examples: [
+    {
+      code: 'TOO_MANY_REQUESTS',
+      message:
+        'You already have 2 exports running, the most one user may run at once; try again when one has finished',
+    },
+  ],
+};
+
 const FORMATS =
-  'Send `Accept: text/csv` (the default), `application/x-ndjson` or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: the three hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export. Only the sites you can read are exported.';
+  'Send `Accept: text/csv` (the default), `application/x-ndjson` or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: the three hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export, and one that stops reading is cut off after the send timeout (SDCS_SEND_TIMEOUT_SECONDS, 30 s by default). By default a caller runs at most 2 exports at once and an organization 4 (429 beyond). Only the sites you can read are exported.';
 
 /** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
-export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; storage: Storage }> = async (
-  app,
-  { database, storage },
-) => {
+export const exportsRoutes: FastifyPluginAsyncTypebox<{
+  database: Database;
+  storage: Storage;
+  config: Pick<Config, 'exportsPerCaller' | 'exportsPerOrganization' | 'dbStreamPoolSize'>;
+}> = async (app, { database, storage, config }) => {
+  const deps: ExportDeps = {
+    database,
+    gate: new ExportGate({
+      perCaller: config.exportsPerCaller,
+      perOrganization: config.exportsPerOrganization,
+      total: config.dbStreamPoolSize,
+    }),
+  };
   app.get(
     '/exports/values',
     {
@@ -43,11 +67,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; stor
               '{"valueId":"6f1c…","siteId":"…","value":1500,"unit":"kWh","originalValue":1.5,"selectedUnit":"MWh",…}\n',
           }),
           ...errors(400, 401, 403),
+          429: TOO_MANY_EXPORTS,
         },
       },
     },
     (request, reply) =>
-      sendExport(request, reply, database.engine, (tx, caller) => valuesExport(tx, caller, request.query)),
+      sendExport(request, reply, deps, (tx, caller) => valuesExport(tx, caller, request.query)),
   );
 
   app.get(
@@ -68,13 +93,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; stor
             ndjson: '{"activityId":"…","input.kwh":1200,"value":480,"calcCodeSha256":"9f86d0…",…}\n',
           }),
           ...errors(400, 401, 403),
+          429: TOO_MANY_EXPORTS,
         },
       },
     },
     (request, reply) =>
-      sendExport(request, reply, database.engine, (tx, caller) =>
-        activitiesExport(tx, caller, request.query),
-      ),
+      sendExport(request, reply, deps, (tx, caller) => activitiesExport(tx, caller, request.query)),
   );
 
   app.get(
@@ -94,11 +118,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; stor
               '{"changeId":"…","recordType":"value","action":"REVIEW","comment":"meter photo missing",…}\n',
           }),
           ...errors(400, 401, 403),
+          429: TOO_MANY_EXPORTS,
         },
       },
     },
     (request, reply) =>
-      sendExport(request, reply, database.engine, (tx, caller) => historyExport(tx, caller, request.query)),
+      sendExport(request, reply, deps, (tx, caller) => historyExport(tx, caller, request.query)),
   );
 
   app.get(
@@ -128,9 +153,10 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ database: Database; stor
             content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
           },
           ...errors(400, 401, 403),
+          429: TOO_MANY_EXPORTS,
         },
       },
     },
-    (request, reply) => sendAuditPack(request, reply, database.engine, storage, request.query),
+    (request, reply) => sendAuditPack(request, reply, deps, storage, request.query),
   );
 };

@@ -1,11 +1,48 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine, Tx } from '../../db/client.ts';
+import type { Database, TenantRun, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
+import { callerOf } from '../../http/auth.ts';
 import { attachment, prefers } from '../../http/negotiation.ts';
-import { clientGone, tenantRun } from '../../http/request-scope.ts';
+import { clientGone } from '../../http/request-scope.ts';
 import { createWriter, ExportCancelled, type ExportFormat, MEDIA_TYPES } from './exports.formats.ts';
+import type { ExportGate } from './exports.gate.ts';
 import type { ExportPlan } from './exports.service.ts';
+
+/** What a streamed export needs besides its request: the database and the gate counting exports. */
+export interface ExportDeps {
+  database: Database;
+  gate: ExportGate;
+}
+
+/**
+ * Runs each call in a new transaction of the caller's organization on the stream pool
+ * (`Database.stream`): an export's long read never holds a connection that requests need.
+ */
+export const streamRun =
+  (request: FastifyRequest, database: Database): TenantRun =>
+  (fn) =>
+    database.stream(callerOf(request).organizationId, fn);
+
+/**
+ * Takes the export's place at the gate (or throws its 429/503) and returns `hold`: the place is
+ * given back once the answer is closed (sent, cut off, or abandoned) and the producer has settled
+ * (its transaction ended), or at once by `leave` when the export fails before it starts.
+ */
+export function admit(request: FastifyRequest, reply: FastifyReply, gate: ExportGate) {
+  const leave = gate.enter(callerOf(request), reply);
+  const closed = new Promise<void>((resolve) => {
+    if (reply.raw.closed) return resolve();
+    reply.raw.once('close', () => resolve());
+    reply.raw.once('finish', () => resolve());
+  });
+  return {
+    leave,
+    hold(producer: Promise<unknown>) {
+      void Promise.allSettled([producer, closed]).then(leave);
+    },
+  };
+}
 
 /**
  * The format an `Accept` header asks for: NDJSON or XLSX when preferred to the others, else CSV
@@ -40,10 +77,17 @@ async function sent(reply: FastifyReply): Promise<void> {
 export async function sendExport(
   request: FastifyRequest,
   reply: FastifyReply,
-  engine: Engine,
+  { database, gate }: ExportDeps,
   prepare: (tx: Tx, caller: Caller) => Promise<ExportPlan>,
 ) {
-  const plan = await request.tenant(prepare);
+  const place = admit(request, reply, gate);
+  let plan: ExportPlan;
+  try {
+    plan = await request.tenant(prepare);
+  } catch (error) {
+    place.leave();
+    throw error;
+  }
   const format = formatOf(request.headers.accept);
   const out = new PassThrough({ highWaterMark: 64 * 1024 });
   const signal = clientGone(request, reply);
@@ -52,15 +96,16 @@ export async function sendExport(
   const produce = async () => {
     await writer.start(plan.columns);
     await sent(reply);
-    await plan.write(engine, tenantRun(request), signal, writer);
+    await plan.write(database.engine, streamRun(request, database), signal, writer);
     await writer.end();
     out.end();
   };
-  produce().catch((error: unknown) => {
+  const producer = produce().catch((error: unknown) => {
     if (!(error instanceof ExportCancelled) && !signal.aborted)
       request.log.error({ err: error }, 'export failed');
     out.destroy();
   });
+  place.hold(producer);
   return reply
     .type(format === 'xlsx' ? MEDIA_TYPES.xlsx : `${MEDIA_TYPES[format]}; charset=utf-8`)
     .header('content-disposition', attachment(`${plan.name}.${format}`))
