@@ -188,7 +188,7 @@ export async function buildApp({
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { database });
-      await api.register(authRoutes, { database, config });
+      await api.register(authRoutes, { database, config, mailer, clock });
       await api.register(apiKeysRoutes);
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);
@@ -210,7 +210,7 @@ export async function buildApp({
       await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
-      await api.register(publicDashboardsRoutes, { database, mailer, clock });
+      await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
       await api.register(exportsRoutes, { database, storage });
     },
     { prefix: API_PREFIX },

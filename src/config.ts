@@ -62,6 +62,20 @@ export interface Config {
   mediaTypes: ReadonlyMap<string, string>;
   /** File storage in S3 (or an S3-compatible store) when S3_BUCKET is set; else local disk. */
   s3: S3Config | undefined;
+  /**
+   * Wrong passwords for one account (e-mail) and for one gated dashboard, from any client
+   * addresses, before each further attempt must wait a doubling delay (1 s, 2 s, 4 s, … up to
+   * `attemptBackoffMaxSeconds`); the count starts again after `attemptBudgetQuietMinutes` without
+   * attempts. See decision 0154.
+   */
+  accountAttemptBudget: number;
+  dashboardAttemptBudget: number;
+  attemptBackoffMaxSeconds: number;
+  attemptBudgetQuietMinutes: number;
+  /** Requests per organization and minute, all its credentials together; 0 turns it off (decision 0155). */
+  orgRateLimitPerMinute: number;
+  /** Live (unrevoked, unexpired) API keys one organization may hold (decision 0155). */
+  maxApiKeysPerOrganization: number;
 }
 
 export interface S3Config {
@@ -260,6 +274,19 @@ export function loadConfig(env: Env = process.env): Config {
     mediaQuotaBytes: int(env, 'SDCS_MEDIA_QUOTA_MB', 0, 0, 1024 * 1024 * 1024) * 1024 * 1024 || null,
     mediaTypes: mediaTypes(env),
     s3: s3Config(env),
+    accountAttemptBudget: int(env, 'SDCS_ACCOUNT_ATTEMPT_BUDGET', 20, 1, 1_000_000),
+    dashboardAttemptBudget: int(env, 'SDCS_DASHBOARD_ATTEMPT_BUDGET', 50, 1, 1_000_000),
+    attemptBackoffMaxSeconds: int(env, 'SDCS_ATTEMPT_BACKOFF_MAX_SECONDS', 900, 1, 86_400),
+    attemptBudgetQuietMinutes: int(env, 'SDCS_ATTEMPT_BUDGET_QUIET_MINUTES', 60, 1, 10_080),
+    // Unset: four credentials' worth (0 when the per-credential limit is off).
+    orgRateLimitPerMinute: int(
+      env,
+      'SDCS_ORG_RATE_LIMIT_PER_MINUTE',
+      4 * int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+      0,
+      100_000_000,
+    ),
+    maxApiKeysPerOrganization: int(env, 'SDCS_MAX_API_KEYS_PER_ORGANIZATION', 20, 1, 10_000),
   };
 }
 
