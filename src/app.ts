@@ -162,6 +162,7 @@ export async function buildApp({
   credentialRefusals.count = await registerRateLimits(app, {
     authAttemptsPerMinute: config.authAttemptsPerMinute,
     requestsPerMinute: config.rateLimitPerMinute,
+    orgRequestsPerMinute: config.orgRateLimitPerMinute,
     redisUrl: config.redisUrl,
     metrics,
   });
@@ -189,7 +190,7 @@ export async function buildApp({
     async (api) => {
       await api.register(healthRoutes, { database });
       await api.register(authRoutes, { database, config, mailer, clock });
-      await api.register(apiKeysRoutes);
+      await api.register(apiKeysRoutes, { maxLiveKeys: config.maxApiKeysPerOrganization });
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);
       await api.register(membersRoutes);
