@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
@@ -177,5 +178,21 @@ describe('one gated dashboard from many client addresses', () => {
   it('another dashboard keeps its own budget', async () => {
     const id = await gated();
     expect((await access(ip(500), id, 'open sesame')).status).toBe(200);
+  });
+});
+
+describe('old budget rows', () => {
+  it('are removed when a new run starts a day after their last attempt', async () => {
+    const rows = (subject: string) =>
+      database.system((tx) =>
+        sql<{ n: number }>`select count(*)::int as n from attempt_budgets where subject = ${subject}`.execute(
+          tx,
+        ),
+      );
+    expect((await rows('nobody@example.com')).rows[0]!.n).toBe(1);
+    later(25 * 60 * 60_000);
+    expect((await login(ip(600), 'someone-new@example.com', 'guess')).status).toBe(401);
+    expect((await rows('nobody@example.com')).rows[0]!.n).toBe(0);
+    expect((await rows('someone-new@example.com')).rows[0]!.n).toBe(1);
   });
 });

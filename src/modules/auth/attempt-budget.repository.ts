@@ -77,3 +77,16 @@ export async function claimNotice(
     returning 1`.execute(tx);
   return claimed.rows.length === 1;
 }
+
+/**
+ * Removes up to 100 budget rows nobody tried for a day or more past the quiet spell (and whose
+ * notice, if any, is a day old): their count would start again anyway. Called when a run starts.
+ */
+export async function pruneStale(tx: Tx, now: Date, quietMs: number): Promise<void> {
+  const cutoff = new Date(now.getTime() - Math.max(quietMs, NOTIFY_EVERY_MS));
+  await sql`
+    delete from attempt_budgets where (scope, subject) in (
+      select scope, subject from attempt_budgets
+       where last_attempt_at < ${cutoff} and (notified_at is null or notified_at < ${cutoff})
+       limit 100)`.execute(tx);
+}

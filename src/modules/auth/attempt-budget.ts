@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
-import { claimNotice, refundAttempt, reserveAttempt } from './attempt-budget.repository.ts';
+import { claimNotice, pruneStale, refundAttempt, reserveAttempt } from './attempt-budget.repository.ts';
 
 /** Whose attempts a budget counts: one account (its e-mail address) or one gated dashboard. */
 export type BudgetScope = 'account' | 'dashboard';
@@ -39,7 +39,12 @@ export function attemptBudget(database: Database, scope: BudgetScope, settings: 
   return {
     settings,
     reserve: (subject: string, now: Date) =>
-      database.system((tx) => reserveAttempt(tx, scope, subject, now, settings)),
+      database.system(async (tx) => {
+        const reserved = await reserveAttempt(tx, scope, subject, now, settings);
+        // A run starts: a moment to clear rows long quiet (they would start again at 1 anyway).
+        if (reserved.admitted && reserved.attempts === 1) await pruneStale(tx, now, settings.quietMs);
+        return reserved;
+      }),
     refund: (subject: string, now: Date) => database.system((tx) => refundAttempt(tx, scope, subject, now)),
     claimNotice: (subject: string, attempts: number, now: Date) =>
       database.system((tx) => claimNotice(tx, scope, subject, attempts, now, settings)),
