@@ -172,9 +172,10 @@ export async function registerRateLimits(
  * The organization's budget (decision 155): every request of a caller counts once against its
  * organization, whichever of its credentials it bears, so that more API keys do not mean more
  * requests. It counts in the same store as the per-credential limit (Redis: one atomic script;
- * in memory: a synchronous increment), on the routes that limit applies to; routes with limits
- * of their own (attempts, uploads) or none (health) are left to those. Runs after the credential
- * hook (registered before it), so the caller is known.
+ * in memory: a synchronous increment), on the routes that limit applies to (routes with limits of
+ * their own, attempts and uploads, or none, health, are left to those), right after that limit's
+ * own check: a credential past its own limit is refused there and does not spend its
+ * organization's budget for the others.
  */
 function registerOrganizationBudget(app: FastifyInstance, max: number, metrics: Metrics | undefined): void {
   const count = app.createRateLimit({
@@ -182,8 +183,8 @@ function registerOrganizationBudget(app: FastifyInstance, max: number, metrics: 
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => `org:${request.caller?.organizationId}`,
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.caller || request.routeOptions.config.rateLimit !== undefined) return;
+  const check = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.caller) return;
     const counted = await count(request);
     if (counted.isAllowed || !counted.isExceeded) return;
     metrics?.refused.inc({ reason: 'organization_rate_limit' });
@@ -193,5 +194,12 @@ function registerOrganizationBudget(app: FastifyInstance, max: number, metrics: 
       'TOO_MANY_REQUESTS',
       `Your organization made more than ${max} requests this minute, with all its credentials together; try again in ${wait} s`,
     );
+  };
+  // Registered after the plugin's own onRoute hook, so this runs after the per-credential check
+  // (and after the credential hook, an application-wide one, which resolved the caller).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.rateLimit !== undefined) return;
+    const hooks = route.onRequest;
+    route.onRequest = Array.isArray(hooks) ? [...hooks, check] : hooks ? [hooks, check] : [check];
   });
 }

@@ -55,6 +55,23 @@ describe('the per-organization request budget', () => {
   it('4 keys × 10 requests against 25 a minute for the organization: 21 pass after the 4 creations, 19 are 429 (in memory)', () =>
     withApp(limits, organizationBudget));
 
+  it('a key past its own limit is refused by that limit and does not spend the budget of the others', () =>
+    withApp(limits, async (t) => {
+      const tenant = await createTenant(t);
+      const keys: string[] = [];
+      for (const name of ['busy', 'quiet']) {
+        const res = await api(t, 'POST', '/apikeys', { token: tenant.owner.token, body: { name } });
+        keys.push(res.body.apiKey);
+      }
+      const busy: number[] = [];
+      for (let i = 0; i < 30; i++) busy.push((await api(t, 'GET', '/sites', { token: keys[0] })).status);
+      expect(busy).toEqual([...Array(10).fill(200), ...Array(20).fill(429)]);
+      // 2 creations + 10 answered: 13 of the organization's 25 are left for the quiet key's 10.
+      const quiet: number[] = [];
+      for (let i = 0; i < 10; i++) quiet.push((await api(t, 'GET', '/sites', { token: keys[1] })).status);
+      expect(quiet).toEqual(Array(10).fill(200));
+    }));
+
   it('the same, counted in Redis', () =>
     withApp({ ...limits, redisUrl: 'redis://127.0.0.1:6379' }, organizationBudget));
 });
