@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +179,37 @@ describe('one gated dashboard from many client addresses', () => {
   it('another dashboard keeps its own budget', async () => {
     const id = await gated();
     expect((await access(ip(500), id, 'open sesame')).status).toBe(200);
+  });
+});
+
+describe('over real connections from 127.0.0.x source addresses', () => {
+  it('30 wrong logins for one account, each from its own loopback address: 20 are checked, 10 are 429', async () => {
+    const other = await createTenant(ctx());
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = new URL(address);
+    const post = (localAddress: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ email: other.owner.email, password: 'not the password' });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: Number(port),
+            localAddress,
+            method: 'POST',
+            path: '/api/v1/auth/login',
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push(await post(`127.0.0.${i + 2}`));
+    expect(statuses).toEqual([...Array(20).fill(401), ...Array(10).fill(429)]);
   });
 });
 
