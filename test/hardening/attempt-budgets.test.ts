@@ -92,6 +92,7 @@ describe('one account from many client addresses', () => {
     const notices = sent.filter((m) => m.to === email && /failed sign-in/i.test(m.subject));
     expect(notices).toHaveLength(1);
     expect(notices[0]!.text).toContain('20 sign-in attempts');
+    expect(notices[0]!.text).toContain('at most 15 minutes');
 
     // Each wait doubles: 1 s, then 2 s, then 4 s after one more wrong password each.
     later(1_000);
@@ -162,6 +163,7 @@ describe('one gated dashboard from many client addresses', () => {
     const notices = sent.filter((m) => m.subject.includes('"Board report"'));
     expect(notices.map((m) => m.to)).toEqual([tenant.owner.email]);
     expect(notices[0]!.text).toContain('20 attempts');
+    expect(notices[0]!.text).toContain('at most 15 minutes');
     expect(notices[0]!.text).not.toContain(id);
 
     const early = await access(ip(400), id, 'open sesame');

@@ -34,6 +34,13 @@ export function backoffSeconds(
   return Math.min(settings.maxDelaySeconds, 2 ** Math.min(n - settings.budget, 40));
 }
 
+/** The longest wait, for people: `15 minutes`, `90 seconds`. */
+export function longestWait(settings: Pick<BudgetSettings, 'maxDelaySeconds'>): string {
+  const s = settings.maxDelaySeconds;
+  if (s % 60 === 0) return s === 60 ? '1 minute' : `${s / 60} minutes`;
+  return s === 1 ? '1 second' : `${s} seconds`;
+}
+
 /** The budget of one kind of subject over the database: each step its own short transaction. */
 export function attemptBudget(database: Database, scope: BudgetScope, settings: BudgetSettings) {
   return {

@@ -11,7 +11,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
 import { usersRepository } from '../users/index.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
-import { WaitBeforeRetry } from './attempt-budget.ts';
+import { longestWait, WaitBeforeRetry } from './attempt-budget.ts';
 import { accountAttemptsMail } from './auth.mail.ts';
 import {
   activeMemberships,
@@ -142,7 +142,14 @@ export async function login(
     if (user && (await deps.budget.claimNotice(account, reserved.attempts, now))) {
       // Told once; a mail that cannot be sent must not change the answer to the attempt.
       await deps.mailer
-        .send(accountAttemptsMail({ to: user.email, attempts: reserved.attempts, at: now }))
+        .send(
+          accountAttemptsMail({
+            to: user.email,
+            attempts: reserved.attempts,
+            at: now,
+            longestWait: longestWait(deps.budget.settings),
+          }),
+        )
         .catch((err: unknown) => deps.log.error({ err }, 'failed sign-in notice not sent'));
     }
     throw unauthorized('Invalid e-mail or password');

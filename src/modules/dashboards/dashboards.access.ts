@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import type { AttemptBudget } from '../auth/index.ts';
+import { type AttemptBudget, longestWait } from '../auth/index.ts';
 import { dashboardAccessRepository as access } from './access.repository.ts';
 import { accessCodeMail, passwordAttemptsMail } from './dashboards.mail.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
@@ -146,7 +146,15 @@ async function tellOwners(deps: AccessDeps, row: Row, attempts: number, now: Dat
       access.ownerAddresses(tx, row.organization_id),
     );
     for (const to of owners) {
-      await deps.mailer.send(passwordAttemptsMail({ to, dashboardName: row.name, attempts, at: now }));
+      await deps.mailer.send(
+        passwordAttemptsMail({
+          to,
+          dashboardName: row.name,
+          attempts,
+          at: now,
+          longestWait: longestWait(deps.budget.settings),
+        }),
+      );
     }
   } catch (err) {
     // The notice is a courtesy: failing to send it must not change the answer to the attempt.

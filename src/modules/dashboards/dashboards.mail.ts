@@ -30,6 +30,7 @@ export function passwordAttemptsMail(input: {
   dashboardName: string;
   attempts: number;
   at: Date;
+  longestWait: string;
 }): MailMessage {
   const text = [
     'Hello,',
@@ -38,7 +39,7 @@ export function passwordAttemptsMail(input: {
     `with a wrong password within a short time, the last on ${input.at.toUTCString()}.`,
     '',
     'Until the attempts stop, each further password attempt on this dashboard has to wait a little',
-    'longer than the one before (at most a few minutes); people who already opened it are not affected.',
+    `longer than the one before (at most ${input.longestWait}); people who already opened it are not affected.`,
     '',
     "If the password may have been shared too widely, change it in the dashboard's settings: that",
     'also ends every access granted with the old one.',
