@@ -166,6 +166,7 @@ export async function buildApp({
   credentialRefusals.count = await registerRateLimits(app, {
     authAttemptsPerMinute: config.authAttemptsPerMinute,
     requestsPerMinute: config.rateLimitPerMinute,
+    orgRequestsPerMinute: config.orgRateLimitPerMinute,
     redisUrl: config.redisUrl,
     metrics,
   });
@@ -192,8 +193,8 @@ export async function buildApp({
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { database });
-      await api.register(authRoutes, { database, config });
-      await api.register(apiKeysRoutes);
+      await api.register(authRoutes, { database, config, mailer, clock });
+      await api.register(apiKeysRoutes, { maxLiveKeys: config.maxApiKeysPerOrganization });
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);
       await api.register(membersRoutes);
@@ -215,7 +216,7 @@ export async function buildApp({
       await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
-      await api.register(publicDashboardsRoutes, { database, mailer, clock });
+      await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
       await api.register(exportsRoutes, { database, storage, config });
     },
     { prefix: API_PREFIX },

@@ -77,6 +77,20 @@ export interface Config {
   /** Exports running at once per caller (user or API key) and per organization; beyond: 429. */
   exportsPerCaller: number;
   exportsPerOrganization: number;
+  /**
+   * Wrong passwords for one account (e-mail) and for one gated dashboard, from any client
+   * addresses, before each further attempt must wait a doubling delay (1 s, 2 s, 4 s, … up to
+   * `attemptBackoffMaxSeconds`); the count starts again after `attemptBudgetQuietMinutes` without
+   * attempts. See decision 0154.
+   */
+  accountAttemptBudget: number;
+  dashboardAttemptBudget: number;
+  attemptBackoffMaxSeconds: number;
+  attemptBudgetQuietMinutes: number;
+  /** Requests per organization and minute, all its credentials together; 0 turns it off (decision 0155). */
+  orgRateLimitPerMinute: number;
+  /** Live (unrevoked, unexpired) API keys one organization may hold (decision 0155). */
+  maxApiKeysPerOrganization: number;
 }
 
 export interface S3Config {
@@ -280,6 +294,19 @@ export function loadConfig(env: Env = process.env): Config {
     sendTimeoutMs: int(env, 'SDCS_SEND_TIMEOUT_SECONDS', 30, 1, 3_600) * 1000,
     exportsPerCaller: int(env, 'SDCS_EXPORTS_PER_CALLER', 2, 1, 1_000),
     exportsPerOrganization: int(env, 'SDCS_EXPORTS_PER_ORGANIZATION', 4, 1, 1_000),
+    accountAttemptBudget: int(env, 'SDCS_ACCOUNT_ATTEMPT_BUDGET', 20, 1, 1_000_000),
+    dashboardAttemptBudget: int(env, 'SDCS_DASHBOARD_ATTEMPT_BUDGET', 50, 1, 1_000_000),
+    attemptBackoffMaxSeconds: int(env, 'SDCS_ATTEMPT_BACKOFF_MAX_SECONDS', 900, 1, 86_400),
+    attemptBudgetQuietMinutes: int(env, 'SDCS_ATTEMPT_BUDGET_QUIET_MINUTES', 60, 1, 10_080),
+    // Unset: four credentials' worth (0 when the per-credential limit is off).
+    orgRateLimitPerMinute: int(
+      env,
+      'SDCS_ORG_RATE_LIMIT_PER_MINUTE',
+      4 * int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+      0,
+      100_000_000,
+    ),
+    maxApiKeysPerOrganization: int(env, 'SDCS_MAX_API_KEYS_PER_ORGANIZATION', 20, 1, 10_000),
   };
 }
 

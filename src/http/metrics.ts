@@ -8,7 +8,7 @@ import { sandboxStats } from '../sandbox/index.ts';
 /** The service's Prometheus metrics; one registry per app (tests build many apps in one process). */
 export interface Metrics {
   registry: Registry;
-  /** A request refused by a limit: `rate_limit` (per credential), `auth_attempts`, `overload`. */
+  /** A request refused by a limit: `rate_limit` (per credential), `organization_rate_limit`, `auth_attempts`, `overload`. */
   refused: Counter<'reason'>;
 }
 
@@ -44,7 +44,7 @@ export function registerMetrics(
   });
   const refused = new Counter({
     name: 'sdcs_requests_refused_total',
-    help: 'Requests refused by a limit: rate_limit (per credential), auth_attempts, overload',
+    help: 'Requests refused by a limit: rate_limit (per credential), organization_rate_limit, auth_attempts, overload',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

@@ -12,6 +12,11 @@ export interface RateLimitOptions {
   authAttemptsPerMinute: number;
   /** Requests per credential (or client address without one) and minute; 0: no such limit. */
   requestsPerMinute: number;
+  /**
+   * Requests per organization and minute, all its credentials (tokens and API keys) together;
+   * 0 or unset: no such limit (decision 155).
+   */
+  orgRequestsPerMinute?: number;
   /** Counters in this Redis, shared by every process using it; in memory without. */
   redisUrl?: string | undefined;
   metrics?: Metrics;
@@ -152,6 +157,8 @@ export async function registerRateLimits(
     errorResponseBuilder: (_request, context) =>
       new AppError('TOO_MANY_REQUESTS', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s`),
   });
+  if ((opts.orgRequestsPerMinute ?? 0) > 0)
+    registerOrganizationBudget(app, opts.orgRequestsPerMinute!, opts.metrics);
   // The global limit's own check, keyed by client address for a request without a caller: the
   // credential hook runs it before answering 401, which otherwise ends the request before it.
   if (opts.requestsPerMinute === 0) return undefined;
@@ -159,4 +166,40 @@ export async function registerRateLimits(
   return async (request, reply) => {
     await check.call(app, request, reply);
   };
+}
+
+/**
+ * The organization's budget (decision 155): every request of a caller counts once against its
+ * organization, whichever of its credentials it bears, so that more API keys do not mean more
+ * requests. It counts in the same store as the per-credential limit (Redis: one atomic script;
+ * in memory: a synchronous increment), on the routes that limit applies to (routes with limits of
+ * their own, attempts and uploads, or none, health, are left to those), right after that limit's
+ * own check: a credential past its own limit is refused there and does not spend its
+ * organization's budget for the others.
+ */
+function registerOrganizationBudget(app: FastifyInstance, max: number, metrics: Metrics | undefined): void {
+  const count = app.createRateLimit({
+    max,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `org:${request.caller?.organizationId}`,
+  });
+  const check = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.caller) return;
+    const counted = await count(request);
+    if (counted.isAllowed || !counted.isExceeded) return;
+    metrics?.refused.inc({ reason: 'organization_rate_limit' });
+    const wait = Math.max(1, counted.ttlInSeconds);
+    reply.header('retry-after', String(wait));
+    throw new AppError(
+      'TOO_MANY_REQUESTS',
+      `Your organization made more than ${max} requests this minute, with all its credentials together; try again in ${wait} s`,
+    );
+  };
+  // Registered after the plugin's own onRoute hook, so this runs after the per-credential check
+  // (and after the credential hook, an application-wide one, which resolved the caller).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.rateLimit !== undefined) return;
+    const hooks = route.onRequest;
+    route.onRequest = Array.isArray(hooks) ? [...hooks, check] : hooks ? [hooks, check] : [check];
+  });
 }

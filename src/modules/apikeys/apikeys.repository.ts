@@ -11,6 +11,23 @@ export const apiKeysRepository = {
       .executeTakeFirstOrThrow();
   },
 
+  /**
+   * Takes the organization's key-creation lock until the transaction ends and answers how many
+   * live (unrevoked) keys it holds: parallel creations count one after the other (decision 155).
+   */
+  async lockAndCountLive(tx: Tx, organizationId: string): Promise<number> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`sdcs-apikeys:${organizationId}`}, 0))`.execute(
+      tx,
+    );
+    const row = await tx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
   list(tx: Tx, organizationId: string) {
     return tx
       .selectFrom('api_keys as k')

@@ -2,15 +2,25 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { attemptBudget, withRetryAfter } from './attempt-budget.ts';
 import { LoginBody, LoginResponse, MeResponse, SignupBody, SignupResponse } from './auth.schemas.ts';
 import { describeCaller, login, logout, signup } from './auth.service.ts';
 
-export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
-  app,
-  { database, config },
-) => {
+export const authRoutes: FastifyPluginAsyncTypebox<{
+  database: Database;
+  config: Config;
+  mailer: Mailer;
+  clock: Clock;
+}> = async (app, { database, config, mailer, clock }) => {
+  const budget = attemptBudget(database, 'account', {
+    budget: config.accountAttemptBudget,
+    maxDelaySeconds: config.attemptBackoffMaxSeconds,
+    quietMs: config.attemptBudgetQuietMinutes * 60_000,
+  });
   app.post(
     '/auth/signup',
     {
@@ -35,12 +45,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ database: Database; config:
         operationId: 'auth.login',
         tags: ['Identity'],
         summary: 'Exchange e-mail and password for an access token',
+        description: `Wrong e-mail or password: 401. Two limits answer 429 with Retry-After: the attempts of one client address (SDCS_AUTH_ATTEMPTS_PER_MINUTE a minute), and one account's budget across all addresses: after ${config.accountAttemptBudget} attempts without a pause of ${config.attemptBudgetQuietMinutes} minutes (SDCS_ACCOUNT_ATTEMPT_BUDGET, SDCS_ATTEMPT_BUDGET_QUIET_MINUTES), each further attempt waits 1, 2, 4, … seconds, at most ${config.attemptBackoffMaxSeconds} (SDCS_ATTEMPT_BACKOFF_MAX_SECONDS). A right password gives its attempt back and works as soon as the wait is over. When the budget runs out, the account's owner is told by e-mail (at most once a day).`,
         security: [],
         body: LoginBody,
-        response: { 200: LoginResponse, ...errors(400, 401) },
+        response: { 200: LoginResponse, ...errors(400, 401, 429) },
       },
     },
-    (request) => login(database, config, request.body),
+    (request, reply) =>
+      login(database, config, { budget, clock, mailer, log: request.log }, request.body).catch((error) =>
+        withRetryAfter(reply, error),
+      ),
   );
 
   app.post(

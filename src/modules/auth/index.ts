@@ -1,3 +1,11 @@
 /** The auth module's front door: what other modules (and the composition root) may use. */
+
+export {
+  type AttemptBudget,
+  attemptBudget,
+  longestWait,
+  WaitBeforeRetry,
+  withRetryAfter,
+} from './attempt-budget.ts';
 export { authRoutes } from './auth.routes.ts';
 export { credentialResolver, issueAccessToken } from './auth.service.ts';

@@ -86,7 +86,11 @@ export const dashboardAccessRepository = {
       .executeTakeFirst();
   },
 
-  /** Counts one attempt in the pair's window; a window older than `windowStart` starts again at 1. */
+  /**
+   * Counts one attempt in the pair's window (a window older than `windowStart` starts again at 1)
+   * and answers the count with the window's start. One statement: parallel attempts are counted
+   * one after the other by the row's lock, each seeing its own count (decision 154).
+   */
   async countAttempt(
     tx: Tx,
     organizationId: string,
@@ -94,8 +98,8 @@ export const dashboardAccessRepository = {
     client: string,
     now: Date,
     windowStart: Date,
-  ): Promise<void> {
-    await tx
+  ): Promise<{ attempts: number; windowStartedAt: Date }> {
+    const row = await tx
       .insertInto('dashboard_access_attempts')
       .values({
         organization_id: organizationId,
@@ -120,7 +124,23 @@ export const dashboardAccessRepository = {
             .end(),
         })),
       )
+      .returning(['attempts', 'window_started_at'])
+      .executeTakeFirstOrThrow();
+    return { attempts: Number(row.attempts), windowStartedAt: new Date(row.window_started_at) };
+  },
+
+  /** The e-mail addresses of the organization's active owners (who hear of a spent attempt budget). */
+  async ownerAddresses(tx: Tx, organizationId: string): Promise<string[]> {
+    const rows = await tx
+      .selectFrom('memberships as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select('u.email')
+      .where('m.organization_id', '=', organizationId)
+      .where('m.role', '=', 'OWNER')
+      .where('m.status', '=', 'active')
+      .orderBy('u.email')
       .execute();
+    return rows.map((r) => r.email);
   },
 
   async clearAttempts(tx: Tx, organizationId: string, dashboardId: string, client: string): Promise<void> {

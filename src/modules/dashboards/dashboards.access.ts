@@ -1,11 +1,13 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Tx } from '../../db/client.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { type AttemptBudget, longestWait } from '../auth/index.ts';
 import { dashboardAccessRepository as access } from './access.repository.ts';
-import { accessCodeMail } from './dashboards.mail.ts';
+import { accessCodeMail, passwordAttemptsMail } from './dashboards.mail.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { findPublicDashboard, requiresEmail, requiresPassword } from './dashboards.public.ts';
 import type { AccessBody } from './dashboards.schemas.ts';
@@ -39,6 +41,9 @@ export interface AccessDeps {
   database: Database;
   mailer: Mailer;
   clock: () => Date;
+  /** Wrong passwords per dashboard across client addresses (decision 154). */
+  budget: AttemptBudget;
+  log?: FastifyBaseLogger;
 }
 
 /** The 401 of a gated dashboard: which gates apply, so a client knows what to ask for. */
@@ -81,8 +86,9 @@ type Outcome = Granted | { status: 401 | 403 | 429; message: string; retryAfter?
 
 /**
  * `POST /public/dashboards/{id}/access`: checks the gates in order (password, then address and
- * its code) and answers a grant, a mailed code (202) or a refusal. Refusals are counted in the
- * same transaction as the check, which commits: the count survives the refusal.
+ * its code) and answers a grant, a mailed code (202) or a refusal. Every request is counted
+ * first, in a statement of its own that commits before anything is checked (decision 154): a
+ * refusal keeps its count, parallel requests cannot read a stale one, and a success clears it.
  */
 export async function requestAccess(
   deps: AccessDeps,
@@ -92,49 +98,88 @@ export async function requestAccess(
 ): Promise<Granted> {
   const row = await findPublicDashboard(deps.database, id);
   if (!row) throw notFound('Dashboard');
-  const outcome = await deps.database.tenant(row.organization_id, (tx) =>
-    decide(tx, deps, row, body, client),
-  );
+  const outcome = await decide(deps, row, body, client);
   if (outcome.status === 200 || outcome.status === 202) return outcome;
   if (outcome.status === 401) throw gateRefusal(row, outcome.message);
   if (outcome.status === 403) throw new AppError('FORBIDDEN', outcome.message);
   throw new RetryLater(outcome.message, outcome.retryAfter ?? 60);
 }
 
-async function decide(
+const tooMany = (message: string, retryAfter: number): Outcome => ({
+  status: 429,
+  message: `${message}; try again in ${retryAfter} s`,
+  retryAfter,
+});
+
+async function decide(deps: AccessDeps, row: Row, body: AccessBody, client: string): Promise<Outcome> {
+  const now = deps.clock();
+  const org = row.organization_id;
+  const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
+  const counted = await deps.database.tenant(org, (tx) =>
+    access.countAttempt(tx, org, row.id, client, now, windowStart),
+  );
+  if (counted.attempts > MAX_CODE_ATTEMPTS) {
+    const ends = counted.windowStartedAt.getTime() + ATTEMPT_WINDOW_MS;
+    return tooMany('Too many attempts', Math.max(1, Math.ceil((ends - now.getTime()) / 1000)));
+  }
+
+  if (requiresPassword(row)) {
+    if (body.password === undefined) return { status: 401, message: 'This dashboard needs its password' };
+    // The dashboard's own budget, across client addresses, counted before the password is checked.
+    const reserved = await deps.budget.reserve(row.id, now);
+    if (!reserved.admitted)
+      return tooMany('Too many password attempts on this dashboard', reserved.retryAfter);
+    if (!(await verifyPassword(row.password_hash, body.password))) {
+      if (await deps.budget.claimNotice(row.id, reserved.attempts, now))
+        await tellOwners(deps, row, reserved.attempts, now);
+      return { status: 401, message: 'Wrong password' };
+    }
+    await deps.budget.refund(row.id, now);
+  }
+  return deps.database.tenant(org, (tx) => afterPassword(tx, deps, row, body, client, now));
+}
+
+/** Tells the organization's owners, once, that the dashboard's password budget is spent. */
+async function tellOwners(deps: AccessDeps, row: Row, attempts: number, now: Date): Promise<void> {
+  try {
+    const owners = await deps.database.tenant(row.organization_id, (tx) =>
+      access.ownerAddresses(tx, row.organization_id),
+    );
+    for (const to of owners) {
+      await deps.mailer.send(
+        passwordAttemptsMail({
+          to,
+          dashboardName: row.name,
+          attempts,
+          at: now,
+          longestWait: longestWait(deps.budget.settings),
+        }),
+      );
+    }
+  } catch (err) {
+    // The notice is a courtesy: failing to send it must not change the answer to the attempt.
+    deps.log?.error({ err }, 'dashboard password notice not sent');
+  }
+}
+
+/** The e-mail gate (when there is one) and the grant, in one tenant transaction. */
+async function afterPassword(
   tx: Tx,
   deps: AccessDeps,
   row: Row,
   body: AccessBody,
   client: string,
+  now: Date,
 ): Promise<Outcome> {
-  const now = deps.clock();
   const org = row.organization_id;
   const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
-  const counted = await access.attempts(tx, org, row.id, client);
-  if (counted && counted.window_started_at > windowStart && counted.attempts >= MAX_CODE_ATTEMPTS) {
-    const retryAfter = Math.max(
-      1,
-      Math.ceil((counted.window_started_at.getTime() + ATTEMPT_WINDOW_MS - now.getTime()) / 1000),
-    );
-    return { status: 429, message: `Too many attempts; try again in ${retryAfter} s`, retryAfter };
-  }
-  const attempt = () => access.countAttempt(tx, org, row.id, client, now, windowStart);
-  const refuse = async (status: 401 | 403, message: string): Promise<Outcome> => {
-    await attempt();
-    return { status, message };
-  };
-
-  if (requiresPassword(row)) {
-    if (body.password === undefined) return refuse(401, 'This dashboard needs its password');
-    if (!(await verifyPassword(row.password_hash, body.password))) return refuse(401, 'Wrong password');
-  }
   let email: string | null = null;
   if (requiresEmail(row)) {
-    if (body.email === undefined) return refuse(401, 'This dashboard needs an allowed e-mail address');
+    if (body.email === undefined)
+      return { status: 401, message: 'This dashboard needs an allowed e-mail address' };
     email = body.email.trim().toLowerCase();
     if (!dashboardPolicy.emailAllowed(email, row.public_access_emails, row.public_access_domains))
-      return refuse(403, 'This e-mail address may not open this dashboard');
+      return { status: 403, message: 'This e-mail address may not open this dashboard' };
     // The address's own budget of wrong codes, counted across client addresses, one step at a time.
     await access.lockAddress(tx, row.id, email);
     const address = `email:${email}`;
@@ -145,15 +190,11 @@ async function decide(
       guessed.attempts >= MAX_CODE_FAILURES_PER_ADDRESS
     ) {
       await access.voidCodes(tx, org, row.id, email, now);
-      const retryAfter = Math.max(
-        1,
-        Math.ceil((guessed.window_started_at.getTime() + ATTEMPT_WINDOW_MS - now.getTime()) / 1000),
+      const ends = guessed.window_started_at.getTime() + ATTEMPT_WINDOW_MS;
+      return tooMany(
+        'Too many wrong codes for this address',
+        Math.max(1, Math.ceil((ends - now.getTime()) / 1000)),
       );
-      return {
-        status: 429,
-        message: `Too many wrong codes for this address; try again in ${retryAfter} s`,
-        retryAfter,
-      };
     }
     if (body.code === undefined) {
       // One live code per address: a new one replaces the ones sent before.
@@ -167,8 +208,8 @@ async function decide(
         gateVersion: row.gate_version,
         expiresAt,
       });
-      // A code sent counts as an attempt: nobody can have a mailbox flooded through the link.
-      await attempt();
+      // The request that sent a code was counted as an attempt: nobody can have a mailbox
+      // flooded through the link.
       await deps.mailer.send(accessCodeMail({ to: email, dashboardName: row.name, code, expiresAt }));
       return { status: 202, body: { codeSent: true, email, expiresAt: iso(expiresAt) } };
     }
@@ -178,7 +219,7 @@ async function decide(
     if (!match || !(await access.useCode(tx, org, match.id, now))) {
       await access.countAttempt(tx, org, row.id, address, now, windowStart);
       await access.failCodes(tx, org, row.id, email, now, MAX_FAILURES_PER_CODE);
-      return refuse(401, 'Wrong or expired code');
+      return { status: 401, message: 'Wrong or expired code' };
     }
     await access.clearAttempts(tx, org, row.id, address);
   }

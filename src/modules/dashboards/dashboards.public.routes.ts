@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
+import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import { attemptBudget } from '../auth/index.ts';
 import { RetryLater, requestAccess } from './dashboards.access.ts';
 import { AccessBody, CodeSent, DashboardViewSchema, Grant, PublicQuery } from './dashboards.schemas.ts';
 import { pickedSites, publicView } from './dashboards.view.ts';
@@ -27,7 +29,14 @@ export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
   mailer: Mailer;
   clock: Clock;
-}> = async (app, { database, mailer, clock }) => {
+  /** The dashboard password budget's settings (decision 154). */
+  config: Pick<Config, 'dashboardAttemptBudget' | 'attemptBackoffMaxSeconds' | 'attemptBudgetQuietMinutes'>;
+}> = async (app, { database, mailer, clock, config }) => {
+  const budget = attemptBudget(database, 'dashboard', {
+    budget: config.dashboardAttemptBudget,
+    maxDelaySeconds: config.attemptBackoffMaxSeconds,
+    quietMs: config.attemptBudgetQuietMinutes * 60_000,
+  });
   app.get(
     '/public/dashboards/:id',
     {
@@ -65,7 +74,9 @@ export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
         tags: TAGS,
         summary: 'Get a grant to open a gated public dashboard (no account needed)',
         description:
-          'Password gate: send `password` (200: a grant). E-mail gate: send `email` (an address on the list or of a listed domain); a 6-digit code is mailed (202), valid 10 minutes and once; then send `email` and `code` (and `password` if the dashboard has both gates): 200. The grant opens this dashboard only, for one hour, and ends when the password or the lists change. Wrong password or code: 401; address not allowed: 403; after 10 attempts (refusals and codes sent) from one address within 15 minutes: 429 with Retry-After. An e-mail address has one live code at a time (a new one voids the older); a code is voided after 3 wrong guesses, and after 5 wrong codes for one address within 15 minutes, from any client addresses, its codes are voided and further requests for it are 429.',
+          'Password gate: send `password` (200: a grant). E-mail gate: send `email` (an address on the list or of a listed domain); a 6-digit code is mailed (202), valid 10 minutes and once; then send `email` and `code` (and `password` if the dashboard has both gates): 200. The grant opens this dashboard only, for one hour, and ends when the password or the lists change. Wrong password or code: 401; address not allowed: 403; ' +
+          `every request counts as an attempt of its client address, and a success clears that count: the 11th attempt from one address within 15 minutes is 429 with Retry-After. Wrong passwords are also counted per dashboard, from all addresses together: after ${config.dashboardAttemptBudget} attempts without a pause of ${config.attemptBudgetQuietMinutes} minutes (SDCS_DASHBOARD_ATTEMPT_BUDGET), each further password attempt waits 1, 2, 4, … seconds, at most ${config.attemptBackoffMaxSeconds} (429 with Retry-After); a right password works once the wait is over and gives its attempt back, and the organization's owners are told by e-mail (at most once a day).` +
+          ' An e-mail address has one live code at a time (a new one voids the older); a code is voided after 3 wrong guesses, and after 5 wrong codes for one address within 15 minutes, from any client addresses, its codes are voided and further requests for it are 429.',
         params: IdParams,
         body: AccessBody,
         response: {
@@ -79,7 +90,7 @@ export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       try {
         const outcome = await requestAccess(
-          { database, mailer, clock },
+          { database, mailer, clock, budget, log: request.log },
           request.params.id,
           request.body,
           request.ip,

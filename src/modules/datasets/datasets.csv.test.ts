@@ -1,12 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/errors.ts';
 import {
   exportFileName,
   metadataCell,
+  neutralizeCell,
   parseCsv,
   parseNumber,
   readHeader,
   readTags,
+  restoreCell,
   tagsCell,
 } from './datasets.csv.ts';
 
@@ -89,5 +92,94 @@ describe('tags in one cell', () => {
     expect(readTags('[1]')).toMatch(/tags is neither/);
     expect(readTags('["x",')).toMatch(/tags is neither/);
     expect(readTags(JSON.stringify(['x'.repeat(101)]))).toMatch(/1 to 100 characters/);
+  });
+});
+
+/**
+ * Issue 41, item 7: a leading space, a leading line break and a full-width `＝` passed unprefixed,
+ * and an import that trims spaces (LibreOffice's option) could run them as formulas.
+ */
+describe('CSV formula neutralising', () => {
+  const prefixed = (cell: string) => {
+    const out = neutralizeCell(cell);
+    return out === `'${cell}`;
+  };
+
+  it.each([
+    ['=1+2', 'plain ='],
+    ['+1+2', 'plain +'],
+    ['-x', 'plain -'],
+    ['@SUM(A1)', 'plain @'],
+    ['\tTAB', 'a leading tab'],
+    ['\rCR', 'a leading carriage return'],
+    [' =1+4', 'a leading space'],
+    ['   +cmd', 'several leading spaces'],
+    ['\n=1+4', 'a leading line break'],
+    ['\r\n=1+4', 'a leading CR LF'],
+    ['\u00a0=1+4', 'a leading no-break space'],
+    ['\u3000=1+4', 'a leading ideographic space'],
+    ['＝1+5', 'a full-width equals sign'],
+    ['﹦1+5', 'a small equals sign'],
+    ['＋1', 'a full-width plus'],
+    ['－1', 'a full-width minus'],
+    ['＠A1', 'a full-width at sign'],
+    [' ＝1+5', 'a space, then a full-width equals sign'],
+    ["'=quoted", 'a quote before ='],
+    ["'' =twice", 'quotes and a space before ='],
+  ])('prefixes %j (%s) and restores it exactly', (cell) => {
+    expect(prefixed(cell)).toBe(true);
+    expect(restoreCell(neutralizeCell(cell))).toBe(cell);
+  });
+
+  it.each([
+    '-5',
+    ' -2.5',
+    '+3',
+    '-1e-9',
+    '-0',
+    ' -7 ',
+    'text',
+    ' leading space',
+    '\nline',
+    "'plain quote",
+    'a=b',
+    '',
+  ])('leaves %j alone (numbers stay numbers)', (cell) => {
+    expect(neutralizeCell(cell)).toBe(cell);
+    expect(restoreCell(cell)).toBe(cell);
+  });
+
+  it('round-trips any text exactly, and what it writes starts like no formula after its quote', () => {
+    const piece = fc.constantFrom(
+      "'",
+      ' ',
+      '\n',
+      '\r',
+      '\t',
+      '=',
+      '＝',
+      '+',
+      '－',
+      '@',
+      '1',
+      'a',
+      '\u3000',
+      '.',
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(piece, { maxLength: 6 }).map((p) => p.join('')),
+          fc.string(),
+        ),
+        (cell) => {
+          const written = neutralizeCell(cell);
+          expect(restoreCell(written)).toBe(cell);
+          // Either left as it was (not formula-like, or a number), or protected by one more quote.
+          if (written !== cell) expect(written).toBe(`'${cell}`);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
