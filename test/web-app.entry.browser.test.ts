@@ -1,0 +1,226 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from './helpers/app.ts';
+import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
+
+// The entry screen in a real browser with the browser's locale set: numbers read as written in
+// that locale or refused, drafts that survive a reload and an ended session, the element's rules
+// on blur and the service's outlier check. Screenshots go to test-output/ (web-app-entry-*.png).
+
+const OUT = 'test-output';
+const DESKTOP = { width: 1280, height: 900 };
+const PASSWORD = 'correct horse battery';
+const LABEL = 'Electricity used (kilowatt-hour)';
+
+let world: WebAppWorld;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(OUT, { recursive: true });
+  world = await createWebAppWorld();
+  await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+}, 120_000);
+
+interface Opened {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+  /** The bodies of every POST the page sent to /form-submissions (and its check). */
+  posts: { url: string; body: any }[];
+}
+
+async function open(locale: string): Promise<Opened> {
+  const context = await browser!.newContext({ locale, timezoneId: 'UTC', viewport: DESKTOP });
+  const page = await context.newPage();
+  const posts: Opened['posts'] = [];
+  page.on('request', (request: Request) => {
+    if (request.method() === 'POST' && request.url().includes('/form-submissions')) {
+      posts.push({ url: request.url(), body: request.postDataJSON() });
+    }
+  });
+  // The unsaved-changes question on reload is answered "leave" (the draft is kept).
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+  return { context, page, errors: collectErrors(page), posts };
+}
+
+const enter = (page: Page, periodUnit: number, formId = world.form.id) =>
+  page.goto(`${world.base}/app/enter/${formId}/${world.site}/${world.year}/${periodUnit}`);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A full-page screenshot after axe-core's WCAG 2.1 A/AA rules found nothing. */
+async function shot(page: Page, name: string) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map(
+      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
+    ) as string[];
+  });
+  await page.screenshot({ path: `${OUT}/web-app-entry-${name}.png`, fullPage: true });
+  expect(violations, name).toEqual([]);
+}
+
+/** The stored electricity of a period, as the API answers it. */
+async function storedElectricity(periodUnit: number, formId = world.form.id, key = 'electricity') {
+  const token = world.tenant.owner.token;
+  const form = await api(world.t, 'GET', `/forms/${formId}`, { token });
+  const element = form.body.elements.find((e: { key: string }) => e.key === key);
+  const res = await api(
+    world.t,
+    'GET',
+    `/form-submissions?formId=${formId}&siteId=${world.site}&year=${world.year}`,
+    { token },
+  );
+  return (res.body.items[0]?.values ?? []).find(
+    (v: any) => v.elementId === element.id && v.periodUnit === periodUnit && v.value !== null,
+  );
+}
+
+describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO_CHROMIUM})`, () => {
+  it('de-DE: “1,5” is one and a half, shown before saving and stored as 1.5', async () => {
+    const { context, page, errors } = await open('de-DE');
+    await enter(page, 1);
+    await page.getByLabel(LABEL).fill('1,5');
+    await page.getByText('Will be saved as 1,5 kilowatt-hour').waitFor();
+    await page.getByLabel(LABEL).blur();
+    await shot(page, 'de-DE');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    expect((await storedElectricity(1)).value).toBe(1.5);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('fr-FR: “12 500,5” (space or narrow no-break space) is stored as 12500.5', async () => {
+    const { context, page, errors } = await open('fr-FR');
+    await enter(page, 2);
+    await page.getByLabel(LABEL).fill('12 500,5');
+    await page.getByText('Will be saved as 12\u202f500,5 kilowatt-hour').waitFor();
+    // Another unit: what is typed in megawatt-hours, and what the service stores in kilowatt-hours.
+    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'megawatt-hour' });
+    await page.getByLabel(LABEL).fill('12\u202f500,5');
+    await page.locator('.will-store').filter({ hasText: '12\u202f500\u202f500 kilowatt-hour' }).waitFor();
+    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'kilowatt-hour' });
+    await shot(page, 'fr-FR');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    expect((await storedElectricity(2)).value).toBe(12500.5);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('en-US: “1,5” is refused beside the field on blur and on save; nothing is sent', async () => {
+    const { context, page, errors, posts } = await open('en-US');
+    await enter(page, 3);
+    const field = page.getByLabel(LABEL);
+    await field.fill('1,5');
+    await field.blur();
+    const error = page.locator('[data-key="electricity"] .field-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain(
+      '“1,5” is ambiguous: here “,” separates thousands, as in 1,234.5. For a decimal number, type 1.5.',
+    );
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    // No "will be saved" line for a number that cannot be read.
+    expect(await page.locator('.will-store').count()).toBe(0);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
+    await shot(page, 'en-US-refused');
+    expect(posts).toEqual([]);
+    expect(await storedElectricity(3)).toBeUndefined();
+    // "1e309" (which JSON would send as null) is refused the same way.
+    await field.fill('1e309');
+    await field.blur();
+    await page.getByText('without an exponent').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).waitFor();
+    expect(posts).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a typed value survives a reload and an ended session, and is stored after signing in again', async () => {
+    const { context, page, errors } = await open('en-GB');
+    await enter(page, 4);
+    await page.getByLabel(LABEL).fill('4,321.5');
+    await page.getByLabel('Note for the reviewer').fill('Read from the meter on the 30th');
+    // Kept as typed: after a reload, the two values are offered back.
+    await page.waitForTimeout(600);
+    await page.reload();
+    const offer = page.locator('.draft-offer');
+    await offer.waitFor();
+    expect(await offer.textContent()).toMatch(/Restore 2 unsaved values from \d{2}:\d{2}\?/);
+    await shot(page, 'restore-offer');
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await expect(page.getByLabel(LABEL).inputValue()).resolves.toBe('4,321.5');
+    await expect(page.getByLabel('Note for the reviewer').inputValue()).resolves.toBe(
+      'Read from the meter on the 30th',
+    );
+
+    // The session ends on the service's side while the person types.
+    await page.getByLabel(LABEL).fill('4,321.75');
+    await page.waitForTimeout(600);
+    await world.t.database.system((tx) =>
+      tx
+        .updateTable('access_tokens')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('user_id', '=', world.tenant.manager.userId)
+        .execute(),
+    );
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Your session ended: sign in again.').waitFor();
+    expect(await storedElectricity(4)).toBeUndefined();
+    // Signing in again leads back to the same period (the address never held a token) and its draft.
+    expect(page.url()).toBe(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/4`);
+    await page.getByLabel('E-mail address').fill(world.tenant.manager.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.draft-offer').waitFor();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await expect(page.getByLabel(LABEL).inputValue()).resolves.toBe('4,321.75');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    expect((await storedElectricity(4)).value).toBe(4321.75);
+    // Stored: the draft is gone, nothing is offered after a reload.
+    await page.waitForTimeout(600);
+    await page.reload();
+    await page.getByLabel(LABEL).waitFor();
+    expect(await page.locator('.draft-offer').count()).toBe(0);
+    expect(errors.filter((e) => !e.includes('401'))).toEqual([]);
+    await context.close();
+  });
+
+  it('leaving with unsaved changes asks first', async () => {
+    const { context, page } = await open('en-US');
+    const asked: string[] = [];
+    page.removeAllListeners('dialog');
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await enter(page, 5);
+    await page.getByLabel(LABEL).fill('12');
+    await page.getByRole('link', { name: '← My reporting' }).click();
+    expect(asked).toEqual([
+      'Your unsaved changes are kept on this device as a draft, but not saved. Leave anyway?',
+    ]);
+    // Stayed: the value is still there.
+    await expect(page.getByLabel(LABEL).inputValue()).resolves.toBe('12');
+    await context.close();
+  });
+});
