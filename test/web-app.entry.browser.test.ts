@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
 import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { activateForm, assignSites, createSite } from './helpers/factories.ts';
 import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
 
 // The entry screen in a real browser with the browser's locale set: numbers read as written in
@@ -202,6 +203,44 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     await page.getByLabel(LABEL).waitFor();
     expect(await page.locator('.draft-offer').count()).toBe(0);
     expect(errors.filter((e) => !e.includes('401'))).toEqual([]);
+    await context.close();
+  });
+
+  it('a rejected value stands out with the reviewer’s comment; links lead to the other periods and sites', async () => {
+    const org = world.tenant.organizationId;
+    const zurich = await createSite(world.t, org, { name: 'Zürich office', code: 'ZRH' });
+    await assignSites(world.t, org, world.tenant.manager.userId, [zurich]);
+    await activateForm(world.t, world.tenant, world.form.id, [zurich], [world.year]);
+    const january = await storedElectricity(1);
+    const reviewed = await api(
+      world.t,
+      'POST',
+      `/form-submissions/values/${january.formElementSubmissionId}/review`,
+      {
+        token: world.tenant.owner.token,
+        body: { status: 'REJECTED', comment: 'The January invoice says 1.6 MWh' },
+      },
+    );
+    expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
+    const { context, page, errors } = await open('en-US');
+    await enter(page, 1);
+    const element = page.locator('[data-key="electricity"].rejected');
+    await element.waitFor();
+    expect(await element.locator('.review').textContent()).toContain('The January invoice says 1.6 MWh');
+    expect(await element.locator('.review').textContent()).toContain('Correct this value and save again.');
+    const nav = page.getByRole('navigation', { name: 'Other periods and sites' });
+    // January: no earlier period of the year; Lyon plant comes before Zürich office.
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      `February ${world.year} →`,
+      'Zürich office →',
+    ]);
+    await shot(page, 'rejected');
+    await nav.getByRole('link', { name: 'Zürich office →' }).click();
+    await page.getByRole('link', { name: '← Lyon plant' }).waitFor();
+    expect(page.url()).toBe(`${world.base}/app/enter/${world.form.id}/${zurich}/${world.year}/1`);
+    await page.getByRole('link', { name: `February ${world.year} →` }).click();
+    await page.getByRole('heading', { name: `Energy and fuel: February ${world.year}` }).waitFor();
+    expect(errors).toEqual([]);
     await context.close();
   });
 
