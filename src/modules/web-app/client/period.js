@@ -117,16 +117,18 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       return null;
     }
   };
-  const leave = (elementKey) => {
-    setShown((all) => (all[elementKey] ? all : { ...all, [elementKey]: true }));
-    if (
-      !current.current.drafts ||
-      !(elementKey in changedDrafts(current.current.drafts, current.current.original))
-    )
-      return;
-    clearTimeout(checkTimer.current);
-    checkTimer.current = setTimeout(runCheck, 300);
-  };
+  const leave = (elementKey) =>
+    afterPointer(() => {
+      setShown((all) => (all[elementKey] ? all : { ...all, [elementKey]: true }));
+      if (
+        !current.current.drafts ||
+        !(elementKey in changedDrafts(current.current.drafts, current.current.original))
+      )
+        return;
+      clearTimeout(checkTimer.current);
+      checkTimer.current = setTimeout(runCheck, 300);
+    });
+  useEffect(watchPointer, []);
 
   if (loadErrors.length) return html`<main id="main"><${Back} /><${Errors} lines=${loadErrors} /></main>`;
   if (!data) return html`<main id="main"><${Loading} what="the period" /></main>`;
@@ -283,6 +285,35 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       </div>
     </form>
   </main>`;
+}
+
+// A field is left on the pointer's press (mousedown), its click comes on release: an error shown in
+// between moves the page under the pointer, and the click would land elsewhere. Messages of a field
+// left by pointer appear once the press is over.
+const pointer = { down: false, queue: [] };
+function afterPointer(show) {
+  if (pointer.down) pointer.queue.push(show);
+  else show();
+}
+function watchPointer() {
+  const down = () => {
+    pointer.down = true;
+  };
+  const up = () => {
+    pointer.down = false;
+    const queued = pointer.queue.splice(0);
+    setTimeout(() => {
+      for (const show of queued) show();
+    }, 0);
+  };
+  document.addEventListener('pointerdown', down, true);
+  document.addEventListener('pointerup', up, true);
+  document.addEventListener('pointercancel', up, true);
+  return () => {
+    document.removeEventListener('pointerdown', down, true);
+    document.removeEventListener('pointerup', up, true);
+    document.removeEventListener('pointercancel', up, true);
+  };
 }
 
 /** The changed values the service may see: never one whose field fails its own checks. */
