@@ -210,7 +210,7 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     const org = world.tenant.organizationId;
     const zurich = await createSite(world.t, org, { name: 'Zürich office', code: 'ZRH' });
     await assignSites(world.t, org, world.tenant.manager.userId, [zurich]);
-    await activateForm(world.t, world.tenant, world.form.id, [zurich], [world.year]);
+    await activateForm(world.t, world.tenant, world.form.id, [world.site, zurich], [world.year]);
     const january = await storedElectricity(1);
     const reviewed = await api(
       world.t,
@@ -222,8 +222,29 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       },
     );
     expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
+    // The fuel purchases' calculation returns kilograms of CO2 equivalent: 100 L of diesel × 2.68 = 268.
+    await world.t.database.system((tx) =>
+      tx
+        .updateTable('activity_definitions')
+        .set({ unit_id: world.units['kgCO2e']! })
+        .where('key', '=', 'fuel-purchase')
+        .execute(),
+    );
+    const fuel = await api(world.t, 'POST', '/form-submissions', {
+      token: world.tenant.owner.token,
+      body: {
+        formId: world.form.id,
+        siteId: world.site,
+        year: world.year,
+        values: [{ elementKey: 'fuel', periodUnit: 1, value: [{ fuel: 'diesel', litres: 100 }] }],
+      },
+    });
+    expect(fuel.status, JSON.stringify(fuel.body)).toBe(200);
     const { context, page, errors } = await open('en-US');
     await enter(page, 1);
+    const calculated = page.locator('.type-activity .calculated').first();
+    await calculated.waitFor();
+    expect(await calculated.textContent()).toBe('Calculated value: 268 kilogram CO2 equivalent');
     const element = page.locator('[data-key="electricity"].rejected');
     await element.waitFor();
     expect(await element.locator('.review').textContent()).toContain('The January invoice says 1.6 MWh');
@@ -242,6 +263,118 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     await page.getByRole('heading', { name: `Energy and fuel: February ${world.year}` }).waitFor();
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  describe('the element’s rules and the service’s check', () => {
+    let water = '';
+    beforeAll(async () => {
+      if (!hasChromium) return;
+      const created = await api(world.t, 'POST', '/forms', {
+        token: world.tenant.owner.token,
+        body: {
+          name: 'Water',
+          periodType: 'MONTHLY',
+          elements: [
+            {
+              key: 'water',
+              label: 'Water drawn',
+              type: 'NUMBER',
+              unitId: world.units['m3'],
+              minValue: 0,
+              warnChangeFactor: 3,
+            },
+          ],
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      water = created.body.id;
+      const activated = await api(world.t, 'PUT', '/form-sites', {
+        token: world.tenant.owner.token,
+        body: { formId: water, siteIds: [world.site], years: [world.year] },
+      });
+      expect(activated.status).toBe(200);
+    });
+
+    it('−5 below a minimum of 0 is refused on blur, in plain words; the API refuses it naming the field', async () => {
+      const { context, page, posts } = await open('en-US');
+      await enter(page, 1, water);
+      const field = page.getByLabel('Water drawn (cubic metre)');
+      await field.fill('-5');
+      await page.getByText('Will be saved as -5 cubic metre').waitFor();
+      await field.blur();
+      const error = page.locator('[data-key="water"] .field-error');
+      await error.waitFor();
+      expect(await error.textContent()).toBe('Water drawn cannot be less than 0 (cubic metre). ');
+      await shot(page, 'rule-refused');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).waitFor();
+      expect(posts).toEqual([]);
+      // The service holds the same rule for every client.
+      const refused = await api(world.t, 'POST', '/form-submissions', {
+        token: world.tenant.owner.token,
+        body: {
+          formId: water,
+          siteId: world.site,
+          year: world.year,
+          values: [{ elementKey: 'water', periodUnit: 1, value: -5 }],
+        },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues.map((i: { path: string }) => i.path)).toEqual(['values.0.value']);
+      expect(refused.body.issues[0].message).toContain('Water drawn');
+      await context.close();
+    });
+
+    it('a value far from the previous month asks for a comment, sent with the value', async () => {
+      const before = await api(world.t, 'POST', '/form-submissions', {
+        token: world.tenant.owner.token,
+        body: {
+          formId: water,
+          siteId: world.site,
+          year: world.year,
+          values: [{ elementKey: 'water', periodUnit: 2, value: 40 }],
+        },
+      });
+      expect(before.status, JSON.stringify(before.body)).toBe(200);
+      const { context, page, errors, posts } = await open('en-US');
+      await enter(page, 3, water);
+      const field = page.getByLabel('Water drawn (cubic metre)');
+      await field.fill('125,005');
+      await field.blur();
+      const comment = page.getByLabel('Why is this value right? needed to save it');
+      await comment.waitFor();
+      expect(await page.locator('[data-key="water"] .outlier-message').textContent()).toContain(
+        'Water drawn',
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('alert').filter({ hasText: 'unusual' }).waitFor();
+      expect(posts.filter((p) => !p.url.endsWith('/check'))).toEqual([]);
+      await shot(page, 'outlier-comment');
+      await comment.fill('A new cooling tower was filled this month');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText(/^Saved at/).waitFor();
+      const saved = posts.filter((p) => !p.url.endsWith('/check'));
+      expect(saved).toHaveLength(1);
+      expect(saved[0]!.body.values).toEqual([
+        {
+          elementKey: 'water',
+          periodUnit: 3,
+          value: 125005,
+          comment: 'A new cooling tower was filled this month',
+        },
+      ]);
+      const stored = await storedElectricity(3, water, 'water');
+      expect(stored.value).toBe(125005);
+      const history = await api(
+        world.t,
+        'GET',
+        `/form-submissions/values/${stored.formElementSubmissionId}/history`,
+        { token: world.tenant.owner.token },
+      );
+      expect(JSON.stringify(history.body)).toContain('A new cooling tower was filled this month');
+      expect(errors).toEqual([]);
+      await context.close();
+    });
   });
 
   it('leaving with unsaved changes asks first', async () => {

@@ -30,7 +30,7 @@ export function ElementField({ element, data, draft, issues, update, context, on
   let control;
   switch (element.type) {
     case 'NUMBER':
-      control = html`<${NumberInput} id=${id} element=${element} data=${data} draft=${draft} update=${update} described=${described} locale=${context.locale} />`;
+      control = html`<${NumberInput} id=${id} element=${element} data=${data} draft=${draft} update=${update} described=${described} locale=${context.locale} invalid=${invalid} />`;
       break;
     case 'TEXT':
       control = html`<textarea id=${id} rows="2" value=${draft.text} onInput=${(e) => update({ text: e.currentTarget.value })} ...${described}></textarea>`;
@@ -86,11 +86,12 @@ function ReviewLine({ value, review, element, data }) {
   </p>`;
 }
 
-function NumberInput({ id, element, data, draft, update, described, locale }) {
+function NumberInput({ id, element, data, draft, update, described, locale, invalid }) {
   const base = unitById(data.units, element.unitId);
   const choices = base ? data.units.filter((u) => u.dimension === base.dimension) : [];
   const read = readNumber(draft.text, locale);
-  const will = read.value !== null && read.value !== undefined ? `${id}-will` : null;
+  // Not while the field shows an error: the value would not be saved.
+  const will = !invalid && read.value !== null && read.value !== undefined ? `${id}-will` : null;
   const describedBy = [described['aria-describedby'], will].filter(Boolean).join(' ') || undefined;
   return html`<div class="number-row">
     <input id=${id} type="text" inputmode="decimal" autocomplete="off" value=${draft.text}
@@ -104,7 +105,7 @@ function NumberInput({ id, element, data, draft, update, described, locale }) {
         : null
     }
   </div>
-  <${WillStore} id=${`${id}-will`} text=${draft.text} typedUnit=${unitById(data.units, draft.unitId) ?? base} base=${base} locale=${locale} />`;
+  ${will ? html`<${WillStore} id=${will} text=${draft.text} typedUnit=${unitById(data.units, draft.unitId) ?? base} base=${base} locale=${locale} />` : null}`;
 }
 
 function TimestampRows({ id, draft, update }) {
