@@ -59,6 +59,7 @@ export async function resolveValues(
         formSiteId: resolved.formSiteId,
         siteId: resolved.siteId,
         year: body.year,
+        periodType: resolved.periodType,
       },
       planned: checked.planned,
       issues: [...elements.issues, ...checked.issues],
