@@ -13,7 +13,7 @@ import { Badge, Errors } from './ui.js';
 const REVIEW_TONES = { COMPLETED: 'muted', APPROVED: 'good', REJECTED: 'bad' };
 
 /** One element of the form; `onLeave` is called when the keyboard leaves any of its controls. */
-export function ElementField({ element, data, draft, issues, update, context, onLeave }) {
+export function ElementField({ element, data, draft, changed, issues, update, context, onLeave }) {
   const id = `el-${element.key}`;
   const errorId = `${id}-error`;
   const stored = data.values.filter((v) => v.elementId === element.id);
@@ -30,7 +30,7 @@ export function ElementField({ element, data, draft, issues, update, context, on
   let control;
   switch (element.type) {
     case 'NUMBER':
-      control = html`<${NumberInput} id=${id} element=${element} data=${data} draft=${draft} update=${update} described=${described} locale=${context.locale} invalid=${invalid} />`;
+      control = html`<${NumberInput} id=${id} element=${element} data=${data} draft=${draft} update=${update} described=${described} locale=${context.locale} show=${changed && !invalid} />`;
       break;
     case 'TEXT':
       control = html`<textarea id=${id} rows="2" value=${draft.text} onInput=${(e) => update({ text: e.currentTarget.value })} ...${described}></textarea>`;
@@ -80,18 +80,18 @@ function ReviewLine({ value, review, element, data }) {
       : null;
   return html`<p class="review">
     <${Badge} tone=${REVIEW_TONES[value.status]}>${REVIEW_WORDS[value.status]}<//>
-    ${value.status === 'REJECTED' ? html`<strong class="to-correct"> Correct this value and save again.</strong>` : null}
     <span class="muted"> ${value.status === 'COMPLETED' ? 'by' : '· entered by'} ${value.userName || value.userEmail}, ${formatTime(value.recordedAt)}${converted}</span>
     ${review ? html`<span class="review-comment"> ${REVIEW_WORDS[value.status]} by ${review.userName}${review.comment ? `: “${review.comment}”` : ''}</span>` : null}
+    ${value.status === 'REJECTED' ? html`<span class="to-correct">Correct this value and save again.</span>` : null}
   </p>`;
 }
 
-function NumberInput({ id, element, data, draft, update, described, locale, invalid }) {
+function NumberInput({ id, element, data, draft, update, described, locale, show }) {
   const base = unitById(data.units, element.unitId);
   const choices = base ? data.units.filter((u) => u.dimension === base.dimension) : [];
   const read = readNumber(draft.text, locale);
-  // Not while the field shows an error: the value would not be saved.
-  const will = !invalid && read.value !== null && read.value !== undefined ? `${id}-will` : null;
+  // Only for a changed value, and not while the field shows an error (it would not be saved).
+  const will = show && read.value !== null && read.value !== undefined ? `${id}-will` : null;
   const describedBy = [described['aria-describedby'], will].filter(Boolean).join(' ') || undefined;
   return html`<div class="number-row">
     <input id=${id} type="text" inputmode="decimal" autocomplete="off" value=${draft.text}

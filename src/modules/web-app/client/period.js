@@ -272,6 +272,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
         <legend class="visually-hidden">Values for ${title}</legend>
         ${form.elements.map(
           (element) => html`<${ElementField} element=${element} data=${data} draft=${drafts[element.key]}
+            changed=${element.key in changes}
             issues=${byKey[element.key]} update=${(change) => update(element.key, change)}
             context=${context} onLeave=${() => leave(element.key)} />`,
         )}
