@@ -247,7 +247,7 @@ export function placeIssues(issues, targets) {
     byKey[target.key] = [
       ...(byKey[target.key] ?? []),
       {
-        message: fieldMessage(issue.message),
+        message: fieldMessage(issue.message, target.key),
         row,
         input: match[3] ?? null,
         type: issue.type ?? 'invalid',
@@ -258,8 +258,13 @@ export function placeIssues(issues, targets) {
   return { byKey, general };
 }
 
-/** "values.0.value must be a finite number" beside its field reads "Must be a finite number". */
-export function fieldMessage(message) {
-  const text = String(message ?? '').replace(/^values\.\d+(\.value)?(\.\d+)?(\.[\w-]+)?:?\s+/, '');
+/**
+ * "values.0.value must be a finite number" beside its field reads "Must be a finite number"; an
+ * element key in front ("elec: …") goes too, the field's label says which it is.
+ */
+export function fieldMessage(message, key) {
+  const text = String(message ?? '')
+    .replace(/^values\.\d+(\.value)?(\.\d+)?(\.[\w-]+)?:?\s+/, '')
+    .replace(key ? new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`) : /^$/, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
