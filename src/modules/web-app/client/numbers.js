@@ -57,10 +57,8 @@ export function readNumber(text, locale = browserLocale()) {
     `^(\\d+(?:${escapeRegExp(s.group)}\\d+)*)(?:${escapeRegExp(s.decimal)}(\\d+))?$`,
   ).exec(body);
   if (!shape) {
-    const why =
-      /\d/.test(body) && /e/i.test(body)
-        ? 'write the number in full, without an exponent, like'
-        : 'write it like';
+    if (!/\d/.test(body)) return { error: `${quote(typed)} is not a number: write it like ${s.example}.` };
+    const why = /e/i.test(body) ? 'write the number in full, without an exponent, like' : 'write it like';
     return { error: `${quote(typed)} is not written as a number here: ${why} ${s.example}.` };
   }
   const [, integer, fraction = ''] = shape;

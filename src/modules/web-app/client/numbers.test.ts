@@ -113,6 +113,8 @@ describe('readNumber: anything else is refused with plain words, never reinterpr
       '“12 500,5” is not written as a number here: write it like 1,234.5.',
     );
     expect(readNumber('1e309', 'en-US').error).toContain('without an exponent');
+    expect(readNumber('forty', 'en-US').error).toBe('“forty” is not a number: write it like 1,234.5.');
+    expect(readNumber('douze', 'fr-FR').error).toBe('“douze” is not a number: write it like 1\u202f234,5.');
   });
 
   it('an empty field is no value', () => {
