@@ -118,7 +118,7 @@ export async function storeBatch(
  * The slots the guards check: each entry's periods, named by the first value that lands in each
  * (the guards check one slot per period, not one per value: 120 slots for a 10,000-row import).
  */
-function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
+export function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
   const slots: ValueSlot[] = [];
   for (const { target, planned } of entries) {
     const seen = new Set<number>();
@@ -146,15 +146,27 @@ async function plan(
   n: number,
   options: StoreOptions,
 ): Promise<void> {
+  assertNoIssues(await planIssues(tx, entry, sessions, n, options));
+}
+
+/**
+ * Every issue of one entry, by value order: its values' own (type, rules, elements) and those its
+ * types' sessions find when they plan (definitions, media, activity inputs).
+ */
+export async function planIssues(
+  tx: Tx,
+  entry: ResolvedEntry,
+  sessions: ValuesSessions,
+  n: number,
+  options: StoreOptions = {},
+): Promise<Issue[]> {
   const byType = groupBy(entry.planned, (p): keyof ElementTypeHandlers => p.element.type);
   const sessionIssues: Issue[] = [];
   for (const [type, values] of byType) {
     const session = sessions.of(n, type);
     if (session) sessionIssues.push(...(await session.plan(tx, values, entry.target, options)));
   }
-  assertNoIssues(
-    [...entry.issues.map(issueOf), ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
-  );
+  return [...entry.issues.map(issueOf), ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path));
 }
 
 const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path ?? '')?.[1] ?? -1);
