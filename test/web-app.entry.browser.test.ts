@@ -377,6 +377,28 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     });
   });
 
+  it('a draft outlives its closed tab: another tab of the browser, signed in anew, offers it', async () => {
+    const { context, page } = await open('en-US');
+    await enter(page, 6);
+    await page.getByLabel(LABEL).fill('606');
+    await page.waitForTimeout(600);
+    await page.close();
+    // A new tab has no session (it lives in the closed tab's sessionStorage): sign in again.
+    const tab = await context.newPage();
+    tab.on('dialog', (dialog) => void dialog.accept());
+    await signIn(tab, world.base, world.tenant.manager.email, PASSWORD);
+    await enter(tab, 6);
+    await tab.getByText(/^Restore 1 unsaved value from /).waitFor();
+    await tab.getByRole('button', { name: 'Discard them' }).click();
+    await expect(tab.getByLabel(LABEL).inputValue()).resolves.toBe('');
+    // Discarded: not offered again.
+    await tab.waitForTimeout(600);
+    await tab.reload();
+    await tab.getByLabel(LABEL).waitFor();
+    expect(await tab.locator('.draft-offer').count()).toBe(0);
+    await context.close();
+  });
+
   it('leaving with unsaved changes asks first', async () => {
     const { context, page } = await open('en-US');
     const asked: string[] = [];
