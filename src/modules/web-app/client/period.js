@@ -74,25 +74,12 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   // Keep the draft as it is typed (a pending offer stays kept until it is answered).
   const changes = drafts && original ? changedDrafts(drafts, original) : {};
   const dirty = Object.keys(changes).length > 0;
-  const pendingWrite = useRef(null);
+  // Written on every change (IndexedDB keeps the writes in order), so nothing waits in memory when
+  // the tab closes, the session ends or the person moves to another period.
   useEffect(() => {
     if (!drafts || !original) return;
-    const write = () => writeDraft(key, { ...(offer?.changes ?? {}), ...changedDrafts(drafts, original) });
-    pendingWrite.current = write;
-    const timer = setTimeout(() => {
-      pendingWrite.current = null;
-      write();
-    }, 250);
-    return () => clearTimeout(timer);
+    writeDraft(key, { ...(offer?.changes ?? {}), ...changedDrafts(drafts, original) });
   }, [drafts, original, offer]);
-  useEffect(() => {
-    const flush = () => pendingWrite.current?.();
-    window.addEventListener('pagehide', flush);
-    return () => {
-      window.removeEventListener('pagehide', flush);
-      flush();
-    };
-  }, []);
   useLeaveGuard(
     dirty,
     'Your unsaved changes are kept on this device as a draft, but not saved. Leave anyway?',
