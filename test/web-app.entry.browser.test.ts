@@ -399,6 +399,33 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     await context.close();
   });
 
+  it('when only part of a save is stored, only the rest stays as a draft', async () => {
+    const { context, page } = await open('en-US');
+    // The values are stored, then the no-activity marker fails (as a passing outage would).
+    await page.route('**/activities/no-activity/mark', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The service is busy: try again' }),
+      }),
+    );
+    await enter(page, 7);
+    await page.getByLabel(LABEL).fill('707');
+    await page.getByLabel('No activity this period').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The service is busy: try again' }).waitFor();
+    expect((await storedElectricity(7)).value).toBe(707);
+    await page.unroute('**/activities/no-activity/mark');
+    await page.reload();
+    await page.getByText(/^Restore 1 unsaved value from /).waitFor();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    expect(await page.getByLabel('No activity this period').isChecked()).toBe(true);
+    await expect(page.getByLabel(LABEL).inputValue()).resolves.toBe('707');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved at/).waitFor();
+    await context.close();
+  });
+
   it('leaving with unsaved changes asks first', async () => {
     const { context, page } = await open('en-US');
     const asked: string[] = [];
