@@ -325,6 +325,53 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       await context.close();
     });
 
+    it('an outlier the check reports asks for a comment before saving, and the comment goes with the value', async () => {
+      // The client's side alone: the service's answers are stood in for, the requests recorded.
+      const { context, page, errors } = await open('en-US');
+      const checks: any[] = [];
+      const saves: any[] = [];
+      const outlier = {
+        type: 'outlier',
+        path: 'values.0.value',
+        message: 'Water drawn: 9,000 is more than 3 times the 40 of February at Lyon plant.',
+      };
+      await page.route('**/api/v1/form-submissions/check', (route) => {
+        const body = route.request().postDataJSON();
+        checks.push(body);
+        const acknowledged = Boolean(body.values[0]?.comment);
+        void route.fulfill({ json: { issues: [{ ...outlier, acknowledged }] } });
+      });
+      await page.route('**/api/v1/form-submissions', (route) => {
+        if (route.request().method() !== 'POST') return void route.continue();
+        saves.push(route.request().postDataJSON());
+        void route.fulfill({ json: { issues: [{ ...outlier, acknowledged: true }] } });
+      });
+      await enter(page, 4, water);
+      const field = page.getByLabel('Water drawn (cubic metre)');
+      await field.fill('9000');
+      await field.blur();
+      const comment = page.getByLabel('Why is this value right? needed to save it');
+      await comment.waitFor();
+      expect(await page.locator('[data-key="water"] .outlier-message').textContent()).toContain(
+        outlier.message,
+      );
+      expect(checks.at(-1).values).toEqual([{ elementKey: 'water', periodUnit: 4, value: 9000 }]);
+      // Save without a comment: nothing is saved, the comment field is where the keyboard goes.
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('alert').filter({ hasText: 'One value is unusual' }).waitFor();
+      expect(saves).toEqual([]);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-water-comment');
+      await shot(page, 'outlier-comment');
+      await comment.fill('The cooling tower was refilled');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText(/^Saved at/).waitFor();
+      expect(saves.map((s) => s.values)).toEqual([
+        [{ elementKey: 'water', periodUnit: 4, value: 9000, comment: 'The cooling tower was refilled' }],
+      ]);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
     it('a value far from the previous month asks for a comment, sent with the value', async () => {
       const before = await api(world.t, 'POST', '/form-submissions', {
         token: world.tenant.owner.token,

@@ -274,7 +274,7 @@ function OutlierComment({ id, outliers, draft, update }) {
       ${outliers.map((o) => html`<span>${o.message} </span>`)}
     </p>
     <label for=${commentId}>Why is this value right? <span class="required">needed to save it</span></label>
-    <textarea id=${commentId} rows="2" maxlength="2000" value=${draft.comment ?? ''}
+    <textarea id=${commentId} rows="2" maxlength="2000" value=${draft.comment ?? ''} aria-describedby=${`${id}-outlier`}
       onInput=${(e) => update({ comment: e.currentTarget.value })}></textarea>
   </div>`;
 }
