@@ -187,7 +187,7 @@ function ActivityRows({ id, element, data, draft, update, issues }) {
           ${definition.inputs.map(
             (input) => html`<${ActivityInput} id=${`${id}-${index}-${input.name}`} input=${input}
             text=${row[input.name] ?? ''} onText=${(text) => setRow(index, input.name, text)}
-            error=${rowIssues.find((i) => i.input === input.name)} />`,
+            error=${rowIssues.find((i) => i.input === input.name)} changed=${!unchanged} />`,
           )}
         </div>
         ${rowIssues.filter((i) => !definition.inputs.some((input) => input.name === i.input)).map((i) => html`<p class="field-error">${i.message}</p>`)}
@@ -209,12 +209,15 @@ function ActivityRows({ id, element, data, draft, update, issues }) {
   </div>`;
 }
 
-function ActivityInput({ id, input, text, onText, error }) {
+function ActivityInput({ id, input, text, onText, error, changed }) {
   const errorId = `${id}-error`;
+  // A number shows how it is read (in the locale, every decimal) while it has no error.
+  const read = changed && input.type === 'number' && !error ? readNumber(text) : null;
+  const readId = typeof read?.value === 'number' ? `${id}-read` : null;
   const attrs = {
     id,
     'aria-invalid': error ? 'true' : undefined,
-    'aria-describedby': error ? errorId : undefined,
+    'aria-describedby': error ? errorId : (readId ?? undefined),
   };
   let control;
   if (input.editor?.type === 'select') {
@@ -236,6 +239,7 @@ function ActivityInput({ id, input, text, onText, error }) {
     <label for=${id}>${humanize(input.name)}${input.required ? html` <span class="required">required</span>` : null}</label>
     ${control}
     ${error ? html`<p class="field-error" id=${errorId}>${error.message}</p>` : null}
+    ${readId ? html`<p class="will-store" id=${readId}>Will be saved as <strong>${formatExact(read.value)}</strong></p>` : null}
   </div>`;
 }
 
