@@ -70,6 +70,8 @@ export interface PlannedValue {
   selectedUnitId: string | null;
   /** The import run and rows the value comes from (source imports); recorded on the value's row. */
   source?: ImportSource;
+  /** Why the value is what it is (e.g. an outlier explained), kept with the change in its history. */
+  comment?: string | null;
 }
 
 /** Which import run, and which of its rows, made a value. */

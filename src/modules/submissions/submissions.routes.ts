@@ -12,6 +12,7 @@ import {
   Submission,
   SubmissionPage,
   SubmissionsQuery,
+  SubmitAnswer,
   SubmitBody,
   ValueItem,
 } from './submissions.schemas.ts';
@@ -36,7 +37,7 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
         description:
           'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`; deleting what holds no value changes nothing and is left out). TIMESTAMP times are ISO 8601; without an offset they are UTC.',
         body: SubmitBody,
-        response: { 200: Submission, ...errors(400, 401, 403, 409) },
+        response: { 200: SubmitAnswer, ...errors(400, 401, 403, 409) },
       },
     },
     (request, reply) =>

@@ -39,6 +39,14 @@ const valueFields = {
       },
     ),
   ),
+  comment: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        'Why the value is what it is, for reviewers (e.g. an outlier explained: a value with a comment counts as acknowledged). Kept with the change in the value’s history; a value that does not change records nothing, so neither is its comment',
+      examples: ['New furnace commissioned in March'],
+    }),
+  ),
   timestamp: Type.Optional(
     Type.Union(
       [
@@ -321,3 +329,12 @@ export const CheckAnswer = Type.Object(
   },
 );
 export type CheckAnswer = Static<typeof CheckAnswer>;
+
+export const SubmitAnswer = Type.Object({
+  ...Submission.properties,
+  issues: Type.Array(ValueCheck, {
+    description:
+      'What the values were checked for but did not stop them: outliers (a value far from the same element’s earlier values). Always present; empty when there is none. Each was stored anyway; `acknowledged` says whether it came with a comment',
+  }),
+});
+export type SubmitAnswer = Static<typeof SubmitAnswer>;

@@ -188,6 +188,7 @@ export function checkValue(
     timestamp: period.timestamp,
     checked,
     selectedUnitId: checked ? selectedUnitId : null,
+    comment: input.comment ?? null,
   };
 }
 

@@ -2,9 +2,12 @@ import type { Caller } from '../../domain/caller.ts';
 import { AppError, type Issue } from '../../domain/errors.ts';
 import { runGuards, type TenantRun } from './element-types.ts';
 import type { SubmitBody, ValueCheck } from './submissions.schemas.ts';
+import { findOutliers } from './values.outliers.ts';
 import { guardedSlots, planIssues, type ValuesPipeline } from './values.pipeline.ts';
 import { resolveValues } from './values.resolve.ts';
 import { ValuesSessions } from './values.sessions.ts';
+
+const indexOf = (path: string) => Number(/^values\.(\d+)/.exec(path)?.[1] ?? -1);
 
 /**
  * POST /form-submissions/check (decision 160): every check a submission of `body` would meet,
@@ -39,13 +42,21 @@ export async function checkValuesOf(
         if (!(error instanceof AppError) || error.status !== 400) throw error;
         issues.push(...(error.issues ?? [{ message: error.message }]));
       }
-      return {
-        issues: issues.map((issue) => ({
+      const [outliers] = await findOutliers(
+        tx,
+        caller.organizationId,
+        batch.entries,
+        batch.units ?? new Map(),
+      );
+      const found: ValueCheck[] = [
+        ...issues.map((issue) => ({
           type: 'invalid' as const,
           path: issue.path ?? 'values',
           message: issue.message,
         })),
-      };
+        ...outliers!,
+      ];
+      return { issues: found.sort((a, b) => indexOf(a.path) - indexOf(b.path)) };
     });
   } finally {
     await sessions.close();

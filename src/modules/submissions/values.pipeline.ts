@@ -23,10 +23,11 @@ import {
 } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues } from './submissions.resolve.ts';
-import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
+import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { slotOf } from './submissions.values.ts';
 import { type AttemptOutcome, attemptThenCompute } from './values.attempts.ts';
 import { issueOf } from './values.issues.ts';
+import { findOutliers } from './values.outliers.ts';
 import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
 import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
 import { ValuesSessions } from './values.sessions.ts';
@@ -46,9 +47,9 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
 }
 
 /**
- * POST /form-submissions: resolves and checks the body (`resolveValues`), then stores it
- * (`storeBatch`), in attempts (`attemptThenCompute`): each attempt one transaction, resolving
- * again what calculations done in between depended on.
+ * POST /form-submissions: resolves and checks the body (`resolveValues`), finds its outliers
+ * (which do not refuse it), then stores it (`storeBatch`), in attempts (`attemptThenCompute`): each
+ * attempt one transaction, resolving again what calculations done in between depended on.
  */
 export async function storeValues(
   pipeline: ValuesPipeline,
@@ -56,18 +57,20 @@ export async function storeValues(
   caller: Caller,
   body: SubmitBody,
   signal: AbortSignal = new AbortController().signal,
-): Promise<Submission> {
+): Promise<SubmitAnswer> {
   const sessions = new ValuesSessions(pipeline.handlers, {
     organizationId: caller.organizationId,
     run,
     signal,
   });
   try {
-    const [submission] = await attemptThenCompute(run, async (tx) => {
+    return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<SubmitAnswer>> => {
       const batch = await resolveValues(tx, pipeline.handlers, caller, [body]);
-      return storeBatch(tx, pipeline, caller, batch, sessions);
+      // Read before the batch writes: a reference is what was stored before this request.
+      const [issues] = await findOutliers(tx, caller.organizationId, batch.entries, batch.units ?? new Map());
+      const outcome = await storeBatch(tx, pipeline, caller, batch, sessions);
+      return 'done' in outcome ? { done: { ...outcome.done[0]!, issues: issues! } } : outcome;
     });
-    return submission!;
   } finally {
     await sessions.close();
   }
@@ -301,6 +304,7 @@ function planChanges(
         stored: true,
         before: snapshotOf(live),
         source: null,
+        comment: plan.comment ?? null,
       };
       changes.push(change);
       return { stored: live, change };
@@ -322,6 +326,7 @@ function planChanges(
       stored: existing !== undefined,
       before: null,
       source: plan.source ?? null,
+      comment: plan.comment ?? null,
     };
     if (live) {
       if (unchanged(live, change)) {

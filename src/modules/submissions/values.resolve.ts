@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ElementTypeHandlers, PlannedValue, SubmissionTarget } from './element-types.ts';
 import { resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { SubmitBody } from './submissions.schemas.ts';
@@ -23,6 +24,8 @@ export interface ResolvedEntry {
  */
 export interface ResolvedBatch {
   entries: ResolvedEntry[];
+  /** The units of the elements and values (for messages that name a value's unit). */
+  units?: Map<string, UnitFactor>;
 }
 
 /**
@@ -65,5 +68,5 @@ export async function resolveValues(
       issues: [...elements.issues, ...checked.issues],
     };
   });
-  return { entries };
+  return { entries, units };
 }
