@@ -361,7 +361,7 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       await page.getByRole('alert').filter({ hasText: 'One value is unusual' }).waitFor();
       expect(saves).toEqual([]);
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-water-comment');
-      await shot(page, 'outlier-comment');
+      await shot(page, 'outlier-comment-client');
       await comment.fill('The cooling tower was refilled');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText(/^Saved at/).waitFor();
