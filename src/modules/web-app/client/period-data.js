@@ -143,8 +143,7 @@ export function draftsFrom(data) {
 
 function inputValue(input, text) {
   if (text === '' || text === undefined) return undefined;
-  // Unreadable numbers never get here: the screen refuses to save while one is on it.
-  if (input.type === 'number') return readNumber(text).value ?? undefined;
+  if (input.type === 'number') return readableNumber(text) ?? undefined;
   if (input.type === 'boolean') return text === 'true';
   return text;
 }
@@ -153,7 +152,7 @@ function inputValue(input, text) {
  * The values to send for what changed since `original`; `targets[i]` says which element (and
  * row) `values[i]` is, to put the service's issues (`values.i…`) beside their fields.
  */
-export function changedValues(data, drafts, original, periodUnit) {
+export function changedValues(data, drafts, original, periodUnit, skip = new Set()) {
   const values = [];
   const targets = [];
   const push = (value, target) => {
@@ -162,6 +161,7 @@ export function changedValues(data, drafts, original, periodUnit) {
   };
   for (const element of data.form.elements) {
     const key = element.key;
+    if (skip.has(key)) continue;
     const draft = drafts[key];
     const before = original[key];
     if (element.type === 'ACTIVITY') {
@@ -180,7 +180,7 @@ export function changedValues(data, drafts, original, periodUnit) {
     if (JSON.stringify(draft) === JSON.stringify(before)) continue;
     switch (element.type) {
       case 'NUMBER': {
-        const { value = null } = readNumber(draft.text);
+        const value = readableNumber(draft.text);
         const unit = draft.unitId && draft.unitId !== element.unitId ? draft.unitId : null;
         push(
           {
@@ -200,7 +200,7 @@ export function changedValues(data, drafts, original, periodUnit) {
           if (!row.at) return;
           const timestamp = new Date(row.at).toISOString();
           kept.add(timestamp);
-          const { value = null } = readNumber(row.text);
+          const value = readableNumber(row.text);
           push({ elementKey: key, timestamp, value: value === null ? '' : value }, { key, row: index });
         });
         for (const row of before.rows) {
@@ -224,6 +224,16 @@ export function changedValues(data, drafts, original, periodUnit) {
     }
   }
   return { values, targets };
+}
+
+/**
+ * The number typed, or null for an empty field. The screen sends nothing while a number cannot be
+ * read; should one get here all the same, it stops the request instead of going out as null.
+ */
+function readableNumber(text) {
+  const read = readNumber(text);
+  if (read.error) throw new Error(read.error);
+  return read.value;
 }
 
 /** The person's comment on a value (it acknowledges an outlier), when there is one. */

@@ -172,11 +172,11 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       setIssues(NO_ISSUES);
       return focusFirst();
     }
-    setSaving(true);
     const { values, targets } = changedValues(data, drafts, original, periodUnit);
     const markers = form.elements.filter(
       (e) => e.type === 'ACTIVITY' && drafts[e.key].noActivity !== original[e.key].noActivity,
     );
+    setSaving(true);
     let stored = false;
     try {
       if (values.length === 0 && markers.length === 0) {
@@ -312,9 +312,7 @@ function sendableValues({ data, drafts, original }, context) {
   const bad = new Set(
     data.form.elements.filter((e) => localIssues(e, drafts[e.key], data, ctx).length).map((e) => e.key),
   );
-  const { values, targets } = changedValues(data, drafts, original, context.periodUnit);
-  const keep = targets.map((t) => !bad.has(t.key));
-  return { values: values.filter((_, i) => keep[i]), targets: targets.filter((_, i) => keep[i]) };
+  return changedValues(data, drafts, original, context.periodUnit, bad);
 }
 
 function Back({ year }) {
