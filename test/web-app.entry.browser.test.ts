@@ -443,6 +443,22 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     await tab.reload();
     await tab.getByLabel(LABEL).waitFor();
     expect(await tab.locator('.draft-offer').count()).toBe(0);
+    // A number stored meanwhile from elsewhere, as typed here but written otherwise, is not offered.
+    await tab.getByLabel(LABEL).fill('6,060');
+    await tab.waitForTimeout(600);
+    const elsewhere = await api(world.t, 'POST', '/form-submissions', {
+      token: world.tenant.owner.token,
+      body: {
+        formId: world.form.id,
+        siteId: world.site,
+        year: world.year,
+        values: [{ elementKey: 'electricity', periodUnit: 6, value: 6060 }],
+      },
+    });
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
+    await tab.reload();
+    await expect(tab.getByLabel(LABEL).inputValue()).resolves.toBe('6060');
+    expect(await tab.locator('.draft-offer').count()).toBe(0);
     await context.close();
   });
 

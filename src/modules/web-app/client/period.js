@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, post } from './api.js';
 import { changedDrafts, draftKey, readDraft, restorable, writeDraft } from './drafts.js';
 import { formatDate, periodLabel, STATUS_WORDS } from './format.js';
-import { browserLocale } from './numbers.js';
+import { browserLocale, readNumber } from './numbers.js';
 import { changedValues, draftsFrom, loadPeriod, placeIssues } from './period-data.js';
 import { ElementField } from './period-fields.js';
 import { DraftOffer, PeriodNav } from './period-nav.js';
@@ -59,6 +59,12 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     setDrafts({ ...fresh, ...left });
     const offered = restorable(kept, fresh);
     for (const k of Object.keys(left)) delete offered[k];
+    // A number kept as typed ("4,321.5") that the service now stores ("4321.5") is no longer unsaved.
+    for (const element of loaded.form.elements) {
+      const draft = offered[element.key];
+      if (element.type === 'NUMBER' && draft && sameNumber(draft, fresh[element.key]))
+        delete offered[element.key];
+    }
     setOffer(Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
   };
   useEffect(() => {
@@ -302,6 +308,12 @@ function watchPointer() {
     document.removeEventListener('pointerup', up, true);
     document.removeEventListener('pointercancel', up, true);
   };
+}
+
+/** Two NUMBER drafts that read as the same number in the same unit, without a comment. */
+function sameNumber(a, b) {
+  const [x, y] = [readNumber(a.text), readNumber(b.text)];
+  return !x.error && x.value === y.value && (a.unitId ?? '') === (b.unitId ?? '') && !a.comment?.trim();
 }
 
 /** The changed values the service may see: never one whose field fails its own checks. */
