@@ -79,6 +79,7 @@ export const submissionsRepository = {
         form_id: string | null;
         period_type: PeriodType | null;
         site_id: string | null;
+        site_name: string | null;
         form_site_id: string | null;
       }[];
       elements: (ElementInfo & { form_id: string })[];
@@ -87,7 +88,8 @@ export const submissionsRepository = {
       with t as (
         select * from jsonb_to_recordset(${input}::jsonb) as t(i int, form_id uuid, site_id uuid, year int)
       ), r as (
-        select t.i, f.id as form_id, f.period_type, s.id as site_id, fs.id as form_site_id
+        select t.i, f.id as form_id, f.period_type, s.id as site_id, s.name as site_name,
+               fs.id as form_site_id
           from t
           left join lateral (
             select id, period_type from forms
@@ -145,10 +147,11 @@ export const submissionsRepository = {
       .execute();
   },
 
+  /** A site of the organization (its id and name), or undefined. */
   siteExists(tx: Tx, organizationId: string, id: string) {
     return tx
       .selectFrom('sites')
-      .select('id')
+      .select(['id', 'name'])
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .executeTakeFirst();

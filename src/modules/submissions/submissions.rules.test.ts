@@ -180,3 +180,41 @@ describe('submissions: the hard rules of elements (issue 42)', () => {
     });
   });
 });
+
+describe('submissions: refusals in plain words (issue 42)', () => {
+  it('names the site by its name, not its id', async () => {
+    const { createSite } = await import('../../../test/helpers/factories.ts');
+    const { api } = await import('../../../test/helpers/app.ts');
+    const depot = await createSite(t, w.tenant.organizationId, { name: 'Depot' });
+    const submitted = await w.submit({ siteId: depot, values: [] });
+    expect(submitted.status).toBe(403);
+    expect(submitted.body.issues).toEqual([{ message: 'You cannot report for Depot' }]);
+    const listed = await api(t, 'GET', `/form-submissions?siteId=${depot}`, {
+      token: w.tenant.collector.token,
+    });
+    expect(listed.status).toBe(403);
+    expect(listed.body.issues).toEqual([{ message: 'You cannot read the data of Depot' }]);
+    expect(JSON.stringify([submitted.body, listed.body])).not.toContain(depot);
+  });
+
+  it('names a locked value by its element’s label and period, without the lock’s id', async () => {
+    const { api } = await import('../../../test/helpers/app.ts');
+    const lock = await api(t, 'POST', '/form-locks', {
+      token: w.tenant.owner.token,
+      body: { formId: w.form.id, year: 2025, periodUnit: 11, siteIds: [w.site] },
+    });
+    expect(lock.status).toBe(200);
+    const res = await w.submit({ values: [{ elementKey: 'elec', periodUnit: 11, value: 1 }] });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([
+      { path: 'values.0', message: 'Electricity for November 2025 is locked: closed for reporting' },
+    ]);
+  });
+
+  it('does not repeat an unknown element key in the message (the path names the field)', async () => {
+    expect(await refusal({ values: [{ elementKey: 'elecc', periodUnit: 1, value: 1 }] })).toEqual({
+      path: 'values.0.elementKey',
+      message: 'values.0.elementKey names no element of this form',
+    });
+  });
+});

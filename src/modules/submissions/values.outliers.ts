@@ -106,15 +106,18 @@ export async function findOutliers(
       period_unit: number;
       n: number;
     }>`
-      select v.site_id, v.element_id, v.year, v.period_unit, v.numeric_value as n
+      select r.site_id, r.element_id, r.year, r.period_unit, v.n
         from unnest(${wanted.map((w) => w.site)}::uuid[], ${wanted.map((w) => w.element)}::uuid[],
                     ${wanted.map((w) => w.year)}::int[], ${wanted.map((w) => w.period)}::int[])
              as r(site_id, element_id, year, period_unit)
-        join form_element_submissions v
-          on v.organization_id = ${organizationId} and v.site_id = r.site_id and v.element_id = r.element_id
-         and v.year = r.year and v.period_unit = r.period_unit
-       where v.deleted_at is null and v."timestamp" is null and v.status <> 'REJECTED'
-         and v.numeric_value is not null`.execute(tx);
+        -- One probe by key per slot (index of migration 0033), whatever the table's statistics say.
+        cross join lateral (
+          select v.numeric_value as n from form_element_submissions v
+           where v.organization_id = ${organizationId} and v.site_id = r.site_id
+             and v.element_id = r.element_id and v.year = r.year and v.period_unit = r.period_unit
+             and v.deleted_at is null and v."timestamp" is null and v.status <> 'REJECTED'
+             and v.numeric_value is not null
+           limit 1) v`.execute(tx);
     for (const r of rows) stored.set(slotKey(r.site_id, r.element_id, r.year, r.period_unit), r.n);
   }
 

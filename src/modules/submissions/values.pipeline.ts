@@ -134,7 +134,7 @@ export function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
         year: target.year,
         period: p.periodUnit,
         path: `values.${p.index}`,
-        label: p.element.key,
+        label: p.element.label,
       });
     }
   }

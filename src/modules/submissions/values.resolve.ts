@@ -45,7 +45,10 @@ export async function resolveValues(
   const entries = bodies.map((body, n): ResolvedEntry => {
     const resolved = targets[n]!;
     if ('error' in resolved) throw resolved.error;
-    authorize(policy.canWriteSiteData(caller, scope, resolved.siteId), 'You cannot enter data for this site');
+    authorize(
+      policy.canWriteSiteData(caller, scope, resolved.siteId),
+      `You cannot report for ${resolved.siteName}`,
+    );
     if (!resolved.formSiteId) {
       throw invalidField('year', `The form is not active on this site for ${body.year}`);
     }
