@@ -5,6 +5,8 @@
 // not grow with the rows around it, also before autovacuum (or the embedded upkeep) has analyzed
 // the grown tables: the plan of every statement and check must stay a probe by key.
 // `npm run bench -- submit-latency`   (DATABASE_URL for PostgreSQL too; BENCH_ENGINE for one)
+// WARN_FACTOR=3: every element has that warnChangeFactor, so each submission reads its outliers'
+// references (issue 42).
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
@@ -31,7 +33,12 @@ for (const engine of engines().filter((e) => !only || e === only)) {
   const form = await call(app, key, 'POST', '/forms', {
     name: 'Monthly',
     periodType: 'MONTHLY',
-    elements: Array.from({ length: 50 }, (_, i) => ({ key: `n${i}`, label: `Number ${i}`, type: 'NUMBER' })),
+    elements: Array.from({ length: 50 }, (_, i) => ({
+      key: `n${i}`,
+      label: `Number ${i}`,
+      type: 'NUMBER',
+      ...(process.env['WARN_FACTOR'] ? { warnChangeFactor: Number(process.env['WARN_FACTOR']) } : {}),
+    })),
   });
   await call(app, key, 'PUT', '/form-sites', { formId: form.id, siteIds: sites.map((s) => s.id), years });
   for (const count of counts) {

@@ -148,8 +148,8 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
     await page.getByRole('heading', { name: `Energy and fuel: March ${world.year}` }).waitFor();
 
-    await page.getByLabel('Electricity used (kWh)').fill('1.5');
-    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'MWh' });
+    await page.getByLabel('Electricity used (kilowatt-hour)').fill('1.5');
+    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'megawatt-hour' });
     await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
     await page.locator('#el-fuel-0-fuel').selectOption('diesel');
     await page.locator('#el-fuel-0-litres').fill('100');
@@ -182,8 +182,10 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     );
     await expect(rows.nth(1).textContent()).resolves.toContain('Calculated value: 115.5');
     await expect(page.locator('.type-activity').textContent()).resolves.toContain('Total: 383.5');
-    await expect(page.getByLabel('Electricity used (kWh)').inputValue()).resolves.toBe('1.5');
-    await expect(page.locator('.type-number').textContent()).resolves.toContain('stored as 1,500 kWh');
+    await expect(page.getByLabel('Electricity used (kilowatt-hour)').inputValue()).resolves.toBe('1.5');
+    await expect(page.locator('.type-number').textContent()).resolves.toContain(
+      'stored as 1,500 kilowatt-hour',
+    );
     // The definition's uiCode is never run in the app's origin.
     expect(await page.evaluate(() => document.body.dataset['uiCodeRan'])).toBeUndefined();
     await shot(page, 'enter-period-saved-desktop');
@@ -199,7 +201,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     const { context, page, errors } = await newPage(PHONE);
     await signIn(page, world.base, collectorEmail, PASSWORD);
     await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/4`);
-    await page.getByLabel('Electricity used (kWh)').fill('12 MWh');
+    await page.getByLabel('Electricity used (kilowatt-hour)').fill('12 MWh');
     await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
     await page.locator('#el-fuel-0-fuel').selectOption('diesel');
     await page.locator('#el-fuel-0-litres').fill('forty');
@@ -211,7 +213,9 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await expect(page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).isVisible()).resolves.toBe(
       true,
     );
-    expect(await page.getByLabel('Electricity used (kWh)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Electricity used (kilowatt-hour)').getAttribute('aria-invalid')).toBe(
+      'true',
+    );
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
     // The activity's input error sits beside that input of that row.
     const litresError = page.locator('#el-fuel-0-litres-error');
@@ -219,7 +223,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     expect(await litresError.textContent()).toMatch(/number/i);
     expect(await page.locator('#el-fuel-0-litres').getAttribute('aria-invalid')).toBe('true');
     // Nothing typed is lost.
-    await expect(page.getByLabel('Electricity used (kWh)').inputValue()).resolves.toBe('12 MWh');
+    await expect(page.getByLabel('Electricity used (kilowatt-hour)').inputValue()).resolves.toBe('12 MWh');
     await expect(page.locator('#el-fuel-0-litres').inputValue()).resolves.toBe('forty');
     await expect(page.getByLabel('Note for the reviewer').inputValue()).resolves.toBe(
       'Meter replaced on the 12th',
@@ -228,7 +232,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     expect((await storedValues(world.tenant.owner.token)).filter((v: any) => v.periodUnit === 4)).toEqual([]);
     await shot(page, 'enter-period-error-phone');
 
-    await page.getByLabel('Electricity used (kWh)').fill('12000');
+    await page.getByLabel('Electricity used (kilowatt-hour)').fill('12000');
     await page.locator('#el-fuel-0-litres').fill('40');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved at/).waitFor();
@@ -428,7 +432,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
     await page.getByText('This period is locked').waitFor();
     expect(await page.locator('.lock').textContent()).toContain('Locked by Owner');
-    expect(await page.getByLabel('Electricity used (kWh)').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Electricity used (kilowatt-hour)').isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     await shot(page, 'enter-period-locked-desktop');
     await context.close();
@@ -518,7 +522,7 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await rows.nth(1).waitFor();
     await expect(rows.nth(0).textContent()).resolves.toContain('Calculated value: 80.4');
     await expect(rows.nth(1).textContent()).resolves.toContain('Calculated value: 23.1');
-    await expect(page.locator('.type-number').textContent()).resolves.toMatch(/2,000 kWh|^.*2000/);
+    await expect(page.locator('.type-number').textContent()).resolves.toMatch(/2,000 kilowatt-hour|^.*2000/);
     await shot(page, 'import-values-desktop');
     expect(errors).toEqual([]);
     await context.close();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../src/mail/outbox.ts';
 import { appCsp, uploadOrigins } from '../src/modules/web-app/web-app.ts';
@@ -68,6 +69,25 @@ describe('GET /app and its screens', () => {
       .join('');
     expect(firstLoad).not.toContain('Workbook');
     expect(manifest.files.some((f: string) => f.startsWith('exceljs'))).toBe(true);
+  });
+
+  it('the first load of /app (entry script, its static imports and the style sheet) stays under 150 KB gzip', () => {
+    const manifest = JSON.parse(readFileSync(join(DIST, 'manifest.json'), 'utf8'));
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const text = readFileSync(join(DIST, file), 'utf8');
+      for (const m of text.matchAll(/import\s*(?:[\w${},\s*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(m[1]!);
+    };
+    visit(manifest.script);
+    const files = [...loaded, ...(manifest.style ? [manifest.style] : [])];
+    const gzipped = files.reduce(
+      (sum, f) => sum + gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length,
+      0,
+    );
+    expect(gzipped).toBeGreaterThan(10_000); // the app is there
+    expect(gzipped).toBeLessThan(150 * 1024);
   });
 });
 

@@ -47,6 +47,13 @@ export interface FormElementsTable {
   position: Generated<number>;
   /** How the element's periods combine for indicators (NUMBER elements; SUM otherwise). */
   aggregation: ColumnType<Aggregation, Aggregation | undefined, Aggregation>;
+  /** NUMBER elements: the smallest and largest value accepted, in the element's unit (0050). */
+  min_value: ColumnType<number | null, number | null | undefined, number | null>;
+  max_value: ColumnType<number | null, number | null | undefined, number | null>;
+  /** NUMBER elements: only whole numbers are accepted. */
+  integer_only: Generated<boolean>;
+  /** NUMBER elements: a value more than this factor away from its references is an outlier. */
+  warn_change_factor: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
   deleted_at: NullableTimestamp;

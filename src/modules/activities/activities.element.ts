@@ -30,6 +30,7 @@ import {
   type ActivityInput,
   activityListProblem,
   checkActivityInput,
+  datesOutsidePeriod,
   MAX_ACTIVITIES_PER_REQUEST,
 } from './activities.inputs.ts';
 import {
@@ -123,10 +124,21 @@ class ActivitySession implements ValuesSession {
         work.inputs = list as ActivityInput[];
         continue;
       }
+      const window = target.periodType
+        ? { year: target.year, periodType: target.periodType, periodUnit: work.plan.periodUnit }
+        : undefined;
       list.forEach((item, m) => {
         const result = checkActivityInput(work.definition!.inputs, item, `${path}.${m}`);
         if ('issues' in result) issues.push(...result.issues);
-        else work.inputs.push(result.input);
+        else {
+          work.inputs.push(result.input);
+          if (window) {
+            const label = work.plan.element.label;
+            issues.push(
+              ...datesOutsidePeriod(work.definition!.inputs, result.input, window, `${path}.${m}`, label),
+            );
+          }
+        }
       });
       checked.value = work.inputs;
     }

@@ -1,6 +1,7 @@
 import type { ActivityInputDefinition } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/index.ts';
+import { dateOutsidePeriod, type PeriodWindow } from '../submissions/index.ts';
 
 /** Activities in one ACTIVITY value (one element, one period). */
 export const MAX_ACTIVITIES_PER_VALUE = 1000;
@@ -49,4 +50,25 @@ export function checkActivityInput(
   const normalized = normalizeInput(input);
   const issues = activityInputIssues(definitions, normalized, path);
   return issues.length > 0 ? { issues } : { input: normalized };
+}
+
+/**
+ * The date inputs of one (checked) activity input that fall outside the period its value is
+ * written for (decision 159): one issue each at `<path>.<input>`, naming the element by `label`.
+ */
+export function datesOutsidePeriod(
+  definitions: readonly ActivityInputDefinition[],
+  input: ActivityInput,
+  window: PeriodWindow,
+  path: string,
+  label: string,
+): Issue[] {
+  const issues: Issue[] = [];
+  for (const definition of definitions) {
+    const value = input[definition.name];
+    if (definition.type !== 'date' || typeof value !== 'string') continue;
+    const problem = dateOutsidePeriod(`${label}: ${definition.name}`, value, window);
+    if (problem) issues.push({ path: `${path}.${definition.name}`, message: problem });
+  }
+  return issues;
 }

@@ -9,5 +9,10 @@ export {
   failureMessage,
 } from './activities.calculate.ts';
 export { activityElementHandler } from './activities.element.ts';
-export { type ActivityInput, checkActivityInput, MAX_ACTIVITIES_PER_VALUE } from './activities.inputs.ts';
+export {
+  type ActivityInput,
+  checkActivityInput,
+  datesOutsidePeriod,
+  MAX_ACTIVITIES_PER_VALUE,
+} from './activities.inputs.ts';
 export { activitiesRoutes } from './activities.routes.ts';

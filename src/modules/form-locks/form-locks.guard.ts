@@ -9,7 +9,7 @@ export interface LockSlot extends LockQuery {
   period: number;
   /** The request field or row the slot comes from, e.g. `values.3`. */
   path?: string;
-  /** What is written, e.g. an element key. */
+  /** What is written, as people call it (an element's label): the refusal is then a plain sentence. */
   label?: string;
 }
 
@@ -72,8 +72,12 @@ export async function assertUnlocked(
   if (locked.length === 0) return;
   const issues = locked.map((lock) => {
     const slot = slots[lock.index]!;
-    const what = slot.label ? `"${slot.label}" for ` : '';
-    const message = `${slot.path ? `${slot.path}: ` : ''}${what}${periodLabel(slot.year, lock.periodType, slot.period)} at ${lock.siteName} in "${lock.formName}" is locked by ${describeLock(lock, slot.year)}; a manager must unlock it first`;
+    const period = periodLabel(slot.year, lock.periodType, slot.period);
+    // A slot named for people (a submission's value: its element's label) gets a plain sentence
+    // without ids (issue 42); locks have no reason of their own yet.
+    const message = slot.label
+      ? `${slot.label} for ${period} is locked: closed for reporting`
+      : `${slot.path ? `${slot.path}: ` : ''}${period} at ${lock.siteName} in "${lock.formName}" is locked by ${describeLock(lock, slot.year)}; a manager must unlock it first`;
     return slot.path ? { path: slot.path, message } : { message };
   });
   throw badRequest('The period is locked', issues);

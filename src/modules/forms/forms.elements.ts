@@ -102,6 +102,10 @@ export async function planElements(
       metadata: input.metadata ?? {},
       position: input.order ?? i,
       aggregation: input.type === 'NUMBER' ? (input.aggregation ?? 'SUM') : 'SUM',
+      min_value: input.minValue ?? null,
+      max_value: input.maxValue ?? null,
+      integer_only: input.integer ?? false,
+      warn_change_factor: input.warnChangeFactor ?? null,
     });
   });
   return { rows, matched, indexOf, issues };
@@ -121,6 +125,7 @@ function checkTypeFields(
   if (input.aggregation && input.type !== 'NUMBER') {
     issue(`${path}.aggregation`, 'is only allowed on NUMBER elements');
   }
+  checkRules(input, path, issue);
   if (input.type === 'SELECT') {
     if (!input.options) issue(`${path}.options`, 'are required for SELECT elements');
     else checkOptions(input.options, `${path}.options`, issue);
@@ -134,6 +139,34 @@ function checkTypeFields(
       issue(`${path}.activityDefinitionId`, 'is not an activity definition you can use');
   } else if (input.activityDefinitionId) {
     issue(`${path}.activityDefinitionId`, 'is only allowed on ACTIVITY elements');
+  }
+}
+
+/**
+ * The plausibility rules (decision 159): NUMBER elements only (a rule given as null or false on
+ * another type says nothing and is accepted), finite numbers, the lower limit not above the upper,
+ * a change factor above 1. JSON cannot carry NaN, but `1e309` reads as Infinity.
+ */
+function checkRules(input: ElementInput, path: string, issue: (path: string, message: string) => void) {
+  const given = {
+    minValue: input.minValue ?? null,
+    maxValue: input.maxValue ?? null,
+    integer: input.integer === true ? true : null,
+    warnChangeFactor: input.warnChangeFactor ?? null,
+  };
+  for (const [field, value] of Object.entries(given)) {
+    if (value === null) continue;
+    if (input.type !== 'NUMBER') issue(`${path}.${field}`, 'is only allowed on NUMBER elements');
+    else if (typeof value === 'number' && !Number.isFinite(value))
+      issue(`${path}.${field}`, 'must be a finite number');
+  }
+  if (input.type !== 'NUMBER') return;
+  const { minValue, maxValue, warnChangeFactor } = given;
+  if (minValue !== null && maxValue !== null && Number.isFinite(minValue) && minValue > maxValue) {
+    issue(`${path}.minValue`, `must not be greater than maxValue (${minValue} > ${maxValue})`);
+  }
+  if (warnChangeFactor !== null && !(warnChangeFactor > 1)) {
+    issue(`${path}.warnChangeFactor`, 'must be greater than 1');
   }
 }
 

@@ -27,6 +27,10 @@ const ELEMENT_COLUMNS = [
   'metadata',
   'position',
   'aggregation',
+  'min_value',
+  'max_value',
+  'integer_only',
+  'warn_change_factor',
   'deleted_at',
 ] as const;
 
@@ -43,6 +47,10 @@ export interface ElementWrite {
   metadata: Record<string, unknown>;
   position: number;
   aggregation: Aggregation;
+  min_value: number | null;
+  max_value: number | null;
+  integer_only: boolean;
+  warn_change_factor: number | null;
 }
 
 export interface FormFields {
@@ -186,6 +194,10 @@ export const formsRepository = {
           metadata: json(r.metadata),
           position: r.position,
           aggregation: r.aggregation,
+          min_value: r.min_value,
+          max_value: r.max_value,
+          integer_only: r.integer_only,
+          warn_change_factor: r.warn_change_factor,
         })),
       )
       .onConflict((oc) =>
@@ -200,6 +212,10 @@ export const formsRepository = {
           metadata: eb.ref('excluded.metadata'),
           position: eb.ref('excluded.position'),
           aggregation: eb.ref('excluded.aggregation'),
+          min_value: eb.ref('excluded.min_value'),
+          max_value: eb.ref('excluded.max_value'),
+          integer_only: eb.ref('excluded.integer_only'),
+          warn_change_factor: eb.ref('excluded.warn_change_factor'),
           deleted_at: null,
           updated_at: sql`now()`,
         })),

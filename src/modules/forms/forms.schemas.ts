@@ -29,6 +29,29 @@ export const ElementMetadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Free-form fields; submissions can find a form or element by one of them',
 });
 
+const MIN_VALUE_DESCRIPTION =
+  'NUMBER elements: the smallest value accepted, in the element’s unit (a value sent in another unit is converted first); null: no lower limit. Changing it does not rewrite stored values';
+const MAX_VALUE_DESCRIPTION =
+  'NUMBER elements: the largest value accepted, in the element’s unit (a value sent in another unit is converted first); null: no upper limit. Changing it does not rewrite stored values';
+const INTEGER_DESCRIPTION =
+  'NUMBER elements: only whole numbers are accepted (checked in the element’s unit, after conversion)';
+const WARN_CHANGE_FACTOR_DESCRIPTION =
+  'NUMBER elements: a value more than this factor above or below the same element’s value at the same site in the previous period, or in the same period last year, is an outlier: stored, but answered with an issue of type `outlier` (a value with a `comment` counts as acknowledged). Must be greater than 1; null: no outlier check';
+
+/** The plausibility rules of NUMBER elements, as requests send them (all optional). */
+const ruleInputs = {
+  minValue: Type.Optional(Nullable(Type.Number({ description: MIN_VALUE_DESCRIPTION, examples: [0] }))),
+  maxValue: Type.Optional(
+    Nullable(Type.Number({ description: MAX_VALUE_DESCRIPTION, examples: [1_000_000] })),
+  ),
+  integer: Type.Optional(Type.Boolean({ description: `${INTEGER_DESCRIPTION}. Default false` })),
+  warnChangeFactor: Type.Optional(
+    Nullable(
+      Type.Number({ exclusiveMinimum: 1, description: WARN_CHANGE_FACTOR_DESCRIPTION, examples: [3] }),
+    ),
+  ),
+};
+
 export const DueDays = Type.Integer({
   minimum: 0,
   maximum: 366,
@@ -80,6 +103,7 @@ export const ElementInput = Type.Object(
       }),
     ),
     aggregation: Type.Optional(AggregationSchema),
+    ...ruleInputs,
     metadata: Type.Optional(ElementMetadata),
     order: Type.Optional(
       Type.Integer({
@@ -121,6 +145,9 @@ export const FormBody = Type.Object(
             type: 'NUMBER',
             unitId: EXAMPLE_IDS.unitKwh,
             required: true,
+            minValue: 0,
+            maxValue: 5_000_000,
+            warnChangeFactor: 3,
           },
           {
             key: 'natural_gas',
@@ -165,6 +192,10 @@ export const Element = Type.Object({
   ),
   activityDefinitionId: Nullable({ ...Uuid, description: 'ACTIVITY elements: the activity definition' }),
   aggregation: AggregationSchema,
+  minValue: Nullable(Type.Number({ description: MIN_VALUE_DESCRIPTION })),
+  maxValue: Nullable(Type.Number({ description: MAX_VALUE_DESCRIPTION })),
+  integer: Type.Boolean({ description: INTEGER_DESCRIPTION }),
+  warnChangeFactor: Nullable(Type.Number({ description: WARN_CHANGE_FACTOR_DESCRIPTION })),
   metadata: ElementMetadata,
   order: Type.Integer({ description: 'Position in the form' }),
 });

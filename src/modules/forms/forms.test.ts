@@ -87,6 +87,10 @@ describe('forms: create and read', () => {
       options: null,
       activityDefinitionId: null,
       aggregation: 'SUM',
+      minValue: null,
+      maxValue: null,
+      integer: false,
+      warnChangeFactor: null,
       metadata: {},
       order: 1,
     });

@@ -3,7 +3,7 @@ import { badRequest, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { formSitesRepository } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
-import { resolveTargets } from '../submissions/index.ts';
+import { numberRuleProblem, resolveTargets } from '../submissions/index.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
@@ -56,6 +56,19 @@ export async function batchOf(
             {
               path: `values.${index}.value`,
               message: `${d.element.key}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to more than a number can hold`,
+            },
+          ]);
+        }
+        // Each row was checked against the element's rules; rows that add up are checked again.
+        const broken =
+          typeof value === 'number' && d.rows.length > 1
+            ? numberRuleProblem(d.element, value, undefined)
+            : null;
+        if (broken) {
+          throw badRequest('Invalid values', [
+            {
+              path: `values.${index}.value`,
+              message: `${broken}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to ${value}`,
             },
           ]);
         }

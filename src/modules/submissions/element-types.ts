@@ -1,20 +1,28 @@
 import type { TenantRun, Tx } from '../../db/client.ts';
-import type { ElementType } from '../../db/schema/index.ts';
+import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ValueItem } from './submissions.schemas.ts';
+import type { PeriodWindow } from './values.rules.ts';
 
 /** An element as submissions need it. */
 export interface ElementInfo {
   id: string;
   key: string;
+  /** What people call the element: messages name it by this, never by its key. */
+  label: string;
   type: ElementType;
   unit_id: string | null;
   options: unknown;
   metadata: Record<string, unknown>;
   /** ACTIVITY elements: the definition that calculates their activities. */
   activity_definition_id?: string | null;
+  /** NUMBER elements' plausibility rules (migration 0050; absent: none). */
+  min_value?: number | null;
+  max_value?: number | null;
+  integer_only?: boolean;
+  warn_change_factor?: number | null;
 }
 
 /**
@@ -38,12 +46,16 @@ export interface Checked {
 export interface Refusal {
   field: 'value' | 'selectedUnitId';
   message: string;
+  /** The message is a whole sentence for people (see ValueIssue.whole). */
+  whole?: boolean;
 }
 
 export interface CheckContext {
   element: ElementInfo;
   elementUnit: UnitFactor | undefined;
   selectedUnit: UnitFactor | undefined;
+  /** The period the value is written for (the rules on dates need it). */
+  period?: PeriodWindow;
 }
 
 /** A value of the request, checked: what to write or delete, at which period. */
@@ -58,6 +70,8 @@ export interface PlannedValue {
   selectedUnitId: string | null;
   /** The import run and rows the value comes from (source imports); recorded on the value's row. */
   source?: ImportSource;
+  /** Why the value is what it is (e.g. an outlier explained), kept with the change in its history. */
+  comment?: string | null;
 }
 
 /** Which import run, and which of its rows, made a value. */
@@ -72,6 +86,8 @@ export interface SubmissionTarget {
   formSiteId: string;
   siteId: string;
   year: number;
+  /** The form's period type (with `year` and a value's periodUnit: the period its dates must fall in). */
+  periodType?: PeriodType;
 }
 
 export type { TenantRun };

@@ -27,4 +27,5 @@ export type { ValuesPipeline } from './values.pipeline.ts';
 export { storeBatch } from './values.pipeline.ts';
 export { submissionValuesRepository } from './values.repository.ts';
 export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
+export { dateOutsidePeriod, numberRuleProblem, type PeriodWindow, periodName } from './values.rules.ts';
 export { ValuesSessions } from './values.sessions.ts';

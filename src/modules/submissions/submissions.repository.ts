@@ -79,6 +79,7 @@ export const submissionsRepository = {
         form_id: string | null;
         period_type: PeriodType | null;
         site_id: string | null;
+        site_name: string | null;
         form_site_id: string | null;
       }[];
       elements: (ElementInfo & { form_id: string })[];
@@ -87,7 +88,8 @@ export const submissionsRepository = {
       with t as (
         select * from jsonb_to_recordset(${input}::jsonb) as t(i int, form_id uuid, site_id uuid, year int)
       ), r as (
-        select t.i, f.id as form_id, f.period_type, s.id as site_id, fs.id as form_site_id
+        select t.i, f.id as form_id, f.period_type, s.id as site_id, s.name as site_name,
+               fs.id as form_site_id
           from t
           left join lateral (
             select id, period_type from forms
@@ -97,8 +99,8 @@ export const submissionsRepository = {
           left join form_sites fs on fs.organization_id = ${organizationId} and fs.form_id = f.id
                                  and fs.site_id = s.id and fs.year = t.year and fs.active
       ), e as (
-        select id, form_id, key, type, unit_id, options, metadata, activity_definition_id,
-               position, created_at
+        select id, form_id, key, label, type, unit_id, options, metadata, activity_definition_id,
+               min_value, max_value, integer_only, warn_change_factor, position, created_at
           from form_elements
          where organization_id = ${organizationId} and deleted_at is null
            and form_id in (select form_id from r where form_id is not null)
@@ -106,9 +108,11 @@ export const submissionsRepository = {
       select
         (select coalesce(json_agg(r order by r.i), '[]') from r) as targets,
         (select coalesce(json_agg(json_build_object(
-                  'id', e.id, 'form_id', e.form_id, 'key', e.key, 'type', e.type, 'unit_id', e.unit_id,
-                  'options', e.options, 'metadata', e.metadata,
-                  'activity_definition_id', e.activity_definition_id)
+                  'id', e.id, 'form_id', e.form_id, 'key', e.key, 'label', e.label, 'type', e.type,
+                  'unit_id', e.unit_id, 'options', e.options, 'metadata', e.metadata,
+                  'activity_definition_id', e.activity_definition_id, 'min_value', e.min_value,
+                  'max_value', e.max_value, 'integer_only', e.integer_only,
+                  'warn_change_factor', e.warn_change_factor)
                 order by e.form_id, e.position, e.created_at, e.key), '[]') from e) as elements,
         (select coalesce(json_agg(json_build_object(
                   'id', u.id, 'symbol', u.symbol, 'dimension', u.dimension,
@@ -143,10 +147,11 @@ export const submissionsRepository = {
       .execute();
   },
 
+  /** A site of the organization (its id and name), or undefined. */
   siteExists(tx: Tx, organizationId: string, id: string) {
     return tx
       .selectFrom('sites')
-      .select('id')
+      .select(['id', 'name'])
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .executeTakeFirst();

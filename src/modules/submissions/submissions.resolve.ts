@@ -99,6 +99,8 @@ export interface ResolvedTarget {
   formId: string;
   periodType: PeriodType;
   siteId: string;
+  /** The site's name (what messages call it). */
+  siteName: string;
   formSiteId: string | null;
   /** The form's live elements, in form order. */
   elements: ElementInfo[];
@@ -144,6 +146,7 @@ export async function resolveTargets(
       formId: row.form_id,
       periodType: row.period_type,
       siteId: row.site_id,
+      siteName: row.site_name ?? '',
       formSiteId: row.form_site_id,
       elements: elements.get(row.form_id) ?? [],
     };
@@ -191,7 +194,7 @@ export function resolveElements(
     }
     if (v.elementKey !== undefined) {
       const found = byKey.get(v.elementKey);
-      if (!found) issue('elementKey', `"${v.elementKey}" is not a key of this form`);
+      if (!found) issue('elementKey', 'names no element of this form');
       return found;
     }
     if (v.elementMetadataKey === undefined) return void issue('elementMetadataKey', 'is required');

@@ -6,15 +6,18 @@ import { errors, IdParams } from '../../http/schemas.ts';
 import { valueHistory } from './submissions.history.ts';
 import { reviewValue } from './submissions.review.ts';
 import {
+  CheckAnswer,
   HistoryEntry,
   ReviewBody,
   Submission,
   SubmissionPage,
   SubmissionsQuery,
+  SubmitAnswer,
   SubmitBody,
   ValueItem,
 } from './submissions.schemas.ts';
 import { getSubmission, listSubmissions } from './submissions.service.ts';
+import { checkValuesOf } from './values.check.ts';
 import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
 
 const TAGS = ['Form submissions'];
@@ -34,11 +37,35 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
         description:
           'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`; deleting what holds no value changes nothing and is left out). TIMESTAMP times are ISO 8601; without an offset they are UTC.',
         body: SubmitBody,
-        response: { 200: Submission, ...errors(400, 401, 403, 409) },
+        response: { 200: SubmitAnswer, ...errors(400, 401, 403, 409) },
       },
     },
     (request, reply) =>
       storeValues(pipeline, tenantRun(request), callerOf(request), request.body, clientGone(request, reply)),
+  );
+
+  app.post(
+    '/form-submissions/check',
+    {
+      config: { minRole: 'COLLECTOR' },
+      schema: {
+        operationId: 'formSubmissions.check',
+        tags: TAGS,
+        summary: 'Check a submission without storing it (collectors)',
+        description:
+          'Takes the body of `POST /form-submissions` and runs every check a submission of it would meet (each value’s type, the element’s rules, unknown elements, activity inputs, period locks) and the outlier check, then stores nothing: no value, history, activity or total is written. The answer lists every finding: `invalid` ones would refuse the submission, `outlier` ones would not. Activities’ calculations are not run (their inputs are checked). What refuses a submission as a whole answers the same here: 400 for a body that names no usable form, site or active year, 403 for a site you cannot report for.',
+        body: SubmitBody,
+        response: { 200: CheckAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    (request, reply) =>
+      checkValuesOf(
+        pipeline,
+        tenantRun(request),
+        callerOf(request),
+        request.body,
+        clientGone(request, reply),
+      ),
   );
 
   app.get(

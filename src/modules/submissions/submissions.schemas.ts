@@ -39,6 +39,14 @@ const valueFields = {
       },
     ),
   ),
+  comment: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        'Why the value is what it is, for reviewers (e.g. an outlier explained: a value with a comment counts as acknowledged). Kept with the change in the value’s history; a value that does not change records nothing, so neither is its comment',
+      examples: ['New furnace commissioned in March'],
+    }),
+  ),
   timestamp: Type.Optional(
     Type.Union(
       [
@@ -271,3 +279,62 @@ export const HistoryEntry = Type.Object({
   after: Snapshot,
   comment: Nullable(Type.String()),
 });
+
+/** One finding of the checks of a submission (the check route; outliers also in a submission's answer). */
+export const ValueCheck = Type.Object(
+  {
+    type: Type.Enum(['invalid', 'outlier'], {
+      description:
+        '`invalid`: a submission of this body would be refused (400) for it; `outlier`: the value would be stored, but it is far from the same element’s earlier values (the element’s `warnChangeFactor`)',
+    }),
+    path: Type.String({
+      description: 'The field of the body it concerns, e.g. `values.2.value` or `values.0.value.1.day`',
+      examples: ['values.0.value'],
+    }),
+    message: Type.String({
+      description: 'What is wrong, in plain words for people',
+      examples: ['Electricity must be at least 0 kWh'],
+    }),
+    acknowledged: Type.Optional(
+      Type.Boolean({
+        description: 'Outliers: true when the value came with a `comment` (the person has explained it)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ValueCheck = Static<typeof ValueCheck>;
+
+export const CheckAnswer = Type.Object(
+  {
+    issues: Type.Array(ValueCheck, {
+      description:
+        'Every finding, in the order of the values; empty: a submission of this body would be stored as it is',
+    }),
+  },
+  {
+    examples: [
+      {
+        issues: [
+          { type: 'invalid', path: 'values.0.value', message: 'Electricity must be at least 0 kWh' },
+          {
+            type: 'outlier',
+            path: 'values.1.value',
+            message: 'Natural gas is 4 times its value of February 2025 (12500 kWh against 3100 kWh)',
+            acknowledged: false,
+          },
+        ],
+      },
+    ],
+  },
+);
+export type CheckAnswer = Static<typeof CheckAnswer>;
+
+export const SubmitAnswer = Type.Object({
+  ...Submission.properties,
+  issues: Type.Array(ValueCheck, {
+    description:
+      'What the values were checked for but did not stop them: outliers (a value far from the same element’s earlier values). Always present; empty when there is none. Each was stored anyway; `acknowledged` says whether it came with a comment',
+  }),
+});
+export type SubmitAnswer = Static<typeof SubmitAnswer>;

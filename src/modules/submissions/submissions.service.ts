@@ -41,16 +41,17 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
   const unknownForm = async () => query.formId && !(await formsRepository.find(tx, org, query.formId));
   // A form that matches nothing is checked after the page (a page found proves the form exists);
   // a site is checked first, as its refusal (400 unknown, 403 unreadable) comes before any page.
+  let siteName = '';
   if (query.siteId) {
     if (await unknownForm()) throw invalidField('formId', 'formId is not a form of this organization');
-    if (!(await repo.siteExists(tx, org, query.siteId))) {
-      throw invalidField('siteId', 'siteId is not a site of this organization');
-    }
+    const site = await repo.siteExists(tx, org, query.siteId);
+    if (!site) throw invalidField('siteId', 'siteId is not a site of this organization');
+    siteName = site.name;
   }
   const scope = await siteScope(tx, caller);
   // As GET /activities: naming a site the caller cannot read is a 403, not an empty page.
   if (query.siteId && !policy.canReadSite(scope, query.siteId.toLowerCase())) {
-    throw forbidden(`You cannot read the data of site ${query.siteId}`);
+    throw forbidden(`You cannot read the data of ${siteName}`);
   }
   const page = pageOf(query);
   const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);

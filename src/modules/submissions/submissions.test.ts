@@ -117,7 +117,7 @@ describe('POST /form-submissions: writing', () => {
       values: [
         { elementKey: 'plain', periodUnit: 1, value: -3 },
         { elementKey: 'kind', periodUnit: 1, value: 'b' },
-        { elementKey: 'day', periodUnit: 1, value: '2024-02-29' },
+        { elementKey: 'day', periodUnit: 1, value: '2025-03-31' },
         { elementKey: 'doc', periodUnit: 1, value: media.toUpperCase() },
         { elementKey: 'event', timestamp: '2025-05-02T10:00:00+02:00', value: { reading: 7 } },
       ],
@@ -126,7 +126,7 @@ describe('POST /form-submissions: writing', () => {
     expect(res.body.values.map((v: { value: unknown }) => v.value)).toEqual([
       -3,
       'b',
-      '2024-02-29',
+      '2025-03-31',
       media,
       { reading: 7 },
     ]);

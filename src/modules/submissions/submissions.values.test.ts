@@ -15,6 +15,7 @@ const mwh: UnitFactor = { id: 'u-mwh', symbol: 'MWh', dimension: 'energy', facto
 const element = (type: ElementType, extra: Partial<ElementInfo> = {}): ElementInfo => ({
   id: `el-${type}`,
   key: type.toLowerCase(),
+  label: `The ${type.toLowerCase()}`,
   type,
   unit_id: null,
   options: null,

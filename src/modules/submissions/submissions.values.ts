@@ -14,6 +14,7 @@ import { optionValues } from './submissions.resolve.ts';
 import type { SubmitValue } from './submissions.schemas.ts';
 import { parseTimestamp } from './submissions.timestamp.ts';
 import type { ValueIssue } from './values.issues.ts';
+import { dateOutsidePeriod, numberRuleProblem, type PeriodWindow } from './values.rules.ts';
 
 export const TEXT_MAX_LENGTH = 10_000;
 /** Largest TIMESTAMP record value, as JSON text. */
@@ -153,7 +154,8 @@ export function checkValue(
 ): PlannedValue | ValueIssue {
   const refusal = (field: string, message: string): ValueIssue => ({ index, field, message });
   const period = periodOf(input, element, context.year, context.periodType);
-  if ('message' in period) return refusal(period.field, period.message);
+  if ('message' in period)
+    return { index, field: period.field, message: period.message, whole: period.whole };
 
   if (input.selectedUnitId === '') return refusal('selectedUnitId', 'must be a unit id or null, not empty');
   const selectedUnitId = input.selectedUnitId?.toLowerCase() ?? null;
@@ -166,8 +168,17 @@ export function checkValue(
   let checked: Checked | null = null;
   if (input.value !== null) {
     const elementUnit = element.unit_id ? context.units.get(element.unit_id) : undefined;
-    const result = context.handlers[element.type].check(input.value, { element, elementUnit, selectedUnit });
-    if ('message' in result) return refusal(result.field, result.message);
+    const window = { year: context.year, periodType: context.periodType, periodUnit: period.periodUnit };
+    const result = context.handlers[element.type].check(input.value, {
+      element,
+      elementUnit,
+      selectedUnit,
+      period: window,
+    });
+    if ('message' in result)
+      return { index, field: result.field, message: result.message, whole: result.whole };
+    const broken = ruleProblem(element, result, elementUnit, selectedUnit, window);
+    if (broken) return { index, field: 'value', message: broken, whole: true };
     checked = result;
   }
   return {
@@ -177,7 +188,32 @@ export function checkValue(
     timestamp: period.timestamp,
     checked,
     selectedUnitId: checked ? selectedUnitId : null,
+    comment: input.comment ?? null,
   };
+}
+
+/**
+ * The rules of decision 159 on a value its type accepted: a NUMBER against its element's limits
+ * and whole-number rule (in the element's unit, after conversion), a DATE against its period.
+ */
+function ruleProblem(
+  element: ElementInfo,
+  checked: Checked,
+  elementUnit: UnitFactor | undefined,
+  selectedUnit: UnitFactor | undefined,
+  window: PeriodWindow,
+): string | null {
+  if (element.type === 'NUMBER' && typeof checked.value === 'number') {
+    const sent =
+      selectedUnit && typeof checked.originalValue === 'number'
+        ? { value: checked.originalValue, unit: selectedUnit }
+        : undefined;
+    return numberRuleProblem(element, checked.value, elementUnit, sent);
+  }
+  if (element.type === 'DATE' && typeof checked.value === 'string') {
+    return dateOutsidePeriod(element.label, checked.value, window);
+  }
+  return null;
 }
 
 function periodOf(
@@ -185,7 +221,7 @@ function periodOf(
   element: ElementInfo,
   year: number,
   periodType: PeriodType,
-): { periodUnit: number; timestamp: Date | null } | { field: string; message: string } {
+): { periodUnit: number; timestamp: Date | null } | { field: string; message: string; whole?: boolean } {
   if (element.type === 'TIMESTAMP') {
     // null is the same as leaving it out (generated bodies send it for other elements).
     if (input.timestamp == null) return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
@@ -197,7 +233,11 @@ function periodOf(
       };
     }
     if (timestamp.getUTCFullYear() !== year) {
-      return { field: 'timestamp', message: `is in ${timestamp.getUTCFullYear()} (UTC), not in ${year}` };
+      return {
+        field: 'timestamp',
+        message: `${element.label} must be within ${year} (${year}-01-01 to ${year}-12-31, UTC); ${timestamp.toISOString()} is not`,
+        whole: true,
+      };
     }
     const month = timestamp.getUTCMonth() + 1;
     if (input.periodUnit !== undefined && input.periodUnit !== month) {

@@ -10,10 +10,15 @@ export interface ValueIssue {
   index: number;
   field: string | null;
   message: string;
+  /**
+   * The message is a whole sentence for people (it names the element by its label, as the rules'
+   * messages do): it is shown as it is, without the path in front.
+   */
+  whole?: boolean;
 }
 
-/** A value issue as a 400 names it (`values.<index>.<field> <message>`). */
-export function issueOf({ index, field, message }: ValueIssue): Issue {
+/** A value issue as a 400 names it (`values.<index>.<field> <message>`, or the whole sentence). */
+export function issueOf({ index, field, message, whole }: ValueIssue): Issue {
   const path = field ? `values.${index}.${field}` : `values.${index}`;
-  return { path, message: `${path} ${message}` };
+  return { path, message: whole ? message : `${path} ${message}` };
 }

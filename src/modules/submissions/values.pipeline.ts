@@ -23,10 +23,11 @@ import {
 } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import { assertNoIssues } from './submissions.resolve.ts';
-import type { Submission, SubmitBody, ValueItem } from './submissions.schemas.ts';
+import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './submissions.schemas.ts';
 import { slotOf } from './submissions.values.ts';
 import { type AttemptOutcome, attemptThenCompute } from './values.attempts.ts';
 import { issueOf } from './values.issues.ts';
+import { findOutliers } from './values.outliers.ts';
 import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
 import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
 import { ValuesSessions } from './values.sessions.ts';
@@ -46,9 +47,9 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
 }
 
 /**
- * POST /form-submissions: resolves and checks the body (`resolveValues`), then stores it
- * (`storeBatch`), in attempts (`attemptThenCompute`): each attempt one transaction, resolving
- * again what calculations done in between depended on.
+ * POST /form-submissions: resolves and checks the body (`resolveValues`), finds its outliers
+ * (which do not refuse it), then stores it (`storeBatch`), in attempts (`attemptThenCompute`): each
+ * attempt one transaction, resolving again what calculations done in between depended on.
  */
 export async function storeValues(
   pipeline: ValuesPipeline,
@@ -56,18 +57,20 @@ export async function storeValues(
   caller: Caller,
   body: SubmitBody,
   signal: AbortSignal = new AbortController().signal,
-): Promise<Submission> {
+): Promise<SubmitAnswer> {
   const sessions = new ValuesSessions(pipeline.handlers, {
     organizationId: caller.organizationId,
     run,
     signal,
   });
   try {
-    const [submission] = await attemptThenCompute(run, async (tx) => {
+    return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<SubmitAnswer>> => {
       const batch = await resolveValues(tx, pipeline.handlers, caller, [body]);
-      return storeBatch(tx, pipeline, caller, batch, sessions);
+      // Read before the batch writes: a reference is what was stored before this request.
+      const [issues] = await findOutliers(tx, caller.organizationId, batch.entries, batch.units ?? new Map());
+      const outcome = await storeBatch(tx, pipeline, caller, batch, sessions);
+      return 'done' in outcome ? { done: { ...outcome.done[0]!, issues: issues! } } : outcome;
     });
-    return submission!;
   } finally {
     await sessions.close();
   }
@@ -118,7 +121,7 @@ export async function storeBatch(
  * The slots the guards check: each entry's periods, named by the first value that lands in each
  * (the guards check one slot per period, not one per value: 120 slots for a 10,000-row import).
  */
-function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
+export function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
   const slots: ValueSlot[] = [];
   for (const { target, planned } of entries) {
     const seen = new Set<number>();
@@ -131,7 +134,7 @@ function guardedSlots(entries: readonly ResolvedEntry[]): ValueSlot[] {
         year: target.year,
         period: p.periodUnit,
         path: `values.${p.index}`,
-        label: p.element.key,
+        label: p.element.label,
       });
     }
   }
@@ -146,15 +149,27 @@ async function plan(
   n: number,
   options: StoreOptions,
 ): Promise<void> {
+  assertNoIssues(await planIssues(tx, entry, sessions, n, options));
+}
+
+/**
+ * Every issue of one entry, by value order: its values' own (type, rules, elements) and those its
+ * types' sessions find when they plan (definitions, media, activity inputs).
+ */
+export async function planIssues(
+  tx: Tx,
+  entry: ResolvedEntry,
+  sessions: ValuesSessions,
+  n: number,
+  options: StoreOptions = {},
+): Promise<Issue[]> {
   const byType = groupBy(entry.planned, (p): keyof ElementTypeHandlers => p.element.type);
   const sessionIssues: Issue[] = [];
   for (const [type, values] of byType) {
     const session = sessions.of(n, type);
     if (session) sessionIssues.push(...(await session.plan(tx, values, entry.target, options)));
   }
-  assertNoIssues(
-    [...entry.issues.map(issueOf), ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path)),
-  );
+  return [...entry.issues.map(issueOf), ...sessionIssues].sort((a, b) => byIndex(a.path) - byIndex(b.path));
 }
 
 const byIndex = (path: string | undefined) => Number(/^values\.(\d+)/.exec(path ?? '')?.[1] ?? -1);
@@ -289,6 +304,7 @@ function planChanges(
         stored: true,
         before: snapshotOf(live),
         source: null,
+        comment: plan.comment ?? null,
       };
       changes.push(change);
       return { stored: live, change };
@@ -310,6 +326,7 @@ function planChanges(
       stored: existing !== undefined,
       before: null,
       source: plan.source ?? null,
+      comment: plan.comment ?? null,
     };
     if (live) {
       if (unchanged(live, change)) {

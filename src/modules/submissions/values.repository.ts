@@ -36,6 +36,8 @@ export interface ValueChange extends ValueWrite {
   before: unknown;
   /** The import run and rows of a CREATE or UPDATE written by an import; null for any other write. */
   source: ImportSource | null;
+  /** The person's comment on the change (kept in its history row); null: none. */
+  comment: string | null;
 }
 
 /** Rows per `applyChanges` statement (one array parameter per column). */
@@ -172,15 +174,16 @@ export const submissionValuesRepository = {
             ${column((r) => jsonText(r.value))}::jsonb[], ${column((r) => jsonText(r.originalValue))}::jsonb[],
             ${column((r) => r.numericValue)}::double precision[], ${column((r) => r.selectedUnitId)}::uuid[],
             ${column((r) => r.action)}::text[], ${column((r) => jsonText(r.before))}::jsonb[],
-            ${column((r) => r.source?.runId ?? null)}::uuid[], ${column((r) => jsonText(r.source?.rows))}::jsonb[]
+            ${column((r) => r.source?.runId ?? null)}::uuid[], ${column((r) => jsonText(r.source?.rows))}::jsonb[],
+            ${column((r) => r.comment)}::text[]
           ) as r(id, stored, submission, site_id, year, element_id, period_unit, ts, value, original_value,
-                 numeric_value, selected_unit_id, action, before, import_run_id, import_rows)
+                 numeric_value, selected_unit_id, action, before, import_run_id, import_rows, comment)
         )${inserts ? inserted : sql``}${rewrites ? rewritten : sql``}${deletes ? deleted : sql``}, logged as (
-          insert into form_value_history (organization_id, value_id, action, user_id, before, after)
+          insert into form_value_history (organization_id, value_id, action, user_id, before, after, comment)
           select ${organizationId}, id, action, ${userId}, before,
                  case when action <> 'DELETE' then jsonb_build_object(
                    'value', value, 'originalValue', original_value, 'selectedUnitId', selected_unit_id,
-                   'status', 'COMPLETED') end
+                   'status', 'COMPLETED') end, comment
             from input
         )
         select now() as at`;

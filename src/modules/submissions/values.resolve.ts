@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
+import type { UnitFactor } from '../units/index.ts';
 import type { ElementTypeHandlers, PlannedValue, SubmissionTarget } from './element-types.ts';
 import { resolveElements, resolveTargets } from './submissions.resolve.ts';
 import type { SubmitBody } from './submissions.schemas.ts';
@@ -23,6 +24,8 @@ export interface ResolvedEntry {
  */
 export interface ResolvedBatch {
   entries: ResolvedEntry[];
+  /** The units of the elements and values (for messages that name a value's unit). */
+  units?: Map<string, UnitFactor>;
 }
 
 /**
@@ -42,7 +45,10 @@ export async function resolveValues(
   const entries = bodies.map((body, n): ResolvedEntry => {
     const resolved = targets[n]!;
     if ('error' in resolved) throw resolved.error;
-    authorize(policy.canWriteSiteData(caller, scope, resolved.siteId), 'You cannot enter data for this site');
+    authorize(
+      policy.canWriteSiteData(caller, scope, resolved.siteId),
+      `You cannot report for ${resolved.siteName}`,
+    );
     if (!resolved.formSiteId) {
       throw invalidField('year', `The form is not active on this site for ${body.year}`);
     }
@@ -59,10 +65,11 @@ export async function resolveValues(
         formSiteId: resolved.formSiteId,
         siteId: resolved.siteId,
         year: body.year,
+        periodType: resolved.periodType,
       },
       planned: checked.planned,
       issues: [...elements.issues, ...checked.issues],
     };
   });
-  return { entries };
+  return { entries, units };
 }

@@ -36,6 +36,14 @@ export const cases: SecurityCase[] = [
     prepare: async () => ({ url: '/form-submissions' }),
   },
   {
+    method: 'POST',
+    route: '/form-submissions/check',
+    prepare: async (t, tenant) => ({
+      url: '/form-submissions/check',
+      body: await prepareSubmission(t, tenant),
+    }),
+  },
+  {
     method: 'GET',
     route: '/form-submissions/:id',
     tenantRecord: true,

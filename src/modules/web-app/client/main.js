@@ -7,7 +7,7 @@ import { AcceptInvitation } from './invitation.js';
 import { EnterPeriod } from './period.js';
 import { MyReporting } from './reporting.js';
 import { Review } from './review.js';
-import { Link, navigate, useLocation } from './router.js';
+import { Link, mayLeave, navigate, useLocation } from './router.js';
 import { roleWord, SignIn } from './signin.js';
 import { Errors, Loading } from './ui.js';
 
@@ -64,7 +64,9 @@ function App() {
     setVersion((v) => v + 1);
     // After signing in from the invitation or the sign-in page, land on My reporting (or where
     // the person was going).
-    if (path === '/app/accept-invitation' || path === '/app/sign-in') navigate('/app', { replace: true });
+    // After an ended session the address is still the screen the person was on: they stay there.
+    if (path === '/app/accept-invitation' || path === '/app/sign-in')
+      navigate('/app', { replace: true, force: true });
   };
 
   if (path === '/app/accept-invitation' && (query.get('token') || !session.token)) {
@@ -77,11 +79,12 @@ function App() {
   if (!me) return html`<${Frame}><main id="main"><${Loading} what="your account" /></main><//>`;
 
   const signOut = async () => {
+    if (!mayLeave()) return;
     await post('/auth/logout', {}).catch(() => undefined);
     session.clear();
     setMe(null);
     setNotice('You are signed out.');
-    navigate('/app/sign-in', { replace: true });
+    navigate('/app/sign-in', { replace: true, force: true });
   };
   const isManager = MANAGERS.has(me.role);
   const enter = /^\/app\/enter\/([^/]+)\/([^/]+)\/(\d{4})\/(\d{1,2})$/.exec(path);

@@ -1,7 +1,7 @@
 // What the period screen loads, and the drafts it edits: one draft per element, built from the
 // stored values; saving sends what changed in one POST /form-submissions.
 import { get } from './api.js';
-import { numberForInput, parseNumber } from './format.js';
+import { numberForInput, readNumber } from './numbers.js';
 
 /** Everything the screen shows for (form, site, year, period), from the public API. */
 export async function loadPeriod({ formId, siteId, year, periodUnit }) {
@@ -10,7 +10,8 @@ export async function loadPeriod({ formId, siteId, year, periodUnit }) {
     get('/units'),
     get('/form-submissions', { formId, siteId, year, limit: 1 }),
     get('/form-locks', { formId }),
-    get('/completeness', { formId, year, siteIds: siteId, periodUnits: periodUnit }),
+    // Every site of the form the person sees (by name): this one's status, and the previous and next site.
+    get('/completeness', { formId, year, periodUnits: periodUnit, limit: 1000 }),
   ]);
   const submission = submissions.items[0] ?? null;
   const values = (submission?.values ?? []).filter(
@@ -45,8 +46,9 @@ export async function loadPeriod({ formId, siteId, year, periodUnit }) {
       histories[i].filter((h) => h.action === 'REVIEW').at(-1),
     ]),
   );
-  const site = completeness.items[0] ?? null;
+  const site = completeness.items.find((s) => s.siteId === siteId) ?? null;
   return {
+    sites: completeness.items.map((s) => ({ siteId: s.siteId, siteName: s.siteName })),
     form,
     units,
     values,
@@ -141,7 +143,7 @@ export function draftsFrom(data) {
 
 function inputValue(input, text) {
   if (text === '' || text === undefined) return undefined;
-  if (input.type === 'number') return parseNumber(text);
+  if (input.type === 'number') return readableNumber(text) ?? undefined;
   if (input.type === 'boolean') return text === 'true';
   return text;
 }
@@ -150,7 +152,7 @@ function inputValue(input, text) {
  * The values to send for what changed since `original`; `targets[i]` says which element (and
  * row) `values[i]` is, to put the service's issues (`values.i…`) beside their fields.
  */
-export function changedValues(data, drafts, original, periodUnit) {
+export function changedValues(data, drafts, original, periodUnit, skip = new Set()) {
   const values = [];
   const targets = [];
   const push = (value, target) => {
@@ -159,6 +161,7 @@ export function changedValues(data, drafts, original, periodUnit) {
   };
   for (const element of data.form.elements) {
     const key = element.key;
+    if (skip.has(key)) continue;
     const draft = drafts[key];
     const before = original[key];
     if (element.type === 'ACTIVITY') {
@@ -177,10 +180,16 @@ export function changedValues(data, drafts, original, periodUnit) {
     if (JSON.stringify(draft) === JSON.stringify(before)) continue;
     switch (element.type) {
       case 'NUMBER': {
-        const value = parseNumber(draft.text);
+        const value = readableNumber(draft.text);
         const unit = draft.unitId && draft.unitId !== element.unitId ? draft.unitId : null;
         push(
-          { elementKey: key, periodUnit, value, ...(unit && value !== null ? { selectedUnitId: unit } : {}) },
+          {
+            elementKey: key,
+            periodUnit,
+            value,
+            ...(unit && value !== null ? { selectedUnitId: unit } : {}),
+            ...comment(draft),
+          },
           { key },
         );
         break;
@@ -191,7 +200,7 @@ export function changedValues(data, drafts, original, periodUnit) {
           if (!row.at) return;
           const timestamp = new Date(row.at).toISOString();
           kept.add(timestamp);
-          const value = parseNumber(row.text);
+          const value = readableNumber(row.text);
           push({ elementKey: key, timestamp, value: value === null ? '' : value }, { key, row: index });
         });
         for (const row of before.rows) {
@@ -218,6 +227,19 @@ export function changedValues(data, drafts, original, periodUnit) {
 }
 
 /**
+ * The number typed, or null for an empty field. The screen sends nothing while a number cannot be
+ * read; should one get here all the same, it stops the request instead of going out as null.
+ */
+function readableNumber(text) {
+  const read = readNumber(text);
+  if (read.error) throw new Error(read.error);
+  return read.value;
+}
+
+/** The person's comment on a value (it acknowledges an outlier), when there is one. */
+const comment = (draft) => (draft.comment?.trim() ? { comment: draft.comment.trim() } : {});
+
+/**
  * The service's issues by element key (and activity row): `values.3.value.1.litres` is the
  * second row of the element sent fourth. Issues that name no value are general.
  */
@@ -234,14 +256,25 @@ export function placeIssues(issues, targets) {
     const row = match[2] !== undefined ? Number(match[2]) : target.row;
     byKey[target.key] = [
       ...(byKey[target.key] ?? []),
-      { message: fieldMessage(issue.message), row, input: match[3] ?? null },
+      {
+        message: fieldMessage(issue.message, target.key),
+        row,
+        input: match[3] ?? null,
+        type: issue.type ?? 'invalid',
+        acknowledged: issue.acknowledged === true,
+      },
     ];
   }
   return { byKey, general };
 }
 
-/** "values.0.value must be a finite number" beside its field reads "Must be a finite number". */
-export function fieldMessage(message) {
-  const text = String(message ?? '').replace(/^values\.\d+(\.value)?(\.\d+)?(\.[\w-]+)?:?\s+/, '');
+/**
+ * "values.0.value must be a finite number" beside its field reads "Must be a finite number"; an
+ * element key in front ("elec: …") goes too, the field's label says which it is.
+ */
+export function fieldMessage(message, key) {
+  const text = String(message ?? '')
+    .replace(/^values\.\d+(\.value)?(\.\d+)?(\.[\w-]+)?:?\s+/, '')
+    .replace(key ? new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`) : /^$/, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

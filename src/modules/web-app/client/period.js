@@ -1,48 +1,127 @@
 // Enter a period: every element of the form for one site and period, saved in one
-// POST /form-submissions; the service's issues shown beside their fields, nothing typed lost.
+// POST /form-submissions. Numbers are read in the person's locale or refused; the element's rules
+// are checked when a field is left, the service's check asked for what only it knows (outliers,
+// locks, rights); every keystroke is kept as a draft in this browser until the service stores it.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorLines, get, post, uploadFile } from './api.js';
-import {
-  formatBytes,
-  formatDate,
-  formatNumber,
-  formatTime,
-  periodLabel,
-  REVIEW_WORDS,
-  STATUS_WORDS,
-} from './format.js';
+import { errorLines, post } from './api.js';
+import { changedDrafts, draftKey, readDraft, restorable, writeDraft } from './drafts.js';
+import { formatDate, periodLabel, STATUS_WORDS } from './format.js';
+import { browserLocale, readNumber } from './numbers.js';
 import { changedValues, draftsFrom, loadPeriod, placeIssues } from './period-data.js';
-import { Link } from './router.js';
+import { ElementField } from './period-fields.js';
+import { DraftOffer, PeriodNav } from './period-nav.js';
+import { Link, useLeaveGuard } from './router.js';
+import { localIssues } from './rules.js';
 import { Badge, Errors, Loading } from './ui.js';
 
-const REVIEW_TONES = { COMPLETED: 'muted', APPROVED: 'good', REJECTED: 'bad' };
+const NO_ISSUES = { byKey: {}, general: [] };
+const omit = (object, key) => Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
 
-export function EnterPeriod({ formId, siteId, year, periodUnit }) {
+export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   const [data, setData] = useState(null);
   const [drafts, setDrafts] = useState(null);
   const [original, setOriginal] = useState(null);
   const [loadErrors, setLoadErrors] = useState([]);
-  const [issues, setIssues] = useState({ byKey: {}, general: [] });
+  // The service's issues (from its check or a refused save), and the fields whose own checks show.
+  const [issues, setIssues] = useState(NO_ISSUES);
+  const [shown, setShown] = useState({});
+  const [offer, setOffer] = useState(null);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(null);
+  // The summary above Save appears once a save was tried (before, errors stand beside their fields).
+  const [attempted, setAttempted] = useState(false);
+  const locale = browserLocale();
+  const key = draftKey({
+    organizationId: me.organization.id,
+    userId: me.user.id,
+    formId,
+    siteId,
+    year,
+    periodUnit,
+  });
 
   // Only the latest load may fill the screen (the person may move to another period meanwhile).
   const latest = useRef(0);
-  const load = async () => {
+  const current = useRef({});
+  current.current = { data, drafts, original, offer };
+  const load = async ({ keep = {} } = {}) => {
     const ticket = ++latest.current;
-    const loaded = await loadPeriod({ formId, siteId, year, periodUnit });
+    const [loaded, kept] = await Promise.all([
+      loadPeriod({ formId, siteId, year, periodUnit }),
+      readDraft(key),
+    ]);
     if (ticket !== latest.current) return;
     const fresh = draftsFrom(loaded);
+    const left = restorable({ changes: keep }, fresh);
     setData(loaded);
-    setDrafts(fresh);
     setOriginal(fresh);
+    setDrafts({ ...fresh, ...left });
+    const offered = restorable(kept, fresh);
+    for (const k of Object.keys(left)) delete offered[k];
+    // A number kept as typed ("4,321.5") that the service now stores ("4321.5") is no longer unsaved.
+    for (const element of loaded.form.elements) {
+      const draft = offered[element.key];
+      if (element.type === 'NUMBER' && draft && sameNumber(draft, fresh[element.key]))
+        delete offered[element.key];
+    }
+    setOffer(Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
   };
   useEffect(() => {
     setData(null);
     setLoadErrors([]);
+    setIssues(NO_ISSUES);
+    setShown({});
+    setSaved(null);
+    setAttempted(false);
     load().catch((error) => setLoadErrors(errorLines(error)));
   }, [formId, siteId, year, periodUnit]);
+
+  // Keep the draft as it is typed (a pending offer stays kept until it is answered).
+  const changes = drafts && original ? changedDrafts(drafts, original) : {};
+  const dirty = Object.keys(changes).length > 0;
+  // Written on every change (IndexedDB keeps the writes in order), so nothing waits in memory when
+  // the tab closes, the session ends or the person moves to another period.
+  useEffect(() => {
+    if (!drafts || !original) return;
+    writeDraft(key, { ...(offer?.changes ?? {}), ...changedDrafts(drafts, original) });
+  }, [drafts, original, offer]);
+  useLeaveGuard(
+    dirty,
+    'Your unsaved changes are kept on this device as a draft, but not saved. Leave anyway?',
+  );
+
+  // The service's check, asked when a changed field is left (debounced; only the latest answer counts).
+  const checkTicket = useRef(0);
+  const checkTimer = useRef(null);
+  const runCheck = async () => {
+    const now = current.current;
+    const ticket = ++checkTicket.current;
+    const sendable = sendableValues(now, { year, periodUnit, locale });
+    if (!sendable.values.length) return setIssues(NO_ISSUES);
+    try {
+      const answer = await post('/form-submissions/check', { formId, siteId, year, values: sendable.values });
+      if (ticket !== checkTicket.current) return;
+      setIssues(placeIssues(answer.issues ?? [], sendable.targets));
+      return answer.issues ?? [];
+    } catch (error) {
+      // A service without the check (404) or a passing failure: the save checks everything again.
+      if (error.status !== 404 && error.status !== 401) console.warn('check failed', error.status);
+      return null;
+    }
+  };
+  const leave = (elementKey) =>
+    afterPointer(() => {
+      setShown((all) => (all[elementKey] ? all : { ...all, [elementKey]: true }));
+      if (
+        !current.current.drafts ||
+        !(elementKey in changedDrafts(current.current.drafts, current.current.original))
+      )
+        return;
+      clearTimeout(checkTimer.current);
+      checkTimer.current = setTimeout(runCheck, 300);
+    });
+  useEffect(watchPointer, []);
 
   if (loadErrors.length) return html`<main id="main"><${Back} /><${Errors} lines=${loadErrors} /></main>`;
   if (!data) return html`<main id="main"><${Loading} what="the period" /></main>`;
@@ -50,47 +129,125 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
   const { form, site, period, lock } = data;
   const locked = Boolean(lock) || Boolean(period?.locked);
   const title = periodLabel(form.periodType, year, periodUnit);
-  const update = (key, change) => {
+  const context = { formId, siteId, year, periodUnit, periodType: form.periodType, title, locale };
+  const update = (elementKey, change) => {
     setSaved(null);
-    setDrafts((all) => ({ ...all, [key]: { ...all[key], ...change } }));
+    // What the service said about the value is stale once the value changes (not its comment).
+    if (Object.keys(change).some((k) => k !== 'comment')) {
+      setIssues((all) => ({ ...all, byKey: omit(all.byKey, elementKey) }));
+    }
+    setDrafts((all) => ({ ...all, [elementKey]: { ...all[elementKey], ...change } }));
   };
+  const restore = () => {
+    setDrafts((all) => {
+      const next = { ...all };
+      for (const [k, draft] of Object.entries(offer.changes)) if (!(k in changes)) next[k] = draft;
+      return next;
+    });
+    setShown((all) => ({ ...all, ...Object.fromEntries(Object.keys(offer.changes).map((k) => [k, true])) }));
+    setOffer(null);
+  };
+
+  // The issues beside each field: its own rules once left (or on save), then the service's.
+  const own = Object.fromEntries(
+    form.elements.map((e) => [e.key, shown[e.key] ? localIssues(e, drafts[e.key], data, context) : []]),
+  );
+  const byKey = Object.fromEntries(
+    form.elements.map((e) => {
+      const mine = own[e.key];
+      const theirs = (issues.byKey[e.key] ?? []).filter((i) => !mine.some((m) => m.message === i.message));
+      return [e.key, [...mine, ...theirs]];
+    }),
+  );
+  const focusFirst = (selector) =>
+    requestAnimationFrame(() =>
+      document.querySelector(selector ?? '[aria-invalid="true"], .outlier textarea')?.focus(),
+    );
 
   const save = async (event) => {
     event.preventDefault();
-    setSaving(true);
     setSaved(null);
-    setIssues({ byKey: {}, general: [] });
+    setAttempted(true);
+    const changedKeys = Object.keys(changes);
+    const allShown = { ...shown, ...Object.fromEntries(changedKeys.map((k) => [k, true])) };
+    setShown(allShown);
+    const refused = form.elements.filter(
+      (e) => changedKeys.includes(e.key) && localIssues(e, drafts[e.key], data, context).length,
+    );
+    if (refused.length) {
+      setIssues(NO_ISSUES);
+      return focusFirst();
+    }
     const { values, targets } = changedValues(data, drafts, original, periodUnit);
     const markers = form.elements.filter(
       (e) => e.type === 'ACTIVITY' && drafts[e.key].noActivity !== original[e.key].noActivity,
     );
+    setSaving(true);
+    let stored = false;
     try {
       if (values.length === 0 && markers.length === 0) {
         setSaved('Nothing changed since the last save.');
         return;
       }
-      if (values.length) await post('/form-submissions', { formId, siteId, year, values });
+      if (values.length) {
+        // Outliers need the person's word before anything is saved.
+        const checked = await runCheck();
+        const placed = placeIssues(checked ?? [], targets);
+        const blocking = Object.entries(placed.byKey).filter(([k, list]) =>
+          list.some((i) => i.type !== 'outlier' || (!i.acknowledged && !drafts[k].comment?.trim())),
+        );
+        if (blocking.length) return focusFirst();
+        await post('/form-submissions', { formId, siteId, year, values });
+        stored = true;
+      }
       for (const element of markers) {
         const body = { formId, key: element.key, siteId, year, periodUnit };
         const marked = drafts[element.key].noActivity && drafts[element.key].rows.length === 0;
         await post(`/activities/no-activity/${marked ? 'mark' : 'unmark'}`, body);
       }
+      setIssues(NO_ISSUES);
+      setAttempted(false);
+      // Stored: the draft keeps only an offer not answered yet.
+      await writeDraft(key, offer?.changes ?? {});
       await load();
-      setSaved(`Saved at ${formatTime(new Date().toISOString())}.`);
+      setSaved(`Saved at ${new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(new Date())}.`);
     } catch (error) {
       if (error.status === 400 && error.issues.length) {
         setIssues(placeIssues(error.issues, targets));
-        // Take the keyboard to the first field to correct (after the screen shows the errors).
-        requestAnimationFrame(() => document.querySelector('[aria-invalid="true"]')?.focus());
+        focusFirst();
       } else {
         setIssues({ byKey: {}, general: errorLines(error) });
+      }
+      // Values the service stored leave the draft; what it did not store stays.
+      if (stored) {
+        const sent = new Set(targets.map((t) => t.key));
+        const unsaved = Object.fromEntries(Object.entries(changes).filter(([k]) => !sent.has(k)));
+        await writeDraft(key, { ...(offer?.changes ?? {}), ...unsaved });
+        await load({ keep: unsaved }).catch(() => {});
       }
     } finally {
       setSaving(false);
     }
   };
 
-  const problemCount = Object.values(issues.byKey).reduce((n, list) => n + list.length, 0);
+  const invalidKeys = form.elements.filter((e) => byKey[e.key].some((i) => i.type !== 'outlier')).length;
+  const uncommented = form.elements.filter(
+    (e) =>
+      byKey[e.key].some((i) => i.type === 'outlier' && !i.acknowledged) && !drafts[e.key].comment?.trim(),
+  ).length;
+  const summary = [
+    ...(invalidKeys && attempted
+      ? [
+          `Nothing was saved: ${invalidKeys === 1 ? 'one value needs' : `${invalidKeys} values need`} a correction (shown beside ${invalidKeys === 1 ? 'the field' : 'their fields'}).`,
+        ]
+      : []),
+    ...(uncommented && attempted
+      ? [
+          `${uncommented === 1 ? 'One value is' : `${uncommented} values are`} unusual: say why in the comment beside ${uncommented === 1 ? 'it' : 'each'}, or correct ${uncommented === 1 ? 'it' : 'them'}.`,
+        ]
+      : []),
+    ...issues.general,
+  ];
   return html`<main id="main" class="period-screen">
     <${Back} year=${year} />
     <h1>${form.name}: ${title}</h1>
@@ -100,32 +257,74 @@ export function EnterPeriod({ formId, siteId, year, periodUnit }) {
       ${period?.dueAt ? html` · due ${formatDate(period.dueAt)}` : null}
       ${period?.overdue ? html` · <${Badge} tone="bad">Late<//>` : null}
     </p>
+    <${PeriodNav} form=${form} sites=${data.sites} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
+    ${offer && !locked ? html`<${DraftOffer} offer=${offer} locale=${locale} onRestore=${restore} onDiscard=${() => setOffer(null)} />` : null}
     ${locked ? html`<${LockNotice} lock=${lock} form=${form} year=${year} />` : null}
     <form onSubmit=${save} novalidate>
       <fieldset disabled=${locked || saving} class=${`elements${locked ? ' locked' : ''}`}>
         <legend class="visually-hidden">Values for ${title}</legend>
         ${form.elements.map(
           (element) => html`<${ElementField} element=${element} data=${data} draft=${drafts[element.key]}
-            issues=${issues.byKey[element.key] ?? []} update=${(change) => update(element.key, change)}
-            context=${{ formId, siteId, year, periodUnit }} />`,
+            changed=${element.key in changes}
+            issues=${byKey[element.key]} update=${(change) => update(element.key, change)}
+            context=${context} onLeave=${() => leave(element.key)} />`,
         )}
       </fieldset>
       <div class="save-bar" hidden=${locked}>
         <div class="messages">
-          <${Errors} id="save-errors" lines=${[
-            ...(problemCount
-              ? [
-                  `Nothing was saved: ${problemCount === 1 ? 'one value needs' : `${problemCount} values need`} a correction (shown beside ${problemCount === 1 ? 'the field' : 'their fields'}).`,
-                ]
-              : []),
-            ...issues.general,
-          ]} />
+          <${Errors} id="save-errors" lines=${summary} />
           <p class="saved" role="status" aria-live="polite">${saved ?? ''}</p>
         </div>
         ${locked ? null : html`<button type="submit" disabled=${saving}>${saving ? 'Saving…' : 'Save'}</button>`}
       </div>
     </form>
   </main>`;
+}
+
+// A field is left on the pointer's press (mousedown), its click comes on release: an error shown in
+// between moves the page under the pointer, and the click would land elsewhere. Messages of a field
+// left by pointer appear once the press is over.
+const pointer = { down: false, queue: [] };
+function afterPointer(show) {
+  if (pointer.down) pointer.queue.push(show);
+  else show();
+}
+function watchPointer() {
+  const down = () => {
+    pointer.down = true;
+  };
+  const up = () => {
+    pointer.down = false;
+    const queued = pointer.queue.splice(0);
+    setTimeout(() => {
+      for (const show of queued) show();
+    }, 0);
+  };
+  document.addEventListener('pointerdown', down, true);
+  document.addEventListener('pointerup', up, true);
+  document.addEventListener('pointercancel', up, true);
+  return () => {
+    document.removeEventListener('pointerdown', down, true);
+    document.removeEventListener('pointerup', up, true);
+    document.removeEventListener('pointercancel', up, true);
+  };
+}
+
+/** Two NUMBER drafts that read as the same number in the same unit, without a comment. */
+function sameNumber(a, b) {
+  const [x, y] = [readNumber(a.text), readNumber(b.text)];
+  return !x.error && x.value === y.value && (a.unitId ?? '') === (b.unitId ?? '') && !a.comment?.trim();
+}
+
+/** The changed values the service may see: never one whose field fails its own checks. */
+function sendableValues({ data, drafts, original }, context) {
+  if (!data || !drafts) return { values: [], targets: [] };
+  const title = periodLabel(data.form.periodType, context.year, context.periodUnit);
+  const ctx = { ...context, periodType: data.form.periodType, title };
+  const bad = new Set(
+    data.form.elements.filter((e) => localIssues(e, drafts[e.key], data, ctx).length).map((e) => e.key),
+  );
+  return changedValues(data, drafts, original, context.periodUnit, bad);
 }
 
 function Back({ year }) {
@@ -141,231 +340,3 @@ function LockNotice({ lock, form, year }) {
     ${lock ? html`<p>Locked by ${lock.createdByName} on ${formatDate(lock.createdAt)} (lock of ${scope}). Ask them to unlock it if a value must change.</p>` : null}
   </div>`;
 }
-
-function unitSymbol(units, id) {
-  return units.find((u) => u.id === id)?.symbol ?? '';
-}
-
-function ElementField({ element, data, draft, issues, update, context }) {
-  const id = `el-${element.key}`;
-  const errorId = `${id}-error`;
-  const stored = data.values.filter((v) => v.elementId === element.id);
-  const fieldIssues = issues.filter((i) => i.row === undefined || element.type === 'TIMESTAMP');
-  const invalid = fieldIssues.length > 0;
-  const described = {
-    'aria-invalid': invalid ? 'true' : undefined,
-    'aria-describedby': invalid ? errorId : undefined,
-  };
-  const unit = element.unitId ? unitSymbol(data.units, element.unitId) : '';
-  const label = html`<label for=${id}>${element.label}${unit ? html` <span class="unit">(${unit})</span>` : null}${element.required ? html` <span class="required">required</span>` : null}</label>`;
-  let control;
-  switch (element.type) {
-    case 'NUMBER':
-      control = html`<${NumberInput} id=${id} element=${element} data=${data} draft=${draft} update=${update} described=${described} />`;
-      break;
-    case 'TEXT':
-      control = html`<textarea id=${id} rows="2" value=${draft.text} onInput=${(e) => update({ text: e.currentTarget.value })} ...${described}></textarea>`;
-      break;
-    case 'BOOLEAN':
-      control = html`<select id=${id} value=${draft.text} onChange=${(e) => update({ text: e.currentTarget.value })} ...${described}>
-        <option value="">Not answered</option><option value="true">Yes</option><option value="false">No</option>
-      </select>`;
-      break;
-    case 'SELECT':
-      control = html`<select id=${id} value=${draft.text} onChange=${(e) => update({ text: e.currentTarget.value })} ...${described}>
-        <option value="">Choose…</option>
-        ${(element.options ?? []).map((o) => html`<option value=${o.value}>${o.label}</option>`)}
-      </select>`;
-      break;
-    case 'DATE':
-      control = html`<input id=${id} type="date" value=${draft.text} onInput=${(e) => update({ text: e.currentTarget.value })} ...${described} />`;
-      break;
-    case 'TIMESTAMP':
-      control = html`<${TimestampRows} id=${id} draft=${draft} update=${update} />`;
-      break;
-    case 'FILE':
-      control = html`<${FileInput} id=${id} element=${element} draft=${draft} update=${update} context=${context} described=${described} />`;
-      break;
-    case 'ACTIVITY':
-      control = html`<${ActivityRows} id=${id} element=${element} data=${data} draft=${draft} update=${update} issues=${issues} />`;
-      break;
-    default:
-      control = html`<p class="muted">This kind of element (${element.type}) cannot be entered here.</p>`;
-  }
-  const grouped = element.type === 'ACTIVITY' || element.type === 'TIMESTAMP';
-  return html`<div class=${`element type-${element.type.toLowerCase()}${invalid ? ' has-error' : ''}`} data-key=${element.key}>
-    ${grouped ? html`<h2 class="element-title" id=${`${id}-title`}>${element.label}${element.required ? html` <span class="required">required</span>` : null}</h2>` : label}
-    ${control}
-    ${invalid ? html`<p class="field-error" id=${errorId}>${fieldIssues.map((i) => html`<span>${i.message} </span>`)}</p>` : null}
-    ${stored.length && element.type !== 'TIMESTAMP' ? html`<${ReviewLine} value=${stored[0]} review=${data.reviews.get(stored[0].formElementSubmissionId)} element=${element} data=${data} />` : null}
-  </div>`;
-}
-
-function ReviewLine({ value, review, element, data }) {
-  const converted =
-    element.type === 'NUMBER' && value.selectedUnitId && value.selectedUnitId !== element.unitId
-      ? html` · stored as ${formatNumber(value.value)} ${unitSymbol(data.units, element.unitId)}`
-      : null;
-  return html`<p class="review">
-    <${Badge} tone=${REVIEW_TONES[value.status]}>${REVIEW_WORDS[value.status]}<//>
-    <span class="muted"> ${value.status === 'COMPLETED' ? 'by' : '· entered by'} ${value.userName || value.userEmail}, ${formatTime(value.recordedAt)}${converted}</span>
-    ${review ? html`<span class="review-comment"> ${REVIEW_WORDS[value.status]} by ${review.userName}${review.comment ? `: “${review.comment}”` : ''}</span>` : null}
-  </p>`;
-}
-
-function NumberInput({ id, element, data, draft, update, described }) {
-  const base = data.units.find((u) => u.id === element.unitId);
-  const choices = base ? data.units.filter((u) => u.dimension === base.dimension) : [];
-  return html`<div class="number-row">
-    <input id=${id} type="text" inputmode="decimal" autocomplete="off" value=${draft.text}
-      onInput=${(e) => update({ text: e.currentTarget.value })} ...${described} />
-    ${
-      choices.length > 1
-        ? html`<span class="unit-picker"><label for=${`${id}-unit`}>Unit</label>
-          <select id=${`${id}-unit`} value=${draft.unitId} onChange=${(e) => update({ unitId: e.currentTarget.value })}>
-            ${choices.map((u) => html`<option value=${u.id}>${u.symbol}</option>`)}
-          </select></span>`
-        : null
-    }
-  </div>`;
-}
-
-function TimestampRows({ id, draft, update }) {
-  const setRow = (index, change) =>
-    update({ rows: draft.rows.map((r, i) => (i === index ? { ...r, ...change } : r)) });
-  return html`<div class="rows" role="group" aria-labelledby=${`${id}-title`}>
-    ${draft.rows.map(
-      (row, index) => html`<div class="row-card">
-        <div class="field"><label for=${`${id}-${index}-at`}>Date and time</label>
-          <input id=${`${id}-${index}-at`} type="datetime-local" value=${row.at} onInput=${(e) => setRow(index, { at: e.currentTarget.value })} /></div>
-        <div class="field"><label for=${`${id}-${index}-value`}>Value</label>
-          <input id=${`${id}-${index}-value`} type="text" inputmode="decimal" value=${row.text} onInput=${(e) => setRow(index, { text: e.currentTarget.value })} /></div>
-        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>Remove reading ${index + 1}</button>
-      </div>`,
-    )}
-    <button type="button" class="secondary add-row" onClick=${() => update({ rows: [...draft.rows, { at: '', text: '' }] })}>Add a reading</button>
-  </div>`;
-}
-
-function FileInput({ id, element, draft, update, context, described }) {
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState([]);
-  const [link, setLink] = useState(null);
-  useEffect(() => {
-    setLink(null);
-    if (!draft.mediaId) return;
-    get(`/media/${draft.mediaId}`)
-      .then((m) => setLink(m.downloadUrl))
-      .catch(() => setLink(null));
-  }, [draft.mediaId]);
-  const choose = async (event) => {
-    const file = event.currentTarget.files?.[0];
-    if (!file) return;
-    setBusy(true);
-    setErrors([]);
-    try {
-      const entityId = `${context.formId}/${context.siteId}/${context.year}/${context.periodUnit}`;
-      const mediaId = await uploadFile(file, { entityId, fieldName: element.key });
-      update({ mediaId, fileName: file.name, size: file.size });
-    } catch (error) {
-      setErrors(errorLines(error));
-    } finally {
-      setBusy(false);
-      event.target.value = '';
-    }
-  };
-  return html`<div class="file">
-    ${
-      draft.mediaId
-        ? html`<p class="file-name">
-            <span>${draft.fileName}${draft.size ? ` (${formatBytes(draft.size)})` : ''}</span>
-            ${link ? html` <a href=${link} target="_blank" rel="noopener">Download</a>` : null}
-            <button type="button" class="secondary small" onClick=${() => update({ mediaId: null, fileName: null, size: null })}>Remove file</button>
-          </p>`
-        : null
-    }
-    <input id=${id} type="file" onChange=${choose} ...${described} />
-    ${busy ? html`<p class="status" role="status">Uploading…</p>` : null}
-    <${Errors} lines=${errors} />
-  </div>`;
-}
-
-function ActivityRows({ id, element, data, draft, update, issues }) {
-  const definition = data.definitions.get(element.key);
-  const listed = data.activities.get(element.key).activities;
-  const setRow = (index, name, text) =>
-    update({ rows: draft.rows.map((r, i) => (i === index ? { ...r, [name]: text } : r)), noActivity: false });
-  const emptyRow = () => Object.fromEntries(definition.inputs.map((input) => [input.name, '']));
-  const unchanged = JSON.stringify(draft.rows) === JSON.stringify(draftsFrom(data)[element.key].rows);
-  return html`<div class="rows" role="group" aria-labelledby=${`${id}-title`}>
-    ${definition.description ? html`<p class="muted">${definition.description}</p>` : null}
-    ${draft.rows.map((row, index) => {
-      const rowIssues = issues.filter((i) => i.row === index);
-      const calculated = unchanged ? listed[index] : null;
-      return html`<div class=${`row-card${rowIssues.length ? ' has-error' : ''}`} data-row=${index}>
-        <p class="row-title">${definition.name} ${index + 1}</p>
-        <div class="row-fields">
-          ${definition.inputs.map(
-            (input) => html`<${ActivityInput} id=${`${id}-${index}-${input.name}`} input=${input}
-            text=${row[input.name] ?? ''} onText=${(text) => setRow(index, input.name, text)}
-            error=${rowIssues.find((i) => i.input === input.name)} />`,
-          )}
-        </div>
-        ${rowIssues.filter((i) => !definition.inputs.some((input) => input.name === i.input)).map((i) => html`<p class="field-error">${i.message}</p>`)}
-        ${calculated ? html`<p class="calculated">Calculated value: <strong>${formatNumber(calculated.value)}</strong></p>` : null}
-        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>Remove ${definition.name} ${index + 1}</button>
-      </div>`;
-    })}
-    <div class="row-actions">
-      <button type="button" class="secondary" onClick=${() => update({ rows: [...draft.rows, emptyRow()], noActivity: false })}>Add ${definition.name}</button>
-      ${
-        draft.rows.length === 0
-          ? html`<span class="check"><input id=${`${id}-none`} type="checkbox" checked=${draft.noActivity}
-              onChange=${(e) => update({ noActivity: e.currentTarget.checked })} />
-              <label for=${`${id}-none`}>No activity this period</label></span>`
-          : null
-      }
-    </div>
-    ${listed.length && unchanged ? html`<p class="calculated">Total: <strong>${formatNumber(listed.reduce((s, a) => s + a.value, 0))}</strong></p>` : null}
-  </div>`;
-}
-
-function ActivityInput({ id, input, text, onText, error }) {
-  const errorId = `${id}-error`;
-  const attrs = {
-    id,
-    'aria-invalid': error ? 'true' : undefined,
-    'aria-describedby': error ? errorId : undefined,
-  };
-  let control;
-  if (input.editor?.type === 'select') {
-    control = html`<select ...${attrs} value=${text} onChange=${(e) => onText(e.currentTarget.value)}>
-      <option value="">Choose…</option>
-      ${input.editor.options.map((o) => html`<option value=${o.value}>${o.label}</option>`)}
-    </select>`;
-  } else if (input.type === 'boolean') {
-    control = html`<select ...${attrs} value=${text} onChange=${(e) => onText(e.currentTarget.value)}>
-      <option value="">Not answered</option><option value="true">Yes</option><option value="false">No</option>
-    </select>`;
-  } else if (input.type === 'date') {
-    control = html`<input ...${attrs} type="date" value=${text} onInput=${(e) => onText(e.currentTarget.value)} />`;
-  } else {
-    control = html`<input ...${attrs} type="text" inputmode=${input.type === 'number' ? 'decimal' : undefined}
-      placeholder=${input.example ?? ''} value=${text} onInput=${(e) => onText(e.currentTarget.value)} />`;
-  }
-  return html`<div class="field">
-    <label for=${id}>${humanize(input.name)}${input.required ? html` <span class="required">required</span>` : null}</label>
-    ${control}
-    ${error ? html`<p class="field-error" id=${errorId}>${error.message}</p>` : null}
-  </div>`;
-}
-
-/** An input's name as people read it: `litres_used` -> "Litres used". */
-const humanize = (name) => {
-  const words = name
-    .replace(/[_-]+/g, ' ')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};

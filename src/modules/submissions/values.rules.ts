@@ -1,0 +1,94 @@
+import type { PeriodType } from '../../db/schema/index.ts';
+import type { UnitFactor } from '../units/index.ts';
+import type { ElementInfo } from './element-types.ts';
+
+/**
+ * The plausibility rules a value is checked against when it is written (decision 159): a NUMBER
+ * element's limits and whole-number rule, and the period every date of a value must fall in.
+ * Messages are whole sentences naming the element by its label (never its key or id).
+ */
+
+/** The period a value is written for. */
+export interface PeriodWindow {
+  year: number;
+  periodType: PeriodType;
+  periodUnit: number;
+}
+
+const MONTHS_PER_PERIOD: Record<PeriodType, number> = { YEARLY: 12, QUARTERLY: 3, MONTHLY: 1 };
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** A period as people name it: "March 2025", "Q2 2025", "2025". */
+export function periodName({ year, periodType, periodUnit }: PeriodWindow): string {
+  if (periodType === 'MONTHLY') return `${MONTH_NAMES[periodUnit - 1]} ${year}`;
+  if (periodType === 'QUARTERLY') return `Q${periodUnit} ${year}`;
+  return `${year}`;
+}
+
+/** The first and last day of a period, as `YYYY-MM-DD` (UTC calendar days). */
+export function periodDays(window: PeriodWindow): { first: string; last: string } {
+  const months = MONTHS_PER_PERIOD[window.periodType];
+  const start = Date.UTC(window.year, (window.periodUnit - 1) * months, 1);
+  const end = Date.UTC(window.year, window.periodUnit * months, 1) - 86_400_000;
+  return {
+    first: new Date(start).toISOString().slice(0, 10),
+    last: new Date(end).toISOString().slice(0, 10),
+  };
+}
+
+/**
+ * Why a date (`YYYY-MM-DD`, already checked to be one) is outside the period, or null. `what`
+ * names the field for people ("Invoice date").
+ */
+export function dateOutsidePeriod(what: string, date: string, window: PeriodWindow): string | null {
+  const { first, last } = periodDays(window);
+  // ISO dates compare as text.
+  if (date >= first && date <= last) return null;
+  return `${what} must be within ${periodName(window)} (${first} to ${last}); ${date} is not`;
+}
+
+/** A number as a message shows it: at most 12 significant digits (no 1199.9999999999998). */
+export function shown(value: number): string {
+  return String(Number(value.toPrecision(12)));
+}
+
+const withUnit = (value: number, unit: UnitFactor | undefined) =>
+  unit ? `${shown(value)} ${unit.symbol}` : shown(value);
+
+/**
+ * Why a NUMBER value breaks its element's rules, or null. `value` is in the element's unit (after
+ * conversion); `sent` is what was sent, in `sentUnit`, when it was converted, so the message can
+ * say what the sent value came to.
+ */
+export function numberRuleProblem(
+  element: ElementInfo,
+  value: number,
+  elementUnit: UnitFactor | undefined,
+  sent?: { value: number; unit: UnitFactor },
+): string | null {
+  const label = element.label;
+  const converted = sent ? ` (${withUnit(sent.value, sent.unit)} is ${withUnit(value, elementUnit)})` : '';
+  const min = element.min_value ?? null;
+  const max = element.max_value ?? null;
+  if (min !== null && value < min)
+    return `${label} must be at least ${withUnit(min, elementUnit)}${converted}`;
+  if (max !== null && value > max)
+    return `${label} must be at most ${withUnit(max, elementUnit)}${converted}`;
+  if (element.integer_only && !Number.isInteger(value)) {
+    return `${label} must be a whole number${elementUnit ? ` of ${elementUnit.symbol}` : ''}${converted}`;
+  }
+  return null;
+}

@@ -1,0 +1,101 @@
+// Numbers as people type them, read in their locale, or refused: never reinterpreted.
+// `@internationalized/number` reads the locale's symbols (decimal, group, minus); on top of it a
+// number is accepted only when its separators stand where the locale puts them, so "1,5" in
+// en-US (a misplaced thousands separator) is refused instead of being read as 15.
+import { NumberParser } from '@internationalized/number';
+
+/** The browser's locale (what Intl formats with when no locale is given). */
+export const browserLocale = () => new Intl.NumberFormat().resolvedOptions().locale;
+
+const SPACES = /[\u0020\u00a0\u2009\u202f]/g;
+const APOSTROPHES = /['\u2019\u02bc]/g;
+const MINUS = /^[-\u2212\u2012\u2013]/;
+// More significant digits than a double keeps exactly: the stored value would differ from the typed one.
+const MAX_DIGITS = 15;
+
+const cache = new Map();
+/** The locale's separators and an example number written its way ("1,234.5", "1 234,5"). */
+export function numberSymbols(locale) {
+  let symbols = cache.get(locale);
+  if (symbols) return symbols;
+  const format = new Intl.NumberFormat(locale, { useGrouping: 'always', numberingSystem: 'latn' });
+  const parts = format.formatToParts(-12345.6);
+  const group = parts.find((p) => p.type === 'group')?.value ?? ',';
+  symbols = {
+    decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
+    group,
+    // People type a plain space or apostrophe where the locale groups with a special one.
+    spaceGroup: /[\u0020\u00a0\u2009\u202f]/.test(group),
+    apostropheGroup: /['\u2019\u02bc]/.test(group),
+    example: format.format(1234.5),
+    parser: new NumberParser(locale),
+    grouping: new Intl.NumberFormat(locale, { useGrouping: 'always', numberingSystem: 'latn' }),
+  };
+  cache.set(locale, symbols);
+  return symbols;
+}
+
+const quote = (s) => `“${s}”`;
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Reads what a person typed, in `locale`. Answers `{ value: null }` for an empty field,
+ * `{ value }` for a number written the locale's way (with its grouping in the right places, or
+ * none), and `{ error }` (plain words, with an example) for anything else.
+ */
+export function readNumber(text, locale = browserLocale()) {
+  const typed = String(text ?? '').trim();
+  if (typed === '') return { value: null };
+  const s = numberSymbols(locale);
+  const separator = s.spaceGroup ? 'a space' : quote(s.group);
+  let body = typed;
+  const negative = MINUS.test(body);
+  if (negative) body = body.slice(1).trimStart();
+  if (s.spaceGroup) body = body.replace(SPACES, s.group);
+  if (s.apostropheGroup) body = body.replace(APOSTROPHES, s.group);
+  const shape = new RegExp(
+    `^(\\d+(?:${escapeRegExp(s.group)}\\d+)*)(?:${escapeRegExp(s.decimal)}(\\d+))?$`,
+  ).exec(body);
+  if (!shape) {
+    if (!/\d/.test(body)) return { error: `${quote(typed)} is not a number: write it like ${s.example}.` };
+    const why = /e/i.test(body) ? 'write the number in full, without an exponent, like' : 'write it like';
+    return { error: `${quote(typed)} is not written as a number here: ${why} ${s.example}.` };
+  }
+  const [, integer, fraction = ''] = shape;
+  const groups = integer.split(s.group);
+  const digits = groups.join('');
+  if (groups.length > 1) {
+    // Grouped digits must be grouped as the locale groups them ("1,234", not "1,5" or "12,34").
+    const expected = s.grouping.format(BigInt(digits));
+    if (expected !== integer.replace(/^0+(?=\d)/, '')) {
+      const decimal =
+        groups.length === 2 && !fraction ? ` For a decimal number, type ${groups.join(s.decimal)}.` : '';
+      return {
+        error: `${quote(typed)} is ambiguous: here ${separator} separates thousands, as in ${s.example}.${decimal}`,
+      };
+    }
+  }
+  const significant = `${digits}${fraction}`.replace(/^0+/, '').replace(/0+$/, '');
+  if (significant.length > MAX_DIGITS) {
+    return { error: `${quote(typed)} has more digits than can be stored exactly (at most ${MAX_DIGITS}).` };
+  }
+  const value = s.parser.parse(`${negative ? '-' : ''}${digits}${fraction ? `${s.decimal}${fraction}` : ''}`);
+  if (!Number.isFinite(value)) return { error: `${quote(typed)} is not a number that can be stored.` };
+  return { value: value === 0 ? 0 : value };
+}
+
+/** A number in the locale, with every decimal it has (up to 10), grouped as the locale groups. */
+export function formatExact(value, locale = browserLocale()) {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 10 }).format(value);
+}
+
+/** A number as people type it back in the locale (no grouping). */
+export function numberForInput(value, locale = browserLocale()) {
+  return typeof value === 'number' && Number.isFinite(value)
+    ? new Intl.NumberFormat(locale, {
+        maximumFractionDigits: 10,
+        useGrouping: false,
+        numberingSystem: 'latn',
+      }).format(value)
+    : '';
+}
