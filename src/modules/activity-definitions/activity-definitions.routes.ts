@@ -9,6 +9,7 @@ import {
 } from './activity-definitions.schemas.ts';
 import {
   authorizeCommon,
+  authorizeOrganizationWide,
   checkDefinitionContent,
   createDefinition,
   deleteDefinition,
@@ -50,6 +51,8 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) 
     async (request) => {
       const caller = callerOf(request);
       authorizeCommon(caller, request.body.isCommon);
+      // Refused before calcCode is compiled; checked again in the write's transaction.
+      await request.tenant((tx) => authorizeOrganizationWide(tx, caller));
       const fields = await checkDefinitionContent(request.body);
       return request.tenant((tx) => createDefinition(tx, caller, request.body, fields));
     },
@@ -88,6 +91,8 @@ export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) 
     async (request) => {
       const caller = callerOf(request);
       authorizeCommon(caller, request.body.isCommon);
+      // Refused before calcCode is compiled; checked again in the write's transaction.
+      await request.tenant((tx) => authorizeOrganizationWide(tx, caller));
       const fields = await checkDefinitionContent(request.body);
       return request.tenant((tx) => updateDefinition(tx, caller, request.params.id, request.body, fields));
     },

@@ -59,6 +59,7 @@ export async function storeValues(
 ): Promise<Submission> {
   const sessions = new ValuesSessions(pipeline.handlers, {
     organizationId: caller.organizationId,
+    caller,
     run,
     signal,
   });
