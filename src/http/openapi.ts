@@ -249,6 +249,7 @@ export const compactDocument: SwaggerTransformObject = (document) => {
   let errorBody: string | undefined;
   const responses: Json = {};
   const seenResponses = new Map<string, string>();
+  const named: { responses: Json; status: string; name: string; text: string }[] = [];
   const shared = new Set([...Object.keys(COMMON_HEADERS), ...Object.keys(RETRY_HEADERS)]);
   for (const item of Object.values<Json>(doc['paths'] ?? {})) {
     for (const operation of Object.values<Json>(item)) {
@@ -270,17 +271,26 @@ export const compactDocument: SwaggerTransformObject = (document) => {
           if (text === errorBody) media.schema = { $ref: '#/components/schemas/Error' };
         }
         const name = responseName(status, operation);
-        if (name) {
-          const text = JSON.stringify(response);
-          if (!seenResponses.has(name)) {
-            seenResponses.set(name, text);
-            responses[name] = structuredClone(response);
-          }
-          if (seenResponses.get(name) === text)
-            operation['responses'][status] = { $ref: `#/components/responses/${name}` };
-        }
+        if (name)
+          named.push({ responses: operation['responses'], status, name, text: JSON.stringify(response) });
       }
     }
+  }
+  // The shared answer of a name is the one most operations give word for word, so that an
+  // operation with an example of its own (a site limit's 403, say) keeps it wherever it comes.
+  const counts = new Map<string, Map<string, number>>();
+  for (const { name, text } of named) {
+    const byText = counts.get(name) ?? new Map<string, number>();
+    byText.set(text, (byText.get(text) ?? 0) + 1);
+    counts.set(name, byText);
+  }
+  for (const [name, byText] of counts) {
+    seenResponses.set(name, [...byText].reduce((a, b) => (b[1] > a[1] ? b : a))[0]);
+  }
+  for (const { responses: answers, status, name, text } of named) {
+    if (seenResponses.get(name) !== text) continue;
+    responses[name] ??= structuredClone(answers[status]);
+    answers[status] = { $ref: `#/components/responses/${name}` };
   }
   doc['components'] ??= {};
   const components = doc['components'] as Json;

@@ -93,3 +93,22 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
   }
   return out;
 }
+
+/**
+ * An error response with a description and an example of its own, for a status a route answers
+ * for a reason of its own (a site limit, say): declared as JSON content, so that the document
+ * keeps this example instead of the shared one of the status.
+ */
+export function errorAnswer(
+  description: string,
+  code: 'FORBIDDEN' | 'NOT_FOUND',
+  issue: string,
+): Record<string, unknown> {
+  const message = code === 'FORBIDDEN' ? 'Insufficient access' : 'Not found';
+  return {
+    description,
+    content: {
+      'application/json': { schema: ErrorBody, example: { code, message, issues: [{ message: issue }] } },
+    },
+  };
+}

@@ -100,7 +100,7 @@ describe('the S3 driver against an S3-compatible server (s3rver on loopback)', (
     const posted = await upload(url, fields, PDF);
     expect(posted.status).toBe(201);
 
-    const got = await api(t, 'GET', `/media/${mediaId}`, { token: tenant.viewer.token });
+    const got = await api(t, 'GET', `/media/${mediaId}`, { token: tenant.collector.token });
     expect(got.body).toMatchObject({
       status: 'uploaded',
       size: PDF.length,

@@ -5,10 +5,14 @@ import type { Role } from '../../src/db/schema/index.ts';
 import { rolesBelow } from '../../src/domain/roles.ts';
 import { api, testConfig, useTestApp } from '../helpers/app.ts';
 import { createTenant, issueToken, type Tenant } from '../helpers/factories.ts';
-import { memberOf, type SecurityCase } from './matrix.ts';
+import { memberOf, type SecurityCase, type SiteCase } from './matrix.ts';
+import { createPlants, type Plants } from './plants.ts';
 
-const modules = import.meta.glob<{ cases: SecurityCase[] }>('./cases/*.ts', { eager: true });
+const modules = import.meta.glob<{ cases: SecurityCase[]; siteCases?: SiteCase[] }>('./cases/*.ts', {
+  eager: true,
+});
 const cases = Object.values(modules).flatMap((m) => m.cases);
+const siteCases = Object.values(modules).flatMap((m) => m.siteCases ?? []);
 
 const t = useTestApp();
 let a: Tenant;
@@ -114,4 +118,31 @@ it('every API route has a case in the matrix', () => {
   const covered = new Set(cases.map((c) => `${c.method} ${c.route}`));
   expect(documented.filter((r) => !covered.has(r))).toEqual([]);
   expect(documented.length).toBeGreaterThan(0);
+});
+
+describe('site limits: members limited to Plant 1, the owner seeing both plants', () => {
+  let plants: Plants;
+  beforeAll(async () => {
+    plants = await createPlants(t);
+  });
+
+  describe.each(siteCases)('$method $route: $place', (c) => {
+    const declared = access.get(`${c.method} ${c.route}`);
+    it('is a documented, non-public route', () => {
+      expect(declared, `${c.method} ${c.route}`).toBeDefined();
+      expect(declared).not.toBe('public');
+    });
+    for (const [role, status] of Object.entries(c.expect) as [Role, number][]) {
+      it(`${status} for ${role}`, async () => {
+        const caller = plants.member(role);
+        const { url, body, after } = await c.prepare(t, plants, caller);
+        const res = await api(t, c.method, url, { body, token: caller.token });
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+        // A refusal says nothing of the record: a 404 is the plain not-found body.
+        if (status === 404) expect(res.body.code).toBe('NOT_FOUND');
+        if (status === 403) expect(res.body.code).toBe('FORBIDDEN');
+        await after?.(res);
+      });
+    }
+  });
 });

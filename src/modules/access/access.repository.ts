@@ -17,6 +17,15 @@ export const accessRepository = {
       select id from scope`.execute(tx);
     return rows.rows.map((r) => r.id);
   },
+
+  /** Whether the organization has a site that is not one of `siteIds`. */
+  async anySiteOutside(tx: Tx, organizationId: string, siteIds: Iterable<string>): Promise<boolean> {
+    const rows = await sql<{ id: string }>`
+      select id from sites
+       where organization_id = ${organizationId} and not (id = any(${[...siteIds]}::uuid[]))
+       limit 1`.execute(tx);
+    return rows.rows.length > 0;
+  },
 };
 
 /**

@@ -2,3 +2,4 @@
 export { policy, type SiteScope } from './access.policy.ts';
 export { inSiteScope } from './access.repository.ts';
 export { siteScope } from './site-scope.ts';
+export { coversOrganization } from './whole-organization.ts';

@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   await t.app.ready();
   w = await createActivityWorld(t, {
-    site: { name: 'Depot', assign: ['collector'] },
+    site: { name: 'Depot', assign: ['collector', 'manager'] },
     definition: { calcCode: 'return inputs.amount * 2' },
     key: 'fuel',
   });

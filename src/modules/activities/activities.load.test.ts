@@ -13,7 +13,7 @@ const t = useTestApp({ calcRequestBudgetMs: BUDGET_MS });
 /** An organization whose collector enters activities of `calcCode` on a yearly form. */
 const world = (calcCode: string) =>
   createActivityWorld(t, {
-    site: { name: 'Plant', assign: ['collector'] },
+    site: { name: 'Plant', assign: ['collector', 'manager'] },
     definition: { calcCode },
     key: 'fuel',
     periodType: 'YEARLY',

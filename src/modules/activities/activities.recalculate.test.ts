@@ -56,7 +56,7 @@ const activitiesOf = (definition: string) =>
 beforeAll(async () => {
   tenant = await buildTenant(t);
   other = await buildTenant(t);
-  site = (await buildSite(t, { tenant })).id;
+  site = (await buildSite(t, { tenant, assign: ['manager'] })).id;
 });
 
 describe('POST /activity-definitions/{id}/recalculate', () => {

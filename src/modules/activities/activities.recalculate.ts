@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
+import { siteScope } from '../access/index.ts';
 import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { lockedActivities } from '../form-locks/index.ts';
 import { runGuards, submissionValuesRepository, type TenantRun } from '../submissions/index.ts';
@@ -29,7 +30,8 @@ interface BatchResult {
 }
 
 /**
- * Calculates every activity of the definition in the caller's organization again, batch by batch
+ * Calculates every activity of the definition on the caller's sites again (owners: the whole
+ * organization; a member limited to some sites: those alone, and the counts are theirs), batch by batch
  * in (year, id) order. Each batch is calculated with no transaction held, then written in a short
  * transaction that locks the batch's values and checks that the activities, the definition and
  * the coefficients are as calculated (else calculates the changed ones again; 409 after 3 tries).
@@ -56,7 +58,9 @@ export async function recalculateDefinition(
       const batch: BatchResult = await calculateThenWrite<BatchResult>(session, run, async (tx) => {
         const definition = await getDefinitionForCalculation(tx, org, id);
         if (!definition) throw notFound('Activity definition');
-        const page = await repo.definitionPage(tx, org, definition.id, cursor, RECALCULATE_BATCH);
+        // Only the caller's sites: a member limited to some sites recalculates theirs alone.
+        const scope = await siteScope(tx, caller);
+        const page = await repo.definitionPage(tx, org, definition.id, cursor, RECALCULATE_BATCH, scope);
         // Activities of locked periods (form locks) keep their values: counted as skipped.
         const locked = await lockedActivities(
           tx,

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import { appendHistory } from '../../db/history.ts';
 import type { ActivityHistoryAction } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
+import { inSiteScope, type SiteScope } from '../access/index.ts';
 import type { UsedCoefficient } from './activities.calculate.ts';
 
 /** What the history keeps of an activity before and after a change. */
@@ -134,19 +135,24 @@ export const activitiesRepository = {
     );
   },
 
-  /** The next page of a definition's activities after (year, id), not locked: what to lock next. */
+  /**
+   * The next page of a definition's activities on the scope's sites after (year, id), not
+   * locked: what to lock next.
+   */
   definitionPage(
     tx: Tx,
     organizationId: string,
     definitionId: string,
     after: { year: number; id: string } | null,
     limit: number,
+    scope: SiteScope,
   ) {
     let query = tx
       .selectFrom('activities as a')
       .select(['a.id', 'a.year', 'a.form_element_submission_id'])
       .where('a.organization_id', '=', organizationId)
-      .where('a.activity_definition_id', '=', definitionId);
+      .where('a.activity_definition_id', '=', definitionId)
+      .where((eb) => inSiteScope(eb, 'a.site_id', scope));
     if (after) query = query.where(sql<boolean>`(a.year, a.id) > (${after.year}, ${after.id}::uuid)`);
     return query.orderBy('a.year').orderBy('a.id').limit(limit).execute();
   },

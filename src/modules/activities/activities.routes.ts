@@ -121,9 +121,9 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<ActivitiesDeps> = async
       schema: {
         operationId: 'activityDefinitions.recalculate',
         tags: ['Activity definitions'],
-        summary: 'Calculate every activity of the definition again (managers)',
+        summary: 'Calculate every activity of the definition on your sites again (managers)',
         description:
-          'Runs the current calcCode over all of your organization’s activities of this definition, in batches of 200 (each batch is calculated, then written in a transaction of its own). Activities whose calculation fails keep their value and are counted (the first 100 listed); changed values are recorded in the activities’ history.',
+          'Runs the current calcCode over the activities of this definition on the sites you may manage: all of the organization’s for owners, those of your sites for a manager limited to some sites (the counts of the answer are of those alone; other sites keep their values). In batches of 200 (each batch is calculated, then written in a transaction of its own). Activities whose calculation fails keep their value and are counted (the first 100 listed); changed values are recorded in the activities’ history.',
         params: IdParams,
         response: { 200: RecalculateResult, ...errors(401, 403, 404, 409) },
       },

@@ -21,7 +21,7 @@ beforeAll(async () => {
   plant = await buildSite(t, {
     name: 'Plant A',
     metadata: { region: 'north' },
-    assign: ['collector', 'viewer'],
+    assign: ['manager', 'collector', 'viewer'],
   });
   tenant = plant.tenant;
   site = plant.id;

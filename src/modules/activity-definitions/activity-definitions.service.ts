@@ -3,6 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, forbidden, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { checkSyntax, metadataSchemaProblem } from '../../sandbox/index.ts';
+import { coversOrganization } from '../access/index.ts';
 import { loadUnits } from '../units/index.ts';
 import { inputDefinitionIssues, normalizeInputs } from './activity-definitions.inputs.ts';
 import { presentDefinition } from './activity-definitions.present.ts';
@@ -81,6 +82,18 @@ export async function checkDefinitionContent(body: UpdateDefinitionBody): Promis
   return fields;
 }
 
+export const ORGANIZATION_WIDE =
+  'Activity definitions apply to every site of the organization: only owners and managers of all its sites can create, change or delete them';
+
+/**
+ * A definition calculates the activities of every site that uses it, so creating, changing and
+ * deleting one is for owners and managers whose sites cover the whole organization; a manager
+ * limited to some sites is refused (403), whatever the definition.
+ */
+export async function authorizeOrganizationWide(tx: Tx, caller: Caller): Promise<void> {
+  authorize(await coversOrganization(tx, caller), ORGANIZATION_WIDE);
+}
+
 /** Sending `isCommon: true` needs a platform admin (checked before anything else). */
 export function authorizeCommon(caller: Caller, isCommon: boolean | undefined): void {
   authorize(isCommon !== true || caller.isAdmin, COMMON_IS_ADMIN_ONLY);
@@ -117,6 +130,7 @@ export async function createDefinition(
   body: CreateDefinitionBody,
   fields: DefinitionFields,
 ): Promise<ActivityDefinition> {
+  await authorizeOrganizationWide(tx, caller);
   let key: string;
   if (body.key !== undefined) {
     if ((await repo.keysLike(tx, caller.organizationId, body.key)).has(body.key)) throw keyInUse(body.key);
@@ -154,6 +168,7 @@ export async function updateDefinition(
   body: UpdateDefinitionBody,
   fields: DefinitionFields,
 ): Promise<ActivityDefinition> {
+  await authorizeOrganizationWide(tx, caller);
   await ownDefinition(tx, caller, id);
   // Locked and read again: `isCommon` left out keeps the value stored by a concurrent change.
   const row = await ownDefinition(tx, caller, id, true);
@@ -168,6 +183,7 @@ export async function updateDefinition(
 }
 
 export async function deleteDefinition(tx: Tx, caller: Caller, id: string): Promise<ActivityDefinition> {
+  await authorizeOrganizationWide(tx, caller);
   const row = await ownDefinition(tx, caller, id);
   try {
     return withUnitSymbol(tx, caller.organizationId, await repo.remove(tx, caller.organizationId, row.id));

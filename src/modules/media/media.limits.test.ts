@@ -24,7 +24,7 @@ const presign = (fileSize: number) =>
     body: { fileName: 'photo.png', entityId: 'e', fieldName: 'f', fileSize },
   });
 const statusOf = async (id: string) =>
-  (await api(t, 'GET', `/media/${id}`, { token: tenant.viewer.token })).body.status;
+  (await api(t, 'GET', `/media/${id}`, { token: tenant.collector.token })).body.status;
 
 describe('the storage quota', () => {
   it('refuses an upload URL when uploaded bytes plus fileSize would exceed it', async () => {
@@ -108,7 +108,7 @@ describe('a file far larger than declared, over HTTP', () => {
     expect(out).toContain('<Code>EntityTooLarge</Code>');
     expect(out.trim().endsWith('400')).toBe(true);
     expect(await readdir(join(t.config.dataDir, 'media', '.incoming'))).toEqual([]);
-    const after = await api(t, 'GET', `/media/${body.mediaId}`, { token: other.viewer.token });
+    const after = await api(t, 'GET', `/media/${body.mediaId}`, { token: other.collector.token });
     expect(after.body.status).toBe('pending');
   });
 });

@@ -21,7 +21,7 @@ const presign = (body: Record<string, unknown> = {}) =>
   });
 
 const statusOf = async (id: string) =>
-  (await api(t, 'GET', `/media/${id}`, { token: tenant.viewer.token })).body.status;
+  (await api(t, 'GET', `/media/${id}`, { token: tenant.collector.token })).body.status;
 
 async function leftovers(): Promise<string[]> {
   const root = join(t.config.dataDir, 'media');

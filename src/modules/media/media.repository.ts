@@ -158,12 +158,32 @@ export const mediaRepository = {
       .execute();
   },
 
-  /** Status of each of `ids` in the organization (missing ids are not there). */
+  /**
+   * The sites of the current FILE values that hold each of `mediaIds` (a file is attached to a
+   * value of a site; the same file may be attached on several): one row per (media, site).
+   */
+  attachedSites(tx: Tx, organizationId: string, mediaIds: string[]) {
+    if (mediaIds.length === 0) return Promise.resolve([]);
+    return tx
+      .selectFrom('form_element_submissions as v')
+      .innerJoin('form_elements as e', (j) =>
+        j.onRef('e.organization_id', '=', 'v.organization_id').onRef('e.id', '=', 'v.element_id'),
+      )
+      .select([sql<string>`v.value #>> '{}'`.as('media_id'), 'v.site_id'])
+      .distinct()
+      .where('v.organization_id', '=', organizationId)
+      .where('e.type', '=', 'FILE')
+      .where('v.deleted_at', 'is', null)
+      .where('v.value', '=', sql<unknown>`any(array(select to_jsonb(m) from unnest(${mediaIds}::text[]) m))`)
+      .execute();
+  },
+
+  /** Status and uploader of each of `ids` in the organization (missing ids are not there). */
   statuses(tx: Tx, organizationId: string, ids: string[]) {
     if (ids.length === 0) return Promise.resolve([]);
     return tx
       .selectFrom('media')
-      .select(['id', 'status'])
+      .select(['id', 'status', 'uploaded_by'])
       .where('organization_id', '=', organizationId)
       .where('id', 'in', ids)
       .execute();

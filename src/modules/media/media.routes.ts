@@ -5,7 +5,15 @@ import { errors, IdParams } from '../../http/schemas.ts';
 import { contentDisposition } from '../../storage/disposition.ts';
 import { LocalStorage } from '../../storage/local.ts';
 import { mediaRepository } from './media.repository.ts';
-import { Media, PresignBody, PresignResult, UPLOAD_RESPONSES } from './media.schemas.ts';
+import {
+  MEDIA_DELETE_FORBIDDEN,
+  MEDIA_NOT_FOUND,
+  Media,
+  PresignBody,
+  PresignResult,
+  UPLOAD_RESPONSES,
+  WHO_SEES_A_FILE,
+} from './media.schemas.ts';
 import type { MediaDeps } from './media.service.ts';
 import { createUpload, deleteMedia, getMedia } from './media.service.ts';
 import { handleUpload } from './media.upload.ts';
@@ -58,8 +66,9 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
         operationId: 'media.get',
         tags: ['Media'],
         summary: 'A file’s metadata and a download URL (valid 5 minutes)',
+        description: WHO_SEES_A_FILE,
         params: IdParams,
-        response: { 200: Media, ...errors(401, 403, 404) },
+        response: { 200: Media, ...errors(401, 403), 404: MEDIA_NOT_FOUND },
       },
     },
     (request) => request.tenant((tx, caller) => getMedia(tx, caller, request.params.id, deps)),
@@ -73,9 +82,14 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
         operationId: 'media.delete',
         tags: ['Media'],
         summary: 'Delete a file (its uploader or a manager)',
-        description: 'Refused (400) while a form value still refers to the file.',
+        description: `Refused (400) while a form value still refers to the file. ${WHO_SEES_A_FILE} Of the files a caller sees, the uploader or a manager may delete one (else 403).`,
         params: IdParams,
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(400, 401, 403, 404) },
+        response: {
+          200: Type.Object({ success: Type.Boolean() }),
+          ...errors(400, 401),
+          403: MEDIA_DELETE_FORBIDDEN,
+          404: MEDIA_NOT_FOUND,
+        },
       },
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, ErrorBody, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, ErrorBody, errorAnswer, Nullable, Uuid } from '../../http/schemas.ts';
 
 /** The kinds of record a file may be attached to (spec 4.10). */
 export const ENTITY_TYPES = [
@@ -132,3 +132,21 @@ export const UPLOAD_RESPONSES = {
     'An object was already uploaded under this key; ask for a new upload URL',
   ),
 };
+
+/** Who sees a file, said once for the descriptions of the media routes. */
+export const WHO_SEES_A_FILE =
+  'A file attached to a value (the FILE value of a form) belongs to that value’s site: members who may read the site see it. A file attached to no value belongs to the person who uploaded it, to owners, and to managers whose sites cover the whole organization. Any other file is answered as one that does not exist (404), whether it exists or not.';
+
+/** The 404 of the routes that name a file: unknown, another organization's, or not the caller's to see. */
+export const MEDIA_NOT_FOUND = errorAnswer(
+  'No such file in the caller’s organization, or one the caller may not see (attached on a site outside their sites, or another person’s file attached nowhere): the answer is the same',
+  'NOT_FOUND',
+  'Media not found',
+);
+
+/** The 403 of DELETE /media/{id}. */
+export const MEDIA_DELETE_FORBIDDEN = errorAnswer(
+  'A viewer (“This needs the COLLECTOR role or higher; your role is VIEWER”), or a collector deleting a file they see on one of their sites but did not upload (the example)',
+  'FORBIDDEN',
+  'Only the person who uploaded this file or a manager may delete it',
+);

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
-import { roleAtLeast } from '../../domain/roles.ts';
+import { isOwner } from '../../domain/roles.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import {
@@ -13,7 +13,9 @@ import {
   type StoredObject,
   UPLOAD_TTL_SECONDS,
 } from '../../storage/storage.ts';
+import { coversOrganization, siteScope } from '../access/index.ts';
 import { extensionOf, fileNameProblem, safeKeyName } from './media.names.ts';
+import { type MediaPlace, mediaPolicy } from './media.policy.ts';
 import { presentMedia } from './media.present.ts';
 import { type MediaRow, mediaRepository as repo } from './media.repository.ts';
 import type { Media, PresignBody } from './media.schemas.ts';
@@ -124,9 +126,40 @@ export async function completeUpload(
   return repo.markUploaded(tx, organizationId, id, stored);
 }
 
+/**
+ * The ids among `files` the caller may see (`mediaPolicy.canSee`): one query for the sites the
+ * files are attached to, one for the caller's sites, and one more only when a site-limited
+ * manager asks about another person's unattached file.
+ */
+async function visibleIds(
+  tx: Tx,
+  caller: Caller,
+  files: { id: string; uploaded_by: string | null }[],
+): Promise<Set<string>> {
+  // Owners (and the owners' API keys) see every file: no query.
+  if (isOwner(caller)) return new Set(files.map((f) => f.id));
+  const attached = await repo.attachedSites(
+    tx,
+    caller.organizationId,
+    files.map((f) => f.id),
+  );
+  const sitesOf = new Map<string, string[]>();
+  for (const a of attached) sitesOf.set(a.media_id, [...(sitesOf.get(a.media_id) ?? []), a.site_id]);
+  const scope = await siteScope(tx, caller);
+  const places = files.map((f): [string, MediaPlace] => [
+    f.id,
+    { uploadedBy: f.uploaded_by, siteIds: sitesOf.get(f.id) ?? [] },
+  ]);
+  const whole = places.some(([, p]) => mediaPolicy.needsWholeOrganization(caller, p))
+    ? await coversOrganization(tx, caller, scope)
+    : false;
+  return new Set(places.flatMap(([id, p]) => (mediaPolicy.canSee(caller, scope, whole, p) ? [id] : [])));
+}
+
+/** A file the caller may see; any other (another tenant's, or one outside the caller's sites) is a 404. */
 async function load(tx: Tx, caller: Caller, id: string, lock = false): Promise<MediaRow> {
   const row = isUuid(id) ? await repo.get(tx, caller.organizationId, id.toLowerCase(), lock) : undefined;
-  if (!row) throw notFound('Media');
+  if (!row || !(await visibleIds(tx, caller, [row])).has(row.id)) throw notFound('Media');
   return row;
 }
 
@@ -187,19 +220,22 @@ export async function getMedia(tx: Tx, caller: Caller, id: string, deps: MediaDe
   };
 }
 
-/** Removes a record and its file: the uploader or a manager, unless a stored value uses it. */
+/**
+ * Removes a record and its file: a file the caller sees (else 404), deleted by its uploader or a
+ * manager (else 403), unless a stored value uses it (400).
+ */
 export async function deleteMedia(tx: Tx, caller: Caller, id: string, deps: MediaDeps): Promise<void> {
   const row = await load(tx, caller, id, true);
   authorize(
-    row.uploaded_by === caller.userId || roleAtLeast(caller.role, 'MANAGER'),
-    'Only the uploader or a manager may delete this file',
+    mediaPolicy.canDelete(caller, { uploadedBy: row.uploaded_by, siteIds: [] }),
+    'Only the person who uploaded this file or a manager may delete it',
   );
   const references = await repo.references(tx, caller.organizationId, row.id);
   if (references.length > 0) {
     throw badRequest(
       'The file is still in use',
       references.map((r) => ({
-        message: `The file is the value of element "${r.element_key}" (${r.element_id}) in submission ${r.form_submission_id}; clear that value first`,
+        message: `The file is the value of the element "${r.element_key}" in a submission; clear that value first`,
         path: 'id',
       })),
     );
@@ -210,17 +246,20 @@ export async function deleteMedia(tx: Tx, caller: Caller, id: string, deps: Medi
 }
 
 /**
- * FILE values must name an `uploaded` media record of the organization: returns one issue per
- * value that does not (path `values.<index>.value`). A pending upload is not enough.
+ * FILE values must name an `uploaded` media record of the organization that the caller may see
+ * (`mediaPolicy.canSee`): returns one issue per value that does not (path `values.<index>.value`).
+ * A pending upload is not enough; a file the caller may not see is answered as one that does not
+ * exist, so that attaching cannot tell whether it does.
  */
 export async function checkFileValues(
   tx: Tx,
-  organizationId: string,
+  caller: Caller,
   values: { index: number; mediaId: string }[],
 ): Promise<Issue[]> {
   const ids = [...new Set(values.map((v) => v.mediaId.toLowerCase()).filter(isUuid))];
-  const rows = await repo.statuses(tx, organizationId, ids);
-  const status = new Map(rows.map((r) => [r.id, r.status]));
+  const found = await repo.statuses(tx, caller.organizationId, ids);
+  const visible = found.length > 0 ? await visibleIds(tx, caller, found) : new Set<string>();
+  const status = new Map(found.filter((r) => visible.has(r.id)).map((r) => [r.id, r.status]));
   const issues: Issue[] = [];
   for (const { index, mediaId } of values) {
     const found = status.get(mediaId.toLowerCase());

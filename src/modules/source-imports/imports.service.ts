@@ -101,6 +101,7 @@ export async function runImport(
   const calc = new CalcSession(org, run, signal, deps.limits);
   const sessions = new ValuesSessions(deps.pipeline.handlers, {
     organizationId: org,
+    caller,
     run,
     signal,
     shared: calc,

@@ -95,6 +95,8 @@ export type { TenantRun };
 /** What a handler's session may use besides the transactions it is handed. */
 export interface StoreContext {
   organizationId: string;
+  /** Who writes (the values' sessions check what the caller may attach, e.g. files). */
+  caller: Caller;
   /** A short transaction of its own (e.g. a coefficient lookup during a calculation). */
   run: TenantRun;
   /** Aborted when the client has gone: stop working. */

@@ -112,7 +112,7 @@ describe('POST /form-submissions: writing', () => {
   });
 
   it('accepts each type’s valid values', async () => {
-    const media = await createUploadedMedia(t, tenant.organizationId);
+    const media = await createUploadedMedia(t, tenant.organizationId, tenant.collector.userId);
     const res = await submit({
       values: [
         { elementKey: 'plain', periodUnit: 1, value: -3 },

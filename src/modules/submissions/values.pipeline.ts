@@ -60,6 +60,7 @@ export async function storeValues(
 ): Promise<SubmitAnswer> {
   const sessions = new ValuesSessions(pipeline.handlers, {
     organizationId: caller.organizationId,
+    caller,
     run,
     signal,
   });

@@ -7,7 +7,8 @@ import {
   createSite,
   type Tenant,
 } from '../../helpers/factories.ts';
-import type { SecurityCase } from '../matrix.ts';
+import type { SecurityCase, SiteCase } from '../matrix.ts';
+import { activitiesOnBothPlants } from '../plants.ts';
 
 /**
  * A monthly form with an ACTIVITY element `trips`, active for 2025 on a site assigned to the
@@ -101,4 +102,73 @@ export const cases: SecurityCase[] = [
       url: `/activity-definitions/${(await activityForm(t, tenant)).definitionId}/recalculate`,
     }),
   },
+];
+
+/**
+ * Recalculating touches the caller's sites only: after the definition changed to `amount × 10`,
+ * a manager limited to Plant 1 recalculates Plant 1's activity (1 → 10) and Plant 2's keeps 6;
+ * the owner recalculates both (10 and 30). The answer counts what was recalculated.
+ */
+export const siteCases: SiteCase[] = [
+  {
+    method: 'POST',
+    route: '/activity-definitions/:id/recalculate',
+    place: 'a definition used on both sites, changed since',
+    expect: { VIEWER: 403, COLLECTOR: 403, MANAGER: 200, OWNER: 200 },
+    prepare: async (t, plants, caller) => {
+      const { definitionId, values } = await activitiesOnBothPlants(t, plants);
+      await t.database.system((tx) =>
+        tx
+          .updateTable('activity_definitions')
+          .set({ calc_code: 'return inputs.amount * 10' })
+          .where('id', '=', definitionId)
+          .execute(),
+      );
+      const owner = caller.role === 'OWNER';
+      return {
+        url: `/activity-definitions/${definitionId}/recalculate`,
+        after: async (res) => {
+          const now = await values();
+          const expected =
+            res.status !== 200
+              ? { plant1: 2, plant2: 6 }
+              : owner
+                ? { plant1: 10, plant2: 30 }
+                : { plant1: 10, plant2: 6 };
+          if (now.plant1 !== expected.plant1 || now.plant2 !== expected.plant2)
+            throw new Error(`figures ${JSON.stringify(now)}, expected ${JSON.stringify(expected)}`);
+          if (
+            res.status === 200 &&
+            (res.body.recalculated !== (owner ? 2 : 1) || res.body.changed !== (owner ? 2 : 1))
+          )
+            throw new Error(`counts of other sites: ${JSON.stringify(res.body)}`);
+        },
+      };
+    },
+  },
+  ...(['Plant 1', 'Plant 2'] as const).map(
+    (plant): SiteCase => ({
+      method: 'PATCH',
+      route: '/activities/:activityId',
+      place: plant === 'Plant 1' ? 'an activity on their site' : 'an activity on the other site',
+      expect:
+        plant === 'Plant 1'
+          ? { VIEWER: 403, COLLECTOR: 200, MANAGER: 200, OWNER: 200 }
+          : { VIEWER: 403, COLLECTOR: 404, MANAGER: 404, OWNER: 200 },
+      prepare: async (t, plants) => {
+        const { activityIds, values } = await activitiesOnBothPlants(t, plants);
+        const siteId = plant === 'Plant 1' ? plants.plant1 : plants.plant2;
+        return {
+          url: `/activities/${activityIds[siteId]}`,
+          body: { input: { amount: 50 } },
+          after: async (res) => {
+            if (res.status === 200) return;
+            const now = await values();
+            if (now.plant1 !== 2 || now.plant2 !== 6)
+              throw new Error(`figures changed: ${JSON.stringify(now)}`);
+          },
+        };
+      },
+    }),
+  ),
 ];
