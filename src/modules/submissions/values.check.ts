@@ -27,6 +27,7 @@ export async function checkValuesOf(
 ): Promise<{ issues: ValueCheck[] }> {
   const sessions = new ValuesSessions(pipeline.handlers, {
     organizationId: caller.organizationId,
+    caller,
     run,
     signal,
   });
