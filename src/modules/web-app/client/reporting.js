@@ -110,9 +110,12 @@ export function MyReporting({ query }) {
     navigate(`/app?year=${e.currentTarget.value}${onlyForm ? `&form=${onlyForm}` : ''}`);
   const entries = (data ?? []).filter((d) => !onlyForm || d.form.id === onlyForm);
   const now = Date.now();
-  const overdue = entries.flatMap(({ form, completeness }) =>
+  // A period with rejected values is listed once, under "Needs correction" (it is late there too).
+  const overdue = entries.flatMap(({ form, completeness, rejections }) =>
     completeness.items.flatMap((site) =>
-      site.periods.filter((p) => p.overdue && !p.locked).map((p) => ({ form, site, period: p })),
+      site.periods
+        .filter((p) => p.overdue && !p.locked && !rejections.has(`${form.id}/${site.siteId}/${p.periodUnit}`))
+        .map((p) => ({ form, site, period: p })),
     ),
   );
   const corrections = entries.flatMap(({ form, completeness, rejections }) =>
