@@ -13,12 +13,13 @@ const of = (type) =>
   ]);
 
 // The public POST routes are public by design: sign-up makes the credential (off unless
-// SDCS_ALLOW_SIGNUP, and attempt-limited); login, accepting an invitation, a dashboard's gate and
-// the local upload target take a secret of their own (a password, an invitation token, a signed
-// upload policy) instead of a bearer credential.
+// SDCS_ALLOW_SIGNUP, and attempt-limited); login, describing and accepting an invitation, a
+// dashboard's gate and the local upload target take a secret of their own (a password, an
+// invitation token, a signed upload policy) instead of a bearer credential.
 const PUBLIC_WRITES = [
   '/api/v1/auth/signup',
   '/api/v1/auth/login',
+  '/api/v1/invitations/describe',
   '/api/v1/invitations/accept',
   '/api/v1/media/upload',
   '/api/v1/public/dashboards/{id}/access',
