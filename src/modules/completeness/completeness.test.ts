@@ -302,7 +302,9 @@ describe('locked periods', () => {
 
     expect(lock.status, JSON.stringify(lock.body)).toBe(200);
     expect(refused.status).toBe(400);
-    expect(refused.body.issues[0].message).toContain(lock.body[0].id);
+    // In plain words (decision 159): the value and its period, not the lock's id.
+    expect(refused.body.issues[0].message).toMatch(/ is locked: /);
+    expect(refused.body.issues[0].message).not.toContain(lock.body[0].id);
     expect(res.body.items[1].periods[0]).toMatchObject({ status: 'PARTIAL', locked: true });
     expect(res.body.items[0].periods[0].locked).toBe(false);
     expect(res.body.totals).toMatchObject({
