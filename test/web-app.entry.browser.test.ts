@@ -9,15 +9,18 @@ import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './help
 
 // The entry screen in a real browser with the browser's locale set: numbers read as written in
 // that locale or refused, drafts that survive a reload and an ended session, the element's rules
-// on blur and the service's outlier check. Screenshots go to test-output/ (web-app-entry-*.png).
+// on blur and the service's outlier check. Screenshots go to test-output/ (web-app-entry-*.png), or
+// to the folder SCREENSHOTS names.
 
-const OUT = 'test-output';
+const OUT = process.env.SCREENSHOTS || 'test-output';
 const DESKTOP = { width: 1280, height: 900 };
 const PASSWORD = 'correct horse battery';
 const LABEL = 'Electricity used (kilowatt-hour)';
 
 let world: WebAppWorld;
 let browser: Browser | undefined;
+/** The second site, made by the test of rejected values and the links to other sites. */
+let zurichId = '';
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -40,8 +43,17 @@ interface Opened {
   posts: { url: string; body: any }[];
 }
 
-async function open(locale: string): Promise<Opened> {
-  const context = await browser!.newContext({ locale, timezoneId: 'UTC', viewport: DESKTOP });
+async function open(
+  locale: string,
+  as: { email: string; viewport?: { width: number; height: number } } = {
+    email: world.tenant.manager.email,
+  },
+): Promise<Opened> {
+  const context = await browser!.newContext({
+    locale,
+    timezoneId: 'UTC',
+    viewport: as.viewport ?? DESKTOP,
+  });
   const page = await context.newPage();
   const posts: Opened['posts'] = [];
   page.on('request', (request: Request) => {
@@ -51,7 +63,7 @@ async function open(locale: string): Promise<Opened> {
   });
   // The unsaved-changes question on reload is answered "leave" (the draft is kept).
   page.on('dialog', (dialog) => void dialog.accept());
-  await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+  await signIn(page, world.base, as.email, PASSWORD);
   return { context, page, errors: collectErrors(page), posts };
 }
 
@@ -209,6 +221,7 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
   it('a rejected value stands out with the reviewer’s comment; links lead to the other periods and sites', async () => {
     const org = world.tenant.organizationId;
     const zurich = await createSite(world.t, org, { name: 'Zürich office', code: 'ZRH' });
+    zurichId = zurich;
     await assignSites(world.t, org, world.tenant.manager.userId, [zurich]);
     await activateForm(world.t, world.tenant, world.form.id, [world.site, zurich], [world.year]);
     const january = await storedElectricity(1);
@@ -261,6 +274,63 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     expect(page.url()).toBe(`${world.base}/app/enter/${world.form.id}/${zurich}/${world.year}/1`);
     await page.getByRole('link', { name: `February ${world.year} →` }).click();
     await page.getByRole('heading', { name: `Energy and fuel: February ${world.year}` }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('the period links cross the year’s end into a year the form is active on the site, and only there', async () => {
+    const zurich = zurichId;
+    // The year before is active on Lyon plant only.
+    await activateForm(world.t, world.tenant, world.form.id, [world.site], [world.year - 1]);
+    const { context, page, errors } = await open('en-US');
+    await enter(page, 1);
+    const nav = page.getByRole('navigation', { name: 'Other periods and sites' });
+    await nav.getByRole('link', { name: `← December ${world.year - 1}` }).waitFor();
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      `← December ${world.year - 1}`,
+      `February ${world.year} →`,
+      'Zürich office →',
+    ]);
+    await nav.getByRole('link', { name: `← December ${world.year - 1}` }).click();
+    await page.getByRole('heading', { name: `Energy and fuel: December ${world.year - 1}` }).waitFor();
+    expect(page.url()).toBe(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year - 1}/12`);
+    // December of the year before leads forward into January; nothing beyond it (not active).
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Other periods and sites' })
+        .getByRole('link')
+        .allTextContents(),
+    ).toEqual([`← November ${world.year - 1}`, `January ${world.year} →`]);
+    // Zürich office is not active the year before: its January has no earlier period.
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${zurich}/${world.year}/1`);
+    await page.getByRole('link', { name: '← Lyon plant' }).waitFor();
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Other periods and sites' })
+        .getByRole('link')
+        .allTextContents(),
+    ).toEqual([`February ${world.year} →`, '← Lyon plant']);
+    // December of the year: the next year is not active, so no link past it.
+    await enter(page, 12);
+    await page.getByRole('link', { name: `← November ${world.year}` }).waitFor();
+    expect(await page.getByText(`January ${world.year + 1}`).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a viewer, who may read but not report, gets no links to other sites', async () => {
+    const zurich = zurichId;
+    const viewer = world.tenant.viewer;
+    await setPassword(world.t, viewer.userId, PASSWORD);
+    await assignSites(world.t, world.tenant.organizationId, viewer.userId, [world.site, zurich]);
+    const { context, page, errors } = await open('en-US', { email: viewer.email });
+    await enter(page, 2);
+    const nav = page.getByRole('navigation', { name: 'Other periods and sites' });
+    await nav.getByRole('link', { name: `March ${world.year} →` }).waitFor();
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      `← January ${world.year}`,
+      `March ${world.year} →`,
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -360,7 +430,8 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('alert').filter({ hasText: 'One value is unusual' }).waitFor();
       expect(saves).toEqual([]);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-water-comment');
+      // The keyboard is moved on the next frame, after the alert is drawn.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('el-water-comment');
       await shot(page, 'outlier-comment-client');
       await comment.fill('The cooling tower was refilled');
       await page.getByRole('button', { name: 'Save' }).click();
@@ -422,6 +493,71 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       expect(errors).toEqual([]);
       await context.close();
     });
+    it('de-DE: the outlier names the numbers in the person’s locale, the unit by its name and the month compared with', async () => {
+      const april = await api(world.t, 'POST', '/form-submissions', {
+        token: world.tenant.owner.token,
+        body: {
+          formId: water,
+          siteId: world.site,
+          year: world.year,
+          values: [{ elementKey: 'water', periodUnit: 4, value: 40 }],
+        },
+      });
+      expect(april.status, JSON.stringify(april.body)).toBe(200);
+      const { context, page, errors } = await open('de-DE');
+      await enter(page, 5, water);
+      const field = page.getByLabel('Water drawn (cubic metre)');
+      await field.fill('125005');
+      await field.blur();
+      const message = page.locator('[data-key="water"] .outlier-message');
+      await message.waitFor();
+      // 125005 / 40 = 3125 times April's value, more than the factor 3.
+      expect((await message.textContent())?.trim()).toBe(
+        `Water drawn is 125.005 cubic metre against 40 cubic metre in April ${world.year}: more than 3 times as much. Check the value, or explain it in a comment.`,
+      );
+      expect(await message.textContent()).not.toContain('m3');
+      await shot(page, 'outlier-de-DE');
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
+    for (const [locale, typed, shown, month] of [
+      ['de-DE', '125005', '125.005', 'April'],
+      ['fr-FR', '125005', '125\u202f005', 'avril'],
+      ['pl-PL', '125005', '125\u00a0005', 'kwiecień'],
+      ['en-US', '125005', '125,005', 'April'],
+    ] as const) {
+      it(`${locale} on a phone: the outlier, a rule error and the restore offer read in plain words`, async () => {
+        const { context, page, errors } = await open(locale, {
+          email: world.tenant.manager.email,
+          viewport: { width: 390, height: 844 },
+        });
+        await enter(page, 5, water);
+        const field = page.getByLabel('Water drawn (cubic metre)');
+        await field.fill(typed);
+        await field.blur();
+        const message = page.locator('[data-key="water"] .outlier-message');
+        await message.waitFor();
+        expect(await message.textContent()).toContain(
+          `is ${shown} cubic metre against 40 cubic metre in ${month} ${world.year}`,
+        );
+        await shot(page, `phone-${locale}-outlier`);
+        await field.fill('-5');
+        await field.blur();
+        const error = page.locator('[data-key="water"] .field-error');
+        await error.waitFor();
+        expect(await error.textContent()).toContain('Water drawn cannot be less than 0 (cubic metre).');
+        await shot(page, `phone-${locale}-rule`);
+        await field.fill(typed);
+        await page.waitForTimeout(600);
+        await page.reload();
+        await page.locator('.draft-offer').waitFor();
+        expect(await page.locator('.draft-offer').textContent()).toMatch(/Restore 1 unsaved value from /);
+        await shot(page, `phone-${locale}-restore`);
+        expect(errors).toEqual([]);
+        await context.close();
+      });
+    }
   });
 
   it('a draft outlives its closed tab: another tab of the browser, signed in anew, offers it', async () => {

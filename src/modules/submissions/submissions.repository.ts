@@ -115,7 +115,7 @@ export const submissionsRepository = {
                   'warn_change_factor', e.warn_change_factor)
                 order by e.form_id, e.position, e.created_at, e.key), '[]') from e) as elements,
         (select coalesce(json_agg(json_build_object(
-                  'id', u.id, 'symbol', u.symbol, 'dimension', u.dimension,
+                  'id', u.id, 'symbol', u.symbol, 'name', u.name, 'dimension', u.dimension,
                   'factor_to_base', u.factor_to_base)), '[]')
            from units u
           where (u.organization_id is null or u.organization_id = ${organizationId})

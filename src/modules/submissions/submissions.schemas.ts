@@ -300,6 +300,67 @@ export const ValueCheck = Type.Object(
         description: 'Outliers: true when the value came with a `comment` (the person has explained it)',
       }),
     ),
+    value: Type.Optional(
+      Type.Number({
+        description:
+          'Outliers: the value that was compared, in the element’s unit (after any conversion from the unit it was sent in)',
+        examples: [12500],
+      }),
+    ),
+    reference: Type.Optional(
+      Type.Object(
+        {
+          year: Type.Integer({ description: 'The year of the period compared with', examples: [2025] }),
+          periodUnit: Type.Integer({
+            minimum: 1,
+            maximum: 12,
+            description: 'The period compared with, within its year (month 1–12, quarter 1–4, 1 for a year)',
+            examples: [2],
+          }),
+          value: Type.Number({
+            description:
+              'The same element’s value at the same site in that period, in the element’s unit: the one this body writes there, else the stored one',
+            examples: [3100],
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Outliers: the earlier value the check compared with (the previous period first, then the same period a year before)',
+        },
+      ),
+    ),
+    factor: Type.Optional(
+      Type.Number({
+        description: 'Outliers: the element’s `warnChangeFactor` the two values were held against',
+        examples: [3],
+      }),
+    ),
+    change: Type.Optional(
+      Type.Enum(['more', 'less', 'zero', 'sign'], {
+        description:
+          'Outliers: how the value stands against the reference. `more`: more than `factor` times it; `less`: less than 1/`factor` of it; `zero`: one of the two is zero and the other is not; `sign`: one is negative and the other positive',
+      }),
+    ),
+    unit: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              id: Uuid,
+              symbol: Type.String({ examples: ['kWh'] }),
+              name: Type.String({ description: 'The unit’s name for people', examples: ['kilowatt-hour'] }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            'Outliers: the element’s unit, which `value` and `reference.value` are in; null for an element without a unit',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -320,8 +381,14 @@ export const CheckAnswer = Type.Object(
           {
             type: 'outlier',
             path: 'values.1.value',
-            message: 'Natural gas is 4 times its value of February 2025 (12500 kWh against 3100 kWh)',
+            message:
+              'Natural gas is 12500 kilowatt-hour against 3100 kilowatt-hour in February 2025: more than 3 times as much. Check the value, or explain it in a comment',
             acknowledged: false,
+            value: 12500,
+            reference: { year: 2025, periodUnit: 2, value: 3100 },
+            factor: 3,
+            change: 'more',
+            unit: { id: '0b9f3c52-6d1e-4a8b-9c57-2f4e8d1a6b30', symbol: 'kWh', name: 'kilowatt-hour' },
           },
         ],
       },

@@ -50,8 +50,14 @@ describe('outliers: the soft check of warnChangeFactor (issue 42)', () => {
       {
         type: 'outlier',
         path: 'values.0.value',
-        message: `Electricity is 125 kWh against 40 kWh in February 2025: more than 3 times as much. ${tail}`,
+        message: `Electricity is 125 kilowatt-hour against 40 kilowatt-hour in February 2025: more than 3 times as much. ${tail}`,
         acknowledged: false,
+        // 125 / 40 = 3.125 > 3, against February 2025's 40 kWh.
+        value: 125,
+        reference: { year: 2025, periodUnit: 2, value: 40 },
+        factor: 3,
+        change: 'more',
+        unit: { id: w.units['kWh'], symbol: 'kWh', name: 'kilowatt-hour' },
       },
     ]);
     const stored = await api(t, 'GET', `/form-submissions/${flagged.id}`, {
@@ -72,8 +78,13 @@ describe('outliers: the soft check of warnChangeFactor (issue 42)', () => {
       {
         type: 'outlier',
         path: 'values.0.value',
-        message: `Electricity is 250 kWh against 900 kWh in July 2024: less than 1/3 of it. ${tail}`,
+        message: `Electricity is 250 kilowatt-hour against 900 kilowatt-hour in July 2024: less than 1/3 of it. ${tail}`,
         acknowledged: false,
+        value: 250,
+        reference: { year: 2024, periodUnit: 7, value: 900 },
+        factor: 3,
+        change: 'less',
+        unit: { id: w.units['kWh'], symbol: 'kWh', name: 'kilowatt-hour' },
       },
     ]);
   });
@@ -82,14 +93,14 @@ describe('outliers: the soft check of warnChangeFactor (issue 42)', () => {
     await store(2024, 12, 10);
     const flagged = await store(2025, 1, 31); // 3.1
     expect(flagged.issues[0].message).toBe(
-      `Electricity is 31 kWh against 10 kWh in December 2024: more than 3 times as much. ${tail}`,
+      `Electricity is 31 kilowatt-hour against 10 kilowatt-hour in December 2024: more than 3 times as much. ${tail}`,
     );
   });
 
   it('flags a value after a zero, and uses a value of the same request as the reference', async () => {
     await store(2025, 9, 0);
     expect((await store(2025, 10, 5)).issues[0].message).toBe(
-      `Electricity is 5 kWh against 0 kWh in September 2025: it was zero. ${tail}`,
+      `Electricity is 5 kilowatt-hour against 0 kilowatt-hour in September 2025: it was zero. ${tail}`,
     );
     const both = await w.submit({
       values: [
@@ -102,8 +113,40 @@ describe('outliers: the soft check of warnChangeFactor (issue 42)', () => {
       {
         type: 'outlier',
         path: 'values.1.value',
-        message: `Electricity is 100 kWh against 10 kWh in November 2025: more than 3 times as much. ${tail}`,
+        message: `Electricity is 100 kilowatt-hour against 10 kilowatt-hour in November 2025: more than 3 times as much. ${tail}`,
         acknowledged: false,
+        // The reference is November's 10 of the same request, not a stored value.
+        value: 100,
+        reference: { year: 2025, periodUnit: 11, value: 10 },
+        factor: 3,
+        change: 'more',
+        unit: { id: w.units['kWh'], symbol: 'kWh', name: 'kilowatt-hour' },
+      },
+    ]);
+  });
+
+  it('gives the compared values in the element’s unit when the value was sent in another unit', async () => {
+    await store(2024, 2, 40);
+    // 0.2 MWh = 200 kWh; 200 / 40 = 5 > 3.
+    const res = await w.submit(
+      {
+        year: 2024,
+        values: [{ elementKey: 'elec', periodUnit: 3, value: 0.2, selectedUnitId: w.units['MWh'] }],
+      },
+      '/form-submissions/check',
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.issues).toEqual([
+      {
+        type: 'outlier',
+        path: 'values.0.value',
+        message: `Electricity is 200 kilowatt-hour against 40 kilowatt-hour in February 2024: more than 3 times as much. ${tail}`,
+        acknowledged: false,
+        value: 200,
+        reference: { year: 2024, periodUnit: 2, value: 40 },
+        factor: 3,
+        change: 'more',
+        unit: { id: w.units['kWh'], symbol: 'kWh', name: 'kilowatt-hour' },
       },
     ]);
   });
@@ -134,8 +177,13 @@ describe('outliers: the soft check of warnChangeFactor (issue 42)', () => {
       {
         type: 'outlier',
         path: 'values.0.value',
-        message: `Electricity is 50 kWh against 10 kWh in August 2025: more than 3 times as much. ${tail}`,
+        message: `Electricity is 50 kilowatt-hour against 10 kilowatt-hour in August 2025: more than 3 times as much. ${tail}`,
         acknowledged: false,
+        value: 50,
+        reference: { year: 2025, periodUnit: 8, value: 10 },
+        factor: 3,
+        change: 'more',
+        unit: { id: w.units['kWh'], symbol: 'kWh', name: 'kilowatt-hour' },
       },
     ]);
     const september = await t.database.system((tx) =>

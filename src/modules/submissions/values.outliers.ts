@@ -149,12 +149,20 @@ export async function findOutliers(
           unit,
         ),
         acknowledged: Boolean(c.plan.comment),
+        value: c.value,
+        reference: { year: period.year, periodUnit: period.periodUnit, value: reference },
+        factor: c.factor,
+        change: kind,
+        unit: unit ? { id: unit.id, symbol: unit.symbol, name: unitName(unit) } : null,
       });
       break;
     }
   }
   return out;
 }
+
+/** A unit as people read it: its name ("cubic metre"), its symbol only when no name was read. */
+const unitName = (unit: UnitFactor) => unit.name || unit.symbol;
 
 function outlierMessage(
   label: string,
@@ -165,7 +173,7 @@ function outlierMessage(
   period: string,
   unit: UnitFactor | undefined,
 ): string {
-  const of = (n: number) => (unit ? `${shown(n)} ${unit.symbol}` : shown(n));
+  const of = (n: number) => (unit ? `${shown(n)} ${unitName(unit)}` : shown(n));
   const how = {
     more: `more than ${shown(factor)} times as much`,
     less: `less than 1/${shown(factor)} of it`,

@@ -6,6 +6,8 @@ export interface UnitFactor {
   symbol: string;
   dimension: string;
   factor_to_base: number;
+  /** The unit's name for people ("cubic metre"), where the loader read it. */
+  name?: string;
 }
 
 export class UnitMismatchError extends Error {

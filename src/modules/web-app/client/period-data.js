@@ -5,13 +5,15 @@ import { numberForInput, readNumber } from './numbers.js';
 
 /** Everything the screen shows for (form, site, year, period), from the public API. */
 export async function loadPeriod({ formId, siteId, year, periodUnit }) {
-  const [form, units, submissions, locks, completeness] = await Promise.all([
+  const [form, units, submissions, locks, completeness, formSites] = await Promise.all([
     get(`/forms/${formId}`),
     get('/units'),
     get('/form-submissions', { formId, siteId, year, limit: 1 }),
     get('/form-locks', { formId }),
     // Every site of the form the person sees (by name): this one's status, and the previous and next site.
     get('/completeness', { formId, year, periodUnits: periodUnit, limit: 1000 }),
+    // The years the form is active on this site: the period links cross a year's end only into those.
+    get('/form-sites', { formId, siteId }),
   ]);
   const submission = submissions.items[0] ?? null;
   const values = (submission?.values ?? []).filter(
@@ -49,6 +51,7 @@ export async function loadPeriod({ formId, siteId, year, periodUnit }) {
   const site = completeness.items.find((s) => s.siteId === siteId) ?? null;
   return {
     sites: completeness.items.map((s) => ({ siteId: s.siteId, siteName: s.siteName })),
+    activeYears: [...new Set(formSites.map((fs) => fs.year))].sort((a, b) => a - b),
     form,
     units,
     values,
@@ -262,6 +265,16 @@ export function placeIssues(issues, targets) {
         input: match[3] ?? null,
         type: issue.type ?? 'invalid',
         acknowledged: issue.acknowledged === true,
+        // An outlier's figures, for the screen to word in the person's locale.
+        ...(issue.type === 'outlier'
+          ? {
+              value: issue.value,
+              reference: issue.reference,
+              factor: issue.factor,
+              change: issue.change,
+              unit: issue.unit,
+            }
+          : {}),
       },
     ];
   }

@@ -7,7 +7,7 @@ import { errorLines, get, uploadFile } from './api.js';
 import { formatBytes, formatNumber, formatTime, REVIEW_WORDS } from './format.js';
 import { formatExact, readNumber } from './numbers.js';
 import { draftsFrom } from './period-data.js';
-import { toStored, unitById, unitName } from './rules.js';
+import { outlierText, toStored, unitById, unitName } from './rules.js';
 import { Badge, Errors } from './ui.js';
 
 const REVIEW_TONES = { COMPLETED: 'muted', APPROVED: 'good', REJECTED: 'bad' };
@@ -68,7 +68,7 @@ export function ElementField({ element, data, draft, changed, issues, update, co
     ${grouped ? html`<h2 class="element-title" id=${`${id}-title`}>${element.label}${element.required ? html` <span class="required">required</span>` : null}</h2>` : label}
     ${control}
     ${invalid ? html`<p class="field-error" id=${errorId}>${fieldIssues.map((i) => html`<span>${i.message} </span>`)}</p>` : null}
-    ${outliers.length ? html`<${OutlierComment} id=${id} outliers=${outliers} draft=${draft} update=${update} />` : null}
+    ${outliers.length ? html`<${OutlierComment} id=${id} element=${element} outliers=${outliers} draft=${draft} update=${update} context=${context} />` : null}
     ${stored.length && element.type !== 'TIMESTAMP' ? html`<${ReviewLine} value=${stored[0]} review=${data.reviews.get(stored[0].formElementSubmissionId)} element=${element} data=${data} />` : null}
   </div>`;
 }
@@ -271,11 +271,11 @@ function WillStore({ id, text, typedUnit, base, locale }) {
 }
 
 /** The service found the value unusual: the person says why it is right, or corrects it. */
-function OutlierComment({ id, outliers, draft, update }) {
+function OutlierComment({ id, element, outliers, draft, update, context }) {
   const commentId = `${id}-comment`;
   return html`<div class="outlier" role="group" aria-labelledby=${`${id}-outlier`}>
     <p class="outlier-message" id=${`${id}-outlier`}>
-      ${outliers.map((o) => html`<span>${o.message} </span>`)}
+      ${outliers.map((o) => html`<span>${outlierText(element, o, context)} </span>`)}
     </p>
     <label for=${commentId}>Why is this value right? <span class="required">needed to save it</span></label>
     <textarea id=${commentId} rows="2" maxlength="2000" value=${draft.comment ?? ''} aria-describedby=${`${id}-outlier`}

@@ -4,32 +4,44 @@ import { html } from 'htm/preact';
 import { periodCount, periodLabel } from './format.js';
 import { Link } from './router.js';
 
-/** Previous / next period of the year and previous / next site (the sites the person reports for, by name). */
-export function PeriodNav({ form, sites, siteId, year, periodUnit }) {
-  const href = (site, unit) => `/app/enter/${form.id}/${site}/${year}/${unit}`;
-  const count = periodCount(form.periodType);
-  const index = sites.findIndex((s) => s.siteId === siteId);
-  const before = index > 0 ? sites[index - 1] : null;
-  const after = index >= 0 && index < sites.length - 1 ? sites[index + 1] : null;
-  const periods = [
-    periodUnit > 1
-      ? {
-          href: href(siteId, periodUnit - 1),
-          text: `← ${periodLabel(form.periodType, year, periodUnit - 1)}`,
-          rel: 'prev',
-        }
-      : null,
-    periodUnit < count
-      ? {
-          href: href(siteId, periodUnit + 1),
-          text: `${periodLabel(form.periodType, year, periodUnit + 1)} →`,
-          rel: 'next',
-        }
-      : null,
-  ].filter(Boolean);
+/** Who may enter data: COLLECTOR and above (VIEWER reads only). */
+export const canReport = (role) => ['OWNER', 'MANAGER', 'COLLECTOR'].includes(role);
+
+/** The period before or after (year, periodUnit), across the year's end: { year, periodUnit }. */
+export function stepPeriod(periodType, year, periodUnit, step) {
+  const count = periodCount(periodType);
+  const next = periodUnit + step;
+  if (next < 1) return { year: year - 1, periodUnit: count };
+  if (next > count) return { year: year + 1, periodUnit: 1 };
+  return { year, periodUnit: next };
+}
+
+/**
+ * Previous / next period (across the year's end, into a year the form is active on this site) and
+ * previous / next site. `sites` are the sites of the form the person can read (the completeness
+ * list, already limited to their sites); they are linked only when the person may report (a
+ * VIEWER gets no site links: they could not enter anything there).
+ */
+export function PeriodNav({ form, sites, activeYears, role, siteId, year, periodUnit }) {
+  const href = (site, y, unit) => `/app/enter/${form.id}/${site}/${y}/${unit}`;
+  const reportable = canReport(role) ? sites : [];
+  const index = reportable.findIndex((s) => s.siteId === siteId);
+  const before = index > 0 ? reportable[index - 1] : null;
+  const after = index >= 0 && index < reportable.length - 1 ? reportable[index + 1] : null;
+  const link = (step) => {
+    const to = stepPeriod(form.periodType, year, periodUnit, step);
+    if (to.year !== year && !(activeYears ?? []).includes(to.year)) return null;
+    const name = periodLabel(form.periodType, to.year, to.periodUnit);
+    return {
+      href: href(siteId, to.year, to.periodUnit),
+      text: step < 0 ? `← ${name}` : `${name} →`,
+      rel: step < 0 ? 'prev' : 'next',
+    };
+  };
+  const periods = [link(-1), link(1)].filter(Boolean);
   const others = [
-    before ? { href: href(before.siteId, periodUnit), text: `← ${before.siteName}` } : null,
-    after ? { href: href(after.siteId, periodUnit), text: `${after.siteName} →` } : null,
+    before ? { href: href(before.siteId, year, periodUnit), text: `← ${before.siteName}` } : null,
+    after ? { href: href(after.siteId, year, periodUnit), text: `${after.siteName} →` } : null,
   ].filter(Boolean);
   if (!periods.length && !others.length) return null;
   const list = (label, links) =>

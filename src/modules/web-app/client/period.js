@@ -257,7 +257,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       ${period?.dueAt ? html` · due ${formatDate(period.dueAt)}` : null}
       ${period?.overdue ? html` · <${Badge} tone="bad">Late<//>` : null}
     </p>
-    <${PeriodNav} form=${form} sites=${data.sites} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
+    <${PeriodNav} form=${form} sites=${data.sites} activeYears=${data.activeYears} role=${me.role} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
     ${offer && !locked ? html`<${DraftOffer} offer=${offer} locale=${locale} onRestore=${restore} onDiscard=${() => setOffer(null)} />` : null}
     ${locked ? html`<${LockNotice} lock=${lock} form=${form} year=${year} />` : null}
     <form onSubmit=${save} novalidate>

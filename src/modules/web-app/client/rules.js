@@ -2,7 +2,7 @@
 // numbers read in the person's locale, a NUMBER's minValue / maxValue / integer, and dates inside
 // the period. The service checks the same rules again (and what only it knows: locks, rights,
 // outliers); these messages name the field and its unit in plain words.
-import { formatDate } from './format.js';
+import { formatDate, periodLabel } from './format.js';
 import { formatExact, readNumber } from './numbers.js';
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -103,4 +103,26 @@ export function localIssues(element, draft, data, context) {
     default:
   }
   return issues;
+}
+
+/**
+ * An outlier the service reported, in the person's words: the numbers in their locale, the unit by
+ * its name, the period compared with by its name ("Water drawn is 125.005 cubic metre against 40
+ * cubic metre in Februar 2026: more than 3 times as much."). Falls back to the service's own
+ * sentence when the issue has no structured fields.
+ */
+export function outlierText(element, issue, context) {
+  const { value, reference, factor, change } = issue;
+  if (typeof value !== 'number' || !reference || typeof factor !== 'number' || !change) return issue.message;
+  const unit = issue.unit ? unitName(issue.unit) : '';
+  const of = (n) => `${formatExact(n, context.locale)}${unit ? ` ${unit}` : ''}`;
+  const times = formatExact(factor, context.locale);
+  const how = {
+    more: `more than ${times} times as much`,
+    less: `less than 1/${times} of it`,
+    zero: reference.value === 0 ? 'it was zero' : 'it is zero now',
+    sign: 'the sign changed',
+  }[change];
+  const period = periodLabel(context.periodType, reference.year, reference.periodUnit);
+  return `${element.label} is ${of(value)} against ${of(reference.value)} in ${period}${how ? `: ${how}` : ''}. Check the value, or explain it in a comment.`;
 }
