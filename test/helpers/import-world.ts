@@ -83,8 +83,9 @@ export async function createImportWorld(t: TestContext): Promise<ImportWorld> {
       },
     ],
   };
+  // A definition reads every site's files: the owner writes it (decision 166).
   const created = await api(t, 'POST', '/source-adapter-definitions', {
-    token: tenant.manager.token,
+    token: tenant.owner.token,
     body: { name: 'Utilities', mapping },
   });
   if (created.status !== 200) throw new Error(`adapter not created: ${JSON.stringify(created.body)}`);

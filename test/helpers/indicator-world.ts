@@ -59,6 +59,8 @@ export async function createIndicatorWorld(t: TestContext): Promise<IndicatorWor
   const line1 = await createSite(t, org, { name: 'Line 1', parentId: plant1 });
   const other = await createSite(t, org, { name: 'Other' });
   await assignSites(t, org, tenant.collector.userId, [plant1]);
+  // Indicators are organization-wide: the manager who writes them manages every site (decision 166).
+  await assignSites(t, org, tenant.manager.userId, [group, other]);
   const form = await createForm(t, tenant, {
     periodType: 'MONTHLY',
     elements: [

@@ -1,8 +1,9 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { badRequest, notFound } from '../../domain/errors.ts';
+import { authorize, badRequest, notFound } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { coversOrganization } from '../access/index.ts';
 import { checkAggregationAgainstLocks, checkChangesAgainstValues, planElements } from './forms.elements.ts';
 import { presentForm } from './forms.present.ts';
 import { formsRepository as repo } from './forms.repository.ts';
@@ -36,7 +37,20 @@ function fieldsOf(body: FormBody) {
   };
 }
 
+export const FORMS_ORGANIZATION_WIDE =
+  'Forms apply to every site of the organization: only owners and managers of all its sites can create, change or delete them';
+
+/**
+ * A form (its elements, units, rules and the activity definitions its elements name) shapes the
+ * figures of every site where it is active, so creating, changing and deleting one is for owners
+ * and managers whose sites cover the whole organization (decision 166).
+ */
+async function authorizeOrganizationWide(tx: Tx, caller: Caller): Promise<void> {
+  authorize(await coversOrganization(tx, caller), FORMS_ORGANIZATION_WIDE);
+}
+
 export async function createForm(tx: Tx, caller: Caller, body: FormBody): Promise<Form> {
+  await authorizeOrganizationWide(tx, caller);
   const org = caller.organizationId;
   const plan = await planElements(tx, org, body.elements, []);
   if (plan.issues.length > 0) throw badRequest('Invalid form elements', plan.issues);
@@ -50,6 +64,7 @@ export async function createForm(tx: Tx, caller: Caller, body: FormBody): Promis
  * are added, and the live ones left out are soft-deleted (their values are kept).
  */
 export async function updateForm(tx: Tx, caller: Caller, id: string, body: FormBody): Promise<Form> {
+  await authorizeOrganizationWide(tx, caller);
   const org = caller.organizationId;
   const form = isUuid(id) ? await repo.find(tx, org, id, 'update') : undefined;
   if (!form) throw notFound('Form');
@@ -78,5 +93,6 @@ export async function updateForm(tx: Tx, caller: Caller, id: string, body: FormB
 
 /** Soft-deletes a form: it leaves the API, its elements, form-sites and values stay stored. */
 export async function deleteForm(tx: Tx, caller: Caller, id: string): Promise<void> {
+  await authorizeOrganizationWide(tx, caller);
   if (!isUuid(id) || !(await repo.softDelete(tx, caller.organizationId, id))) throw notFound('Form');
 }

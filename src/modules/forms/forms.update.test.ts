@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import {
   activateForm,
+  assignSites,
   createForm,
   createSite,
   createTenant,
@@ -107,6 +108,8 @@ describe('forms: update', () => {
 
   it('keeps the type and unit of elements with values and the period type of forms with values (400)', async () => {
     const site = await createSite(t, tenant.organizationId);
+    // Forms are organization-wide: the manager who changes them manages every site (decision 166).
+    await assignSites(t, tenant.organizationId, tenant.manager.userId, [site]);
     const form = await createForm(t, tenant, {
       periodType: 'MONTHLY',
       elements: [

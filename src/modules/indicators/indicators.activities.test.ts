@@ -59,7 +59,7 @@ beforeAll(async () => {
 describe('activity operands', () => {
   it('sum the activities of the element in scope, divided here by staff', async () => {
     const created = await api(t, 'POST', '/indicators', {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: {
         name: 'Fuel per head',
         expressionParts: [
@@ -96,7 +96,7 @@ describe('activity operands', () => {
 
   it('add up per quarter and per month in a series, per requested site', async () => {
     const created = await api(t, 'POST', '/indicators', {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: { name: 'Fuel', expressionParts: [{ type: 'activity', value: `${formId}:fuel` }] },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);

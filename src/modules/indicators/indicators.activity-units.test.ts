@@ -26,7 +26,7 @@ beforeAll(async () => {
   for (const r of rows) units[r.symbol] = r.id;
   const plant = await createSite(t, tenant.organizationId, { name: 'Plant' });
   const created = await api(t, 'POST', '/activity-definitions', {
-    token: tenant.manager.token,
+    token: tenant.owner.token,
     body: {
       key: 'travel',
       name: 'Travel',
@@ -60,7 +60,7 @@ beforeAll(async () => {
 describe('activity units', () => {
   it('converts an activity in kgCO2e inside a tCO2e indicator (÷ 1,000)', async () => {
     const created = await api(t, 'POST', '/indicators', {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: {
         name: 'Travel',
         unitId: units['tCO2e'],
@@ -78,7 +78,7 @@ describe('activity units', () => {
 
   it('refuses an activity in kgCO2e inside a kWh indicator', async () => {
     const res = await api(t, 'POST', '/indicators', {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: {
         name: 'Wrong',
         unitId: units['kWh'],
@@ -104,7 +104,7 @@ describe('activity units', () => {
     const got = await api(t, 'GET', `/activity-definitions/${definitionId}`, { token: tenant.viewer.token });
     expect(got.body).toMatchObject({ unitId: units['kgCO2e'], unitSymbol: 'kgCO2e' });
     const bad = await api(t, 'POST', '/activity-definitions', {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: {
         name: 'Bad',
         uiCode: '',

@@ -39,7 +39,7 @@ describe('explain of an indicator used many times over (issue 25, item 1)', () =
     expect(submitted.status).toBe(200);
     const create = async (name: string, expressionParts: unknown[]) => {
       const res = await api(t, 'POST', '/indicators', {
-        token: tenant.manager.token,
+        token: tenant.owner.token,
         body: { name, expressionParts },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);

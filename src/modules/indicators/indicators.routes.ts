@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { errors, IdParams } from '../../http/schemas.ts';
+import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
 import {
   CreateIndicatorBody,
   CurrentValues,
@@ -11,6 +11,7 @@ import {
 import {
   createIndicator,
   getIndicator,
+  INDICATORS_ORGANIZATION_WIDE,
   listIndicators,
   removeIndicator,
   updateIndicator,
@@ -21,6 +22,17 @@ const TAGS = ['Indicators'];
 
 const EXPRESSION_HELP =
   '`expressionParts` is a token list parsed with precedence, unary minus and parentheses. A malformed list, an unknown reference or placeholder, units that cannot be converted, `+`/`-` of different dimensions, an expression whose dimension is not the one of `unitId` (e.g. kWh × a factor without input unit in an emissions indicator) or a cycle between indicators is a 400 whose issue names the part (`expressionParts.N`). See docs/indicators.md.';
+
+const WHO_CHANGES =
+  'An indicator is calculated over every site: owners, and managers whose sites cover the whole organization, may create, change and delete indicators; a manager limited to some sites is refused (403).';
+
+/** The 403 of the writes: the site limit is the example. */
+const forbiddenWrite = () =>
+  errorAnswer(
+    'A manager limited to some sites (the example), or a role below MANAGER (“This needs the MANAGER role or higher; your role is COLLECTOR”)',
+    'FORBIDDEN',
+    INDICATORS_ORGANIZATION_WIDE,
+  );
 
 export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -47,9 +59,9 @@ export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'indicators.create',
         tags: TAGS,
         summary: 'Create an indicator (managers and owners)',
-        description: EXPRESSION_HELP,
+        description: [EXPRESSION_HELP, WHO_CHANGES].join(' '),
         body: CreateIndicatorBody,
-        response: { 200: Indicator, ...errors(400, 401, 403) },
+        response: { 200: Indicator, ...errors(400, 401), 403: forbiddenWrite() },
       },
     },
     (request) => request.tenant((tx, caller) => createIndicator(tx, caller, request.body)),
@@ -96,10 +108,10 @@ export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'indicators.update',
         tags: TAGS,
         summary: 'Change an indicator (managers and owners)',
-        description: `Each field sent replaces the stored one. ${EXPRESSION_HELP}`,
+        description: [`Each field sent replaces the stored one. ${EXPRESSION_HELP}`, WHO_CHANGES].join(' '),
         params: IdParams,
         body: UpdateIndicatorBody,
-        response: { 200: Indicator, ...errors(400, 401, 403, 404) },
+        response: { 200: Indicator, ...errors(400, 401, 404), 403: forbiddenWrite() },
       },
     },
     (request) => request.tenant((tx, caller) => updateIndicator(tx, caller, request.params.id, request.body)),
@@ -113,9 +125,12 @@ export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'indicators.delete',
         tags: TAGS,
         summary: 'Delete an indicator and its targets (managers and owners)',
-        description: 'Refused (400, naming them) while another indicator or a widget uses it.',
+        description: [
+          'Refused (400, naming them) while another indicator or a widget uses it.',
+          WHO_CHANGES,
+        ].join(' '),
         params: IdParams,
-        response: { 200: Indicator, ...errors(400, 401, 403, 404) },
+        response: { 200: Indicator, ...errors(400, 401, 404), 403: forbiddenWrite() },
       },
     },
     (request) => request.tenant((tx, caller) => removeIndicator(tx, caller, request.params.id)),

@@ -1,8 +1,9 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
+import { authorize, badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { coversOrganization } from '../access/index.ts';
 import { type IndicatorRow, partsOf, presentIndicator } from './indicators.present.ts';
 import {
   checkExpression,
@@ -114,7 +115,20 @@ async function check(tx: Tx, caller: Caller, fields: IndicatorFields, selfId: st
   if (issues.length > 0) throw badRequest(issues[0]!.message, issues);
 }
 
+export const INDICATORS_ORGANIZATION_WIDE =
+  'Indicators are calculated over every site of the organization: only owners and managers of all its sites can create, change or delete them';
+
+/**
+ * An indicator (its expression, units and dimensions) is reported for every site, so creating,
+ * changing and deleting one is for owners and managers whose sites cover the whole organization
+ * (decision 166); a manager limited to some sites is refused, whatever the indicator.
+ */
+async function authorizeOrganizationWide(tx: Tx, caller: Caller): Promise<void> {
+  authorize(await coversOrganization(tx, caller), INDICATORS_ORGANIZATION_WIDE);
+}
+
 export async function createIndicator(tx: Tx, caller: Caller, body: CreateIndicatorBody): Promise<Indicator> {
+  await authorizeOrganizationWide(tx, caller);
   const fields = withDefaults(body);
   await check(tx, caller, fields, null);
   const id = await repo.insert(tx, caller.organizationId, fields);
@@ -127,6 +141,7 @@ export async function updateIndicator(
   id: string,
   body: UpdateIndicatorBody,
 ): Promise<Indicator> {
+  await authorizeOrganizationWide(tx, caller);
   const current = await getIndicator(tx, caller, id);
   const fields = withDefaults({ ...current, ...body });
   await check(tx, caller, fields, current.id);
@@ -136,6 +151,7 @@ export async function updateIndicator(
 
 /** Deletes an indicator (and its targets) unless another indicator or a widget uses it. */
 export async function removeIndicator(tx: Tx, caller: Caller, id: string): Promise<Indicator> {
+  await authorizeOrganizationWide(tx, caller);
   await repo.lockGraph(tx, caller.organizationId);
   const current = await getIndicator(tx, caller, id);
   const users = [

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import {
   activateForm,
+  assignSites,
   createDataset,
   createDatasetItem,
   createForm,
@@ -59,6 +60,8 @@ beforeAll(async () => {
   sites.d = await createSite(t, org, { name: 'Plant D', parentId: sites.group, metadata: { country: 'PL' } });
   sites.e = await createSite(t, org, { name: 'Plant E', parentId: sites.group });
   sites.f = await createSite(t, org, { name: 'Plant F', parentId: sites.group, metadata: { country: 'DE' } });
+  // Indicators are organization-wide: the manager who writes them manages every site (decision 166).
+  await assignSites(t, org, tenant.manager.userId, [sites.group]);
   const form = await createForm(t, tenant, {
     periodType: 'MONTHLY',
     elements: [

@@ -86,7 +86,7 @@ beforeAll(async () => {
 });
 
 const create = (name: string, body: Record<string, unknown>) =>
-  api(t, 'POST', '/indicators', { token: tenant.manager.token, body: { name, ...body } });
+  api(t, 'POST', '/indicators', { token: tenant.owner.token, body: { name, ...body } });
 
 async function make(name: string, body: Record<string, unknown>) {
   const res = await create(name, body);
@@ -134,7 +134,7 @@ describe('dimensional analysis of expressions', () => {
     // PUT is checked too.
     await make('elec', { unitId: units['kWh'], expressionParts: [el('elec')] });
     const put = await api(t, 'PUT', `/indicators/${ids.elec}`, {
-      token: tenant.manager.token,
+      token: tenant.owner.token,
       body: { unitId: units['tCO2e'] },
     });
     expect(put.status).toBe(400);

@@ -1,12 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { errors, IdParams } from '../../http/schemas.ts';
+import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
 import { AdapterBody, AdapterDefinition } from './adapters.schemas.ts';
-import { createAdapter, getAdapter, listAdapters, updateAdapter } from './adapters.service.ts';
+import {
+  ADAPTERS_ORGANIZATION_WIDE,
+  createAdapter,
+  getAdapter,
+  listAdapters,
+  updateAdapter,
+} from './adapters.service.ts';
 
 const TAGS = ['Source imports'];
 const MAPPING_HELP =
   'Each saved mapping is an immutable version; `adapterVersion` is the SHA-256 hex of its canonical JSON (keys sorted) and earlier versions stay usable by their hash. The mapping is checked when saved (400 naming the path).';
+
+const WHO_CHANGES =
+  'A definition maps the files of every site: owners, and managers whose sites cover the whole organization, may create and change definitions; a manager limited to some sites is refused (403).';
+
+/** The 403 of the writes: the site limit is the example. */
+const forbiddenWrite = () =>
+  errorAnswer(
+    'A manager limited to some sites (the example), or a role below MANAGER (“This needs the MANAGER role or higher; your role is COLLECTOR”)',
+    'FORBIDDEN',
+    ADAPTERS_ORGANIZATION_WIDE,
+  );
 
 export const adaptersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -31,9 +48,9 @@ export const adaptersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'sourceAdapters.create',
         tags: TAGS,
         summary: 'Create a source adapter definition (managers and owners)',
-        description: MAPPING_HELP,
+        description: [MAPPING_HELP, WHO_CHANGES].join(' '),
         body: AdapterBody,
-        response: { 200: AdapterDefinition, ...errors(400, 401, 403) },
+        response: { 200: AdapterDefinition, ...errors(400, 401), 403: forbiddenWrite() },
       },
     },
     (request) => request.tenant((tx, caller) => createAdapter(tx, caller, request.body)),
@@ -62,10 +79,10 @@ export const adaptersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'sourceAdapters.update',
         tags: TAGS,
         summary: 'Replace a source adapter definition (a new mapping is a new version)',
-        description: MAPPING_HELP,
+        description: [MAPPING_HELP, WHO_CHANGES].join(' '),
         params: IdParams,
         body: AdapterBody,
-        response: { 200: AdapterDefinition, ...errors(400, 401, 403, 404) },
+        response: { 200: AdapterDefinition, ...errors(400, 401, 404), 403: forbiddenWrite() },
       },
     },
     (request) => request.tenant((tx, caller) => updateAdapter(tx, caller, request.params.id, request.body)),

@@ -1,7 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { badRequest, type Issue, notFound } from '../../domain/errors.ts';
+import { authorize, badRequest, type Issue, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { coversOrganization } from '../access/index.ts';
 import { adaptersRepository as repo } from './adapters.repository.ts';
 import type { AdapterBody, AdapterDefinition, Mapping } from './adapters.schemas.ts';
 import { canonicalHash } from './canonical.ts';
@@ -84,8 +85,21 @@ export async function getAdapter(tx: Tx, caller: Caller, id: string): Promise<Ad
   return (await withVersions(tx, caller.organizationId, [row]))[0]!;
 }
 
+export const ADAPTERS_ORGANIZATION_WIDE =
+  'Source adapter definitions read the files of every site of the organization: only owners and managers of all its sites can create or change them';
+
+/**
+ * A definition maps the imported files of every site (which rows go to which site, form, element
+ * and unit), so creating and changing one is for owners and managers whose sites cover the whole
+ * organization (decision 166).
+ */
+async function authorizeOrganizationWide(tx: Tx, caller: Caller): Promise<void> {
+  authorize(await coversOrganization(tx, caller), ADAPTERS_ORGANIZATION_WIDE);
+}
+
 /** Creates a definition with its first version. */
 export async function createAdapter(tx: Tx, caller: Caller, body: AdapterBody): Promise<AdapterDefinition> {
+  await authorizeOrganizationWide(tx, caller);
   const org = caller.organizationId;
   const fields = await checked(tx, caller, body);
   const { id } = await repo.insert(tx, org, fields);
@@ -100,6 +114,7 @@ export async function updateAdapter(
   id: string,
   body: AdapterBody,
 ): Promise<AdapterDefinition> {
+  await authorizeOrganizationWide(tx, caller);
   const org = caller.organizationId;
   const row = isUuid(id) ? await repo.find(tx, org, id, true) : undefined;
   if (!row) throw notFound('Source adapter definition');

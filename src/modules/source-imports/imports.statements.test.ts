@@ -45,7 +45,7 @@ beforeAll(async () => {
   formId = form.id;
   await activateForm(t, tenant, formId, siteIds, [2025]);
   const created = await api(t, 'POST', '/source-adapter-definitions', {
-    token: tenant.manager.token,
+    token: tenant.owner.token,
     body: {
       name: 'Meters',
       mapping: {

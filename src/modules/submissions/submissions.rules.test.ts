@@ -132,7 +132,7 @@ describe('submissions: the hard rules of elements (issue 42)', () => {
     );
     const { api } = await import('../../../test/helpers/app.ts');
     const put = await api(t, 'PUT', `/forms/${w.form.id}`, {
-      token: w.tenant.manager.token,
+      token: w.tenant.owner.token,
       body: {
         name: 'Energy',
         periodType: 'MONTHLY',

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { policy, siteScope } from '../access/index.ts';
+import { coversOrganization, policy, siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/index.ts';
 import { presentTarget, type TargetRow } from './targets.present.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
@@ -81,7 +81,20 @@ export async function getTarget(tx: Tx, caller: Caller, id: string): Promise<Tar
   return presentTarget(await find(tx, caller, id));
 }
 
+export const TARGETS_ORGANIZATION_WIDE =
+  'Targets belong to indicators of the whole organization: only owners and managers of all its sites can create, change or delete them';
+
+/**
+ * A target belongs to an indicator of the whole organization (and its entries without a site are
+ * the organization's), so creating, changing and deleting one is for owners and managers whose
+ * sites cover the whole organization (decision 166).
+ */
+async function authorizeOrganizationWide(tx: Tx, caller: Caller): Promise<void> {
+  authorize(await coversOrganization(tx, caller), TARGETS_ORGANIZATION_WIDE);
+}
+
 export async function createTarget(tx: Tx, caller: Caller, body: CreateTargetBody): Promise<Target> {
+  await authorizeOrganizationWide(tx, caller);
   if (!(await repo.indicatorExists(tx, caller.organizationId, body.indicatorId)))
     throw invalidField('indicatorId', 'indicatorId is not an indicator of this organization');
   const fields: TargetFields = {
@@ -103,6 +116,7 @@ export async function updateTarget(
   id: string,
   body: UpdateTargetBody,
 ): Promise<Target> {
+  await authorizeOrganizationWide(tx, caller);
   const current = presentTarget(await find(tx, caller, id));
   const fields: TargetFields = {
     title: body.title ?? current.title,
@@ -118,6 +132,7 @@ export async function updateTarget(
 }
 
 export async function removeTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
+  await authorizeOrganizationWide(tx, caller);
   const row = await find(tx, caller, id);
   await repo.remove(tx, caller.organizationId, row.id);
   return presentTarget(row);

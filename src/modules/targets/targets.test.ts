@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import { assignSites, createSite, createTenant, type Tenant } from '../../../test/helpers/factories.ts';
+import {
+  addMember,
+  assignSites,
+  createSite,
+  createTenant,
+  type Member,
+  type Tenant,
+} from '../../../test/helpers/factories.ts';
 
 const t = useTestApp();
 let tenant: Tenant;
@@ -8,6 +15,8 @@ let stranger: Tenant;
 let indicatorId: string;
 let site: string;
 let otherSite: string;
+/** A manager of every site: targets are organization-wide (decision 166). */
+let wide: Member;
 
 beforeAll(async () => {
   tenant = await createTenant(t);
@@ -15,6 +24,8 @@ beforeAll(async () => {
   site = await createSite(t, tenant.organizationId, { name: 'Plant' });
   otherSite = await createSite(t, tenant.organizationId, { name: 'Elsewhere' });
   await assignSites(t, tenant.organizationId, tenant.manager.userId, [site]);
+  wide = await addMember(t, tenant.organizationId, 'MANAGER');
+  await assignSites(t, tenant.organizationId, wide.userId, [site, otherSite]);
   const res = await api(t, 'POST', '/indicators', {
     token: tenant.owner.token,
     body: { name: 'Scope 2', expressionParts: [{ type: 'number', value: '1' }] },
@@ -22,7 +33,7 @@ beforeAll(async () => {
   indicatorId = res.body.id;
 });
 
-const post = (body: Record<string, unknown>, token = tenant.manager.token) =>
+const post = (body: Record<string, unknown>, token = wide.token) =>
   api(t, 'POST', '/targets', { token, body: { indicatorId, title: 'Net zero', ...body } });
 
 describe('targets', () => {
@@ -68,7 +79,7 @@ describe('targets', () => {
   it('replaces each provided field whole on PUT, and keeps the indicator', async () => {
     const created = await post({ baselineYear: 2019, targetEntries: [{ year: 2030, targetValue: 1 }] });
     const res = await api(t, 'PUT', `/targets/${created.body.id}`, {
-      token: tenant.manager.token,
+      token: wide.token,
       body: { targetEntries: [{ year: 2031, targetValue: 2 }], baselineYear: null },
     });
     expect(res.status).toBe(200);
@@ -85,7 +96,7 @@ describe('targets', () => {
       },
     ]);
     const moved = await api(t, 'PUT', `/targets/${created.body.id}`, {
-      token: tenant.manager.token,
+      token: wide.token,
       body: { indicatorId },
     });
     expect(moved.status).toBe(400);
@@ -121,10 +132,20 @@ describe('targets', () => {
     expect(JSON.stringify(res.body.issues)).toContain(path);
   });
 
-  it('refuses a site outside the caller’s sites (403) and another tenant’s indicator or target', async () => {
-    expect((await post({ targetEntries: [{ year: 2030, targetValue: 1, siteId: otherSite }] })).status).toBe(
-      403,
-    );
+  it('refuses a manager limited to some sites (403), whatever the entries, and another tenant’s indicator or target', async () => {
+    for (const siteId of [otherSite, site]) {
+      const refused = await post(
+        { targetEntries: [{ year: 2030, targetValue: 1, siteId }] },
+        tenant.manager.token,
+      );
+      expect(refused.status).toBe(403);
+      expect(refused.body.issues).toEqual([
+        {
+          message:
+            'Targets belong to indicators of the whole organization: only owners and managers of all its sites can create, change or delete them',
+        },
+      ]);
+    }
     expect((await post({}, stranger.owner.token)).status).toBe(400);
     const created = await post({});
     expect((await api(t, 'GET', `/targets/${created.body.id}`, { token: stranger.owner.token })).status).toBe(
@@ -134,11 +155,25 @@ describe('targets', () => {
       (await api(t, 'DELETE', `/targets/${created.body.id}`, { token: stranger.owner.token })).status,
     ).toBe(404);
     expect((await post({}, tenant.collector.token)).status).toBe(403);
-    expect(
-      (await api(t, 'DELETE', `/targets/${created.body.id}`, { token: tenant.manager.token })).status,
-    ).toBe(200);
+    expect((await api(t, 'DELETE', `/targets/${created.body.id}`, { token: wide.token })).status).toBe(200);
     expect((await api(t, 'GET', `/targets/${created.body.id}`, { token: tenant.viewer.token })).status).toBe(
       404,
     );
+  });
+});
+
+describe('targets: a manager limited to some sites (decision 166)', () => {
+  it('cannot change or delete a target of the whole organization; the target stays as it was', async () => {
+    const created = await post({ targetEntries: [{ year: 2030, targetValue: 10 }] });
+    expect(created.status).toBe(200);
+    const put = await api(t, 'PUT', `/targets/${created.body.id}`, {
+      token: tenant.manager.token,
+      body: { targetEntries: [{ year: 2030, targetValue: 1000, siteId: site }] },
+    });
+    expect(put.status).toBe(403);
+    const del = await api(t, 'DELETE', `/targets/${created.body.id}`, { token: tenant.manager.token });
+    expect(del.status).toBe(403);
+    const kept = await api(t, 'GET', `/targets/${created.body.id}`, { token: tenant.owner.token });
+    expect(kept.body.targetEntries).toMatchObject([{ year: 2030, targetValue: 10, siteId: null }]);
   });
 });

@@ -16,7 +16,7 @@ const body = (name = 'Matrix definition', calcCode = 'return inputs.amount * 2')
  * every site. The tenant's manager is made one (assigned every top-level site the tenant has by
  * then) before each write, so that the 403s below MANAGER come from the role alone.
  */
-async function managerOfEverySite(t: TestContext, tenant: Tenant): Promise<void> {
+export async function managerOfEverySite(t: TestContext, tenant: Tenant): Promise<void> {
   await t.database.tenant(tenant.organizationId, (tx) =>
     sql`insert into membership_sites (organization_id, user_id, site_id)
         select organization_id, ${tenant.manager.userId}::uuid, id from sites
@@ -24,6 +24,17 @@ async function managerOfEverySite(t: TestContext, tenant: Tenant): Promise<void>
         on conflict do nothing`.execute(tx),
   );
 }
+
+/**
+ * The same prepare, with the tenant's manager first made a manager of every site: for the other
+ * organization-wide definitions (forms, indicators, targets, source adapters, decision 166).
+ */
+export const asManagerOfEverySite =
+  (prepare: SecurityCase['prepare']): SecurityCase['prepare'] =>
+  async (t, tenant) => {
+    await managerOfEverySite(t, tenant);
+    return prepare(t, tenant);
+  };
 
 export const cases: SecurityCase[] = [
   {

@@ -1,6 +1,9 @@
+import { expect } from 'vitest';
 import { api, type TestContext } from '../../helpers/app.ts';
 import type { Tenant } from '../../helpers/factories.ts';
-import type { SecurityCase } from '../matrix.ts';
+import type { SecurityCase, SiteCase } from '../matrix.ts';
+import type { Plants } from '../plants.ts';
+import { asManagerOfEverySite } from './activity-definitions.ts';
 
 const constant = [{ type: 'number', value: '1' }];
 
@@ -19,7 +22,10 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/indicators',
-    prepare: async () => ({ url: '/indicators', body: { name: 'matrix', expressionParts: constant } }),
+    prepare: asManagerOfEverySite(async () => ({
+      url: '/indicators',
+      body: { name: 'matrix', expressionParts: constant },
+    })),
   },
   {
     method: 'POST',
@@ -39,15 +45,65 @@ export const cases: SecurityCase[] = [
     method: 'PUT',
     route: '/indicators/:id',
     tenantRecord: true,
-    prepare: async (t, tenant) => ({
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
       url: `/indicators/${await createIndicator(t, tenant)}`,
       body: { name: 'renamed' },
-    }),
+    })),
   },
   {
     method: 'DELETE',
     route: '/indicators/:id',
     tenantRecord: true,
-    prepare: async (t, tenant) => ({ url: `/indicators/${await createIndicator(t, tenant)}` }),
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
+      url: `/indicators/${await createIndicator(t, tenant)}`,
+    })),
+  },
+];
+
+/** Organization-wide definitions (decision 166): a manager limited to Plant 1 is refused. */
+const WRITES = { VIEWER: 403, COLLECTOR: 403, MANAGER: 403, OWNER: 200 };
+
+/** The indicator's name as the owner reads it, or null when it is gone. */
+async function ownerName(t: TestContext, plants: Plants, id: string) {
+  const res = await api(t, 'GET', `/indicators/${id}`, { token: plants.tenant.owner.token });
+  return res.status === 404 ? null : (res.body.name as string);
+}
+
+export const siteCases: SiteCase[] = [
+  {
+    method: 'PUT',
+    route: '/indicators/:id',
+    place: 'an indicator of every site, its expression changed',
+    expect: WRITES,
+    prepare: async (t, plants, caller) => {
+      const id = await createIndicator(t, plants.tenant);
+      return {
+        url: `/indicators/${id}`,
+        body: { name: 'rewritten', expressionParts: [{ type: 'number', value: '1000' }] },
+        after: async () =>
+          expect(await ownerName(t, plants, id)).toBe(caller.role === 'OWNER' ? 'rewritten' : 'matrix'),
+      };
+    },
+  },
+  {
+    method: 'DELETE',
+    route: '/indicators/:id',
+    place: 'an indicator of every site',
+    expect: WRITES,
+    prepare: async (t, plants, caller) => {
+      const id = await createIndicator(t, plants.tenant);
+      return {
+        url: `/indicators/${id}`,
+        after: async () =>
+          expect(await ownerName(t, plants, id)).toBe(caller.role === 'OWNER' ? null : 'matrix'),
+      };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/indicators',
+    place: 'a new indicator (for every site)',
+    expect: WRITES,
+    prepare: async () => ({ url: '/indicators', body: { name: 'new', expressionParts: constant } }),
   },
 ];

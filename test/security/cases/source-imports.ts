@@ -1,7 +1,9 @@
+import { expect } from 'vitest';
 import { api, type TestContext } from '../../helpers/app.ts';
 import { createForm, type Tenant } from '../../helpers/factories.ts';
 import { newKey } from '../../helpers/import-world.ts';
-import type { SecurityCase } from '../matrix.ts';
+import type { SecurityCase, SiteCase } from '../matrix.ts';
+import { asManagerOfEverySite } from './activity-definitions.ts';
 
 async function createAdapter(t: TestContext, tenant: Tenant) {
   const form = await createForm(t, tenant);
@@ -39,10 +41,10 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/source-adapter-definitions',
-    prepare: async (t, tenant) => ({
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
       url: '/source-adapter-definitions',
       body: { name: 'm', mapping: adapterMapping((await createForm(t, tenant)).id) },
-    }),
+    })),
   },
   {
     method: 'GET',
@@ -56,13 +58,13 @@ export const cases: SecurityCase[] = [
     method: 'PUT',
     route: '/source-adapter-definitions/:id',
     tenantRecord: true,
-    prepare: async (t, tenant) => {
+    prepare: asManagerOfEverySite(async (t, tenant) => {
       const adapter = await createAdapter(t, tenant);
       return {
         url: `/source-adapter-definitions/${adapter.id}`,
         body: { name: 'renamed', mapping: adapterMapping(adapter.formId) },
       };
-    },
+    }),
   },
   {
     method: 'POST',
@@ -86,5 +88,38 @@ export const cases: SecurityCase[] = [
       });
       return { url: `/source-imports/${res.body.run.id}` };
     },
+  },
+];
+
+/** Organization-wide definitions (decision 166): a manager limited to Plant 1 is refused. */
+export const siteCases: SiteCase[] = [
+  {
+    method: 'PUT',
+    route: '/source-adapter-definitions/:id',
+    place: 'a definition every site imports with',
+    expect: { MANAGER: 403, OWNER: 200 },
+    prepare: async (t, plants, caller) => {
+      const adapter = await createAdapter(t, plants.tenant);
+      return {
+        url: `/source-adapter-definitions/${adapter.id}`,
+        body: { name: 'rewritten', mapping: adapterMapping(adapter.formId) },
+        after: async () => {
+          const res = await api(t, 'GET', `/source-adapter-definitions/${adapter.id}`, {
+            token: plants.tenant.owner.token,
+          });
+          expect(res.body.name).toBe(caller.role === 'OWNER' ? 'rewritten' : 'matrix');
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/source-adapter-definitions',
+    place: 'a new definition (for every site)',
+    expect: { MANAGER: 403, OWNER: 200 },
+    prepare: async (t, plants) => ({
+      url: '/source-adapter-definitions',
+      body: { name: 'new', mapping: adapterMapping((await createForm(t, plants.tenant)).id) },
+    }),
   },
 ];

@@ -1,6 +1,9 @@
+import { expect } from 'vitest';
 import { api, type TestContext } from '../../helpers/app.ts';
 import type { Tenant } from '../../helpers/factories.ts';
-import type { SecurityCase } from '../matrix.ts';
+import type { SecurityCase, SiteCase } from '../matrix.ts';
+import type { Plants } from '../plants.ts';
+import { asManagerOfEverySite } from './activity-definitions.ts';
 import { createIndicator } from './indicators.ts';
 
 async function createTarget(t: TestContext, tenant: Tenant): Promise<string> {
@@ -20,10 +23,10 @@ export const cases: SecurityCase[] = [
   {
     method: 'POST',
     route: '/targets',
-    prepare: async (t, tenant) => ({
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
       url: '/targets',
       body: { indicatorId: await createIndicator(t, tenant), title: 'matrix' },
-    }),
+    })),
   },
   { method: 'GET', route: '/targets', prepare: async () => ({ url: '/targets' }) },
   {
@@ -36,15 +39,74 @@ export const cases: SecurityCase[] = [
     method: 'PUT',
     route: '/targets/:id',
     tenantRecord: true,
-    prepare: async (t, tenant) => ({
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
       url: `/targets/${await createTarget(t, tenant)}`,
       body: { title: 'renamed' },
-    }),
+    })),
   },
   {
     method: 'DELETE',
     route: '/targets/:id',
     tenantRecord: true,
-    prepare: async (t, tenant) => ({ url: `/targets/${await createTarget(t, tenant)}` }),
+    prepare: asManagerOfEverySite(async (t, tenant) => ({
+      url: `/targets/${await createTarget(t, tenant)}`,
+    })),
+  },
+];
+
+/** Organization-wide definitions (decision 166): a manager limited to Plant 1 is refused. */
+const WRITES = { VIEWER: 403, COLLECTOR: 403, MANAGER: 403, OWNER: 200 };
+
+/** The target's entries as the owner reads them, or null when it is gone. */
+async function ownerEntries(t: TestContext, plants: Plants, id: string) {
+  const res = await api(t, 'GET', `/targets/${id}`, { token: plants.tenant.owner.token });
+  return res.status === 404
+    ? null
+    : (res.body.targetEntries as { targetValue: number }[]).map((e) => e.targetValue);
+}
+
+export const siteCases: SiteCase[] = [
+  {
+    method: 'PUT',
+    route: '/targets/:id',
+    place: 'a target of the whole organization, its entries replaced',
+    expect: WRITES,
+    prepare: async (t, plants, caller) => {
+      const id = await createTarget(t, plants.tenant);
+      return {
+        url: `/targets/${id}`,
+        body: { targetEntries: [{ year: 2030, targetValue: 1000, siteId: plants.plant1 }] },
+        after: async () =>
+          expect(await ownerEntries(t, plants, id)).toEqual(caller.role === 'OWNER' ? [1000] : [1]),
+      };
+    },
+  },
+  {
+    method: 'DELETE',
+    route: '/targets/:id',
+    place: 'a target of the whole organization',
+    expect: WRITES,
+    prepare: async (t, plants, caller) => {
+      const id = await createTarget(t, plants.tenant);
+      return {
+        url: `/targets/${id}`,
+        after: async () =>
+          expect(await ownerEntries(t, plants, id)).toEqual(caller.role === 'OWNER' ? null : [1]),
+      };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/targets',
+    place: 'a new target with entries for the own site only',
+    expect: WRITES,
+    prepare: async (t, plants) => ({
+      url: '/targets',
+      body: {
+        indicatorId: await createIndicator(t, plants.tenant),
+        title: 'Plant 1',
+        targetEntries: [{ year: 2030, targetValue: 5, siteId: plants.plant1 }],
+      },
+    }),
   },
 ];
