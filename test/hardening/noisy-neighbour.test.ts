@@ -23,8 +23,8 @@ import { listen } from './stalled-clients.ts';
 
 const onPostgres = Boolean(process.env['DATABASE_URL']);
 const ABSOLUTE_FLOOR_MS = 25;
-/** The event loop's longest delay that an import may cause in a block (it was 150-450 ms in one piece). */
-const LOOP_STALL_MS = 60;
+/** The event loop's longest delay in a block while A imports (it was 150-450 ms in one piece). */
+const LOOP_STALL_MS = 100;
 /** Rounds of B's four requests per block (NOISY_ROUNDS: fewer, to see it fail fast without the fix). */
 const ROUNDS = Number(process.env['NOISY_ROUNDS'] ?? 20);
 
@@ -79,12 +79,13 @@ describe.skipIf(!onPostgres)('a noisy neighbour (PostgreSQL)', () => {
 
   // An import gives the event loop a turn every few milliseconds (decision 0165): its row analysis,
   // the hash of its body, the planning and the statements' parameters are sliced. Before, each
-  // import held the loop for 150-450 ms in one piece, so every block with imports had such a stall;
-  // now at least one block goes without a stall longer than 60 ms or twice the idle blocks' (the
-  // shared machine stalls idle blocks too, by descheduling the process, so not every block does).
+  // import held the loop for 150-450 ms in one piece (block medians 211 and 272 ms); now the blocks'
+  // median is 30-90 ms on the shared machine, whose descheduling stalls idle blocks too (hence the
+  // idle blocks' figure doubled when that is more). A block can miss an import's heavy phases, so
+  // the median of the blocks is compared, not the least.
   it('gives the event loop a turn while A imports 10,000 rows', () => {
     const idle = median(result.loopDelayMaxMs.idle);
-    expect(Math.min(...result.loopDelayMaxMs.noisy)).toBeLessThanOrEqual(Math.max(LOOP_STALL_MS, 2 * idle));
+    expect(median(result.loopDelayMaxMs.noisy)).toBeLessThanOrEqual(Math.max(LOOP_STALL_MS, 2 * idle));
   });
 
   // Not met on the shared 2-core machine: B's p99 while A imports was 78-245 ms against 19-81 ms
