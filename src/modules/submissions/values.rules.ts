@@ -1,4 +1,5 @@
 import type { PeriodType } from '../../db/schema/index.ts';
+import { MONTHS_PER_PERIOD, periodLabel } from '../../domain/periods.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
 
@@ -15,27 +16,9 @@ export interface PeriodWindow {
   periodUnit: number;
 }
 
-const MONTHS_PER_PERIOD: Record<PeriodType, number> = { YEARLY: 12, QUARTERLY: 3, MONTHLY: 1 };
-const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** A period as people name it: "March 2025", "Q2 2025", "2025". */
 export function periodName({ year, periodType, periodUnit }: PeriodWindow): string {
-  if (periodType === 'MONTHLY') return `${MONTH_NAMES[periodUnit - 1]} ${year}`;
-  if (periodType === 'QUARTERLY') return `Q${periodUnit} ${year}`;
-  return `${year}`;
+  return periodLabel(year, periodType, periodUnit);
 }
 
 /** The first and last day of a period, as `YYYY-MM-DD` (UTC calendar days). */
