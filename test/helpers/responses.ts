@@ -20,6 +20,7 @@ import {
   HistoryEntry,
   Submission,
   SubmissionPage,
+  SubmitAnswer,
   ValueItem,
 } from '../../src/modules/submissions/submissions.schemas.ts';
 
@@ -40,7 +41,7 @@ export const responses = {
   'POST /activity-definitions': ActivityDefinition,
   'GET /activity-definitions/:id': ActivityDefinition,
   'DELETE /activity-definitions/:id': ActivityDefinition,
-  'POST /form-submissions': Submission,
+  'POST /form-submissions': SubmitAnswer,
   'GET /form-submissions': SubmissionPage,
   'GET /form-submissions/:id': Submission,
   'POST /form-submissions/values/:id/review': ValueItem,
