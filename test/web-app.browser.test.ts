@@ -1,10 +1,9 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
-import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import { addMember, assignSites, createSite, createTenant } from './helpers/factories.ts';
 import {
   createWebAppWorld,
@@ -50,22 +49,12 @@ async function newPage(
   return { context, page, errors: collectErrors(page) };
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /**
  * Saves a full-page screenshot, after checking the screen with axe-core (WCAG 2.1 A and AA rules,
  * contrast included): the violations, as "rule: elements", must be none.
  */
 async function shot(page: Page, name: string) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations.map(
-      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
-    ) as string[];
-  });
+  const violations = await axeViolations(page);
   await page.screenshot({ path: `${OUT}/web-app-${name}.png`, fullPage: true });
   expect(violations, name).toEqual([]);
 }

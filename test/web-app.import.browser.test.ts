@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -14,7 +13,7 @@ import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
-import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
 
 // The import screen /app/import in Chromium against the real service: the year and site an adapter
@@ -60,19 +59,9 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page; errors:
   return { context, page, errors: collectErrors(page) };
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /** Checks the screen with axe-core (WCAG 2.1 A and AA), then saves a full-page screenshot. */
 async function shot(page: Page, name: string) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations.map(
-      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
-    ) as string[];
-  });
+  const violations = await axeViolations(page);
   await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   expect(violations, name).toEqual([]);
 }

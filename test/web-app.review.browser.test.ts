@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
-import { collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import { assignSites, createForm } from './helpers/factories.ts';
 import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
 
@@ -142,19 +141,9 @@ async function newPage(locale = 'en-US', viewport = DESKTOP) {
   return { context, page, errors: collectErrors(page) };
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /** Checks the screen with axe-core (WCAG 2.1 A and AA), then saves a full-page screenshot. */
 async function shot(page: Page, name: string) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations.map(
-      (v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`,
-    ) as string[];
-  });
+  const violations = await axeViolations(page);
   await page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
   expect(violations, name).toEqual([]);
 }
