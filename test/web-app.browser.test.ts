@@ -205,7 +205,8 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     expect(await page.getByLabel('Electricity used (kilowatt-hour)').getAttribute('aria-invalid')).toBe(
       'true',
     );
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
+    // Focus moves after the refusal is drawn (next animation frame).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
     // The activity's input error sits beside that input of that row.
     const litresError = page.locator('#el-fuel-0-litres-error');
     await litresError.waitFor();

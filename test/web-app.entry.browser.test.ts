@@ -141,7 +141,8 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     expect(await page.locator('.will-store').count()).toBe(0);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
+    // Focus moves after the refusal is drawn (next animation frame).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('el-electricity');
     await shot(page, 'en-US-refused');
     expect(posts).toEqual([]);
     expect(await storedElectricity(3)).toBeUndefined();
