@@ -33,8 +33,9 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-// Migrations are read from disk next to the bundle.
+// Migrations and the functions files are read from disk next to the bundle.
 cpSync(`${root}src/db/migrations`, `${root}dist/migrations`, { recursive: true });
+cpSync(`${root}src/db/functions`, `${root}dist/functions`, { recursive: true });
 // The public dashboard page's static files (script, style sheet) are read from disk beside the bundle.
 cpSync(`${root}src/modules/dashboard-page/assets`, `${root}dist/assets`, { recursive: true });
 // The reporting web app at /app: bundled for the browser into dist/app (see build-web-app.mjs).

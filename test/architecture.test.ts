@@ -172,6 +172,30 @@ describe('SQL only in repositories and src/db', () => {
   });
 });
 
+describe('functions and triggers only in src/db/functions (decision 197)', () => {
+  const MIGRATIONS = join(SRC, 'db', 'migrations');
+  const definesLogic = (text: string) =>
+    /^\s*(CREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|TRIGGER|CONSTRAINT\s+TRIGGER|PROCEDURE)|DROP\s+(FUNCTION|TRIGGER|PROCEDURE)|ALTER\s+FUNCTION)\b/im.test(
+      text.replace(/\$(\w*)\$[\s\S]*?\$\1\$/g, '').replace(/--[^\n]*/g, ''),
+    );
+
+  it('no migration creates, changes or drops a function or a trigger', () => {
+    const offending = readdirSync(MIGRATIONS).filter((name) =>
+      definesLogic(readFileSync(join(MIGRATIONS, name), 'utf8')),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('recognizes a definition and ignores one in a comment or a string', () => {
+    expect(
+      definesLogic('ALTER TABLE a ADD b int;\ncreate or replace function f() returns int as $$ select 1 $$;'),
+    ).toBe(true);
+    expect(definesLogic('CREATE TRIGGER t AFTER INSERT ON a EXECUTE FUNCTION f();')).toBe(true);
+    expect(definesLogic('DROP FUNCTION f();')).toBe(true);
+    expect(definesLogic("-- CREATE FUNCTION f()\nDO $$ BEGIN EXECUTE 'x'; END $$;")).toBe(false);
+  });
+});
+
 describe('no cycle', () => {
   it('parses the imports of every module and area', () => {
     const graph = graphOf(list);

@@ -21,24 +21,6 @@ END $$;
 
 GRANT USAGE ON SCHEMA public TO sdcs_app;
 
--- The organization of the current transaction, or NULL outside a tenant transaction.
-CREATE FUNCTION sdcs_current_org() RETURNS uuid
-LANGUAGE sql STABLE AS $$
-  SELECT nullif(current_setting('app.organization_id', true), '')::uuid
-$$;
-
--- Puts a table with an organization_id column under tenant isolation: row-level security
--- limited to the current organization, and table privileges for the application role.
-CREATE FUNCTION sdcs_tenant_table(tbl regclass) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', tbl);
-  EXECUTE format(
-    'CREATE POLICY tenant_isolation ON %s USING (organization_id = (SELECT sdcs_current_org())) '
-    || 'WITH CHECK (organization_id = (SELECT sdcs_current_org()))', tbl);
-  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO sdcs_app', tbl);
-END $$;
-
 CREATE TABLE organizations (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   name text NOT NULL,
@@ -101,3 +83,6 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_org_idx ON api_keys (organization_id, created_at);
 SELECT sdcs_tenant_table('api_keys');
+
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

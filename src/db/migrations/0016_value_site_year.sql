@@ -14,22 +14,6 @@ ALTER TABLE form_element_submissions
   ALTER COLUMN site_id SET NOT NULL,
   ALTER COLUMN year SET NOT NULL;
 
-CREATE FUNCTION sdcs_value_site_year() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  SELECT fs.site_id, fs.year INTO NEW.site_id, NEW.year
-    FROM form_submissions sub
-    JOIN form_sites fs ON fs.organization_id = sub.organization_id AND fs.id = sub.form_site_id
-   WHERE sub.organization_id = NEW.organization_id AND sub.id = NEW.form_submission_id;
-  RETURN NEW;
-END
-$$;
-
--- Only when a writer left them out: the submissions pipeline sets both, and pays nothing here.
-CREATE TRIGGER form_element_submissions_site_year
-  BEFORE INSERT ON form_element_submissions
-  FOR EACH ROW WHEN (NEW.site_id IS NULL OR NEW.year IS NULL)
-  EXECUTE FUNCTION sdcs_value_site_year();
-
 -- The indicators' aggregate: exactly the requested elements' live values of the years and
 -- statuses asked for, read from the index alone (site, value, and the submission to leave out
 -- the values of deactivated form-sites). Replaces the index keyed by period without year.
@@ -37,3 +21,6 @@ DROP INDEX form_element_submissions_aggregate_idx;
 CREATE INDEX form_element_submissions_aggregate_idx
   ON form_element_submissions (organization_id, element_id, year, status, period_unit)
   INCLUDE (site_id, numeric_value, form_submission_id) WHERE deleted_at IS NULL;
+
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

@@ -12,33 +12,6 @@ UPDATE form_sites fs
   FROM form_submissions s
  WHERE s.organization_id = fs.organization_id AND s.form_site_id = fs.id;
 
--- Form sites are read by primary key (`id = any(…)`): no join for stale statistics to misplan.
-CREATE FUNCTION sdcs_form_sites_submitted() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  -- A submission that already existed (ON CONFLICT DO UPDATE) is not in `added`.
-  IF NOT EXISTS (SELECT 1 FROM added) THEN RETURN NULL; END IF;
-  UPDATE form_sites
-     SET submitted = true
-   WHERE id = ANY (ARRAY(SELECT form_site_id FROM added)) AND NOT submitted;
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION sdcs_form_sites_unsubmitted() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM removed) THEN RETURN NULL; END IF;
-  UPDATE form_sites
-     SET submitted = false
-   WHERE id = ANY (ARRAY(SELECT form_site_id FROM removed)) AND submitted;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER form_submissions_mark_on_insert AFTER INSERT ON form_submissions
-  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sdcs_form_sites_submitted();
-CREATE TRIGGER form_submissions_mark_on_delete AFTER DELETE ON form_submissions
-  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION sdcs_form_sites_unsubmitted();
-
 -- The list's order, for the whole organization (or one year) and for one form.
 CREATE INDEX form_sites_listed_idx ON form_sites (organization_id, year DESC, form_id, site_id)
   WHERE active AND submitted;
@@ -66,44 +39,5 @@ SELECT organization_id, form_id, year, count(*)::int
   FROM form_sites WHERE active AND submitted
  GROUP BY organization_id, form_id, year;
 
--- Each function adds the changed rows' deltas, one statement, in key order.
-CREATE FUNCTION sdcs_count_form_sites_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  INSERT INTO form_submission_counts AS c (organization_id, form_id, year, submissions)
-  SELECT organization_id, form_id, year, count(*)::int FROM after_rows WHERE active AND submitted
-   GROUP BY organization_id, form_id, year ORDER BY organization_id, form_id, year
-  ON CONFLICT (organization_id, form_id, year) DO UPDATE SET submissions = c.submissions + excluded.submissions;
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION sdcs_count_form_sites_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  INSERT INTO form_submission_counts AS c (organization_id, form_id, year, submissions)
-  SELECT organization_id, form_id, year, sum(d)::int
-    FROM (SELECT organization_id, form_id, year, 1 AS d FROM after_rows WHERE active AND submitted
-          UNION ALL
-          SELECT organization_id, form_id, year, -1 FROM before_rows WHERE active AND submitted) x
-   GROUP BY organization_id, form_id, year HAVING sum(d) <> 0 ORDER BY organization_id, form_id, year
-  ON CONFLICT (organization_id, form_id, year) DO UPDATE SET submissions = c.submissions + excluded.submissions;
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION sdcs_count_form_sites_removed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  INSERT INTO form_submission_counts AS c (organization_id, form_id, year, submissions)
-  SELECT organization_id, form_id, year, -count(*)::int FROM before_rows WHERE active AND submitted
-   GROUP BY organization_id, form_id, year ORDER BY organization_id, form_id, year
-  ON CONFLICT (organization_id, form_id, year) DO UPDATE SET submissions = c.submissions + excluded.submissions;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER form_sites_counted_on_insert AFTER INSERT ON form_sites
-  REFERENCING NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION sdcs_count_form_sites_added();
-CREATE TRIGGER form_sites_counted_on_update AFTER UPDATE ON form_sites
-  REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION sdcs_count_form_sites_changed();
-CREATE TRIGGER form_sites_counted_on_delete AFTER DELETE ON form_sites
-  REFERENCING OLD TABLE AS before_rows FOR EACH STATEMENT EXECUTE FUNCTION sdcs_count_form_sites_removed();
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

@@ -22,19 +22,6 @@ SELECT sdcs_tenant_table('value_import_sources');
 -- before this migration keep null ("not recorded"): their code may have changed since.
 ALTER TABLE activities ADD COLUMN calc_code_sha256 text;
 
-CREATE FUNCTION sdcs_activity_calc_hash() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
-BEGIN
-  SELECT encode(sha256(convert_to(d.calc_code, 'UTF8')), 'hex') INTO NEW.calc_code_sha256
-    FROM activity_definitions d WHERE d.id = NEW.activity_definition_id;
-  RETURN NEW;
-END
-$$;
-
-CREATE TRIGGER activities_calc_hash
-  BEFORE INSERT OR UPDATE OF value, input, metadata, activity_definition_id ON activities
-  FOR EACH ROW EXECUTE FUNCTION sdcs_activity_calc_hash();
-
 -- The exports read a year's live values, and activities, in id order (keyset pages on PGlite).
 CREATE INDEX form_element_submissions_export_idx
   ON form_element_submissions (organization_id, year, id) WHERE deleted_at IS NULL;
@@ -62,20 +49,6 @@ INSERT INTO activity_places
 SELECT organization_id, id, form_element_submission_id, element_id, form_site_id, site_id, year, period_unit
   FROM activities;
 
-CREATE FUNCTION sdcs_activity_places() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO activity_places
-  SELECT organization_id, id, form_element_submission_id, element_id, form_site_id, site_id, year, period_unit
-    FROM new_rows
-  ON CONFLICT DO NOTHING;
-  RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER activities_places
-  AFTER INSERT ON activities REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION sdcs_activity_places();
-
 -- The history export reads a year's changes in order of their sequence.
 CREATE INDEX activity_places_year_idx ON activity_places (organization_id, year);
 CREATE INDEX form_value_history_export_idx ON form_value_history (organization_id, seq);
@@ -86,3 +59,6 @@ CREATE INDEX activity_history_export_idx ON activity_history (organization_id, s
 -- activities calculated before this migration ("not recorded"). Written with the result by the
 -- same statement, so it always belongs to the stored value.
 ALTER TABLE activities ADD COLUMN coefficients jsonb;
+
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

@@ -17,32 +17,8 @@ CREATE TABLE site_tree_versions (
 );
 SELECT sdcs_tenant_table('site_tree_versions');
 
-CREATE FUNCTION sdcs_site_tree_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    INSERT INTO site_tree_versions AS v (organization_id, version)
-    SELECT o.organization_id, gen_random_uuid() FROM (SELECT DISTINCT organization_id FROM before_rows) o
-     ORDER BY 1
-    ON CONFLICT (organization_id) DO UPDATE SET version = excluded.version;
-  ELSE
-    INSERT INTO site_tree_versions AS v (organization_id, version)
-    SELECT o.organization_id, gen_random_uuid() FROM (SELECT DISTINCT organization_id FROM after_rows) o
-     ORDER BY 1
-    ON CONFLICT (organization_id) DO UPDATE SET version = excluded.version;
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER sites_tree_version_on_insert
-  AFTER INSERT ON sites REFERENCING NEW TABLE AS after_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION sdcs_site_tree_changed();
-CREATE TRIGGER sites_tree_version_on_update
-  AFTER UPDATE ON sites REFERENCING NEW TABLE AS after_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION sdcs_site_tree_changed();
-CREATE TRIGGER sites_tree_version_on_delete
-  AFTER DELETE ON sites REFERENCING OLD TABLE AS before_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION sdcs_site_tree_changed();
-
 -- Every organization starts with a version (one without sites gets its row with its first site).
 INSERT INTO site_tree_versions (organization_id) SELECT id FROM organizations;
+
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

@@ -12,54 +12,6 @@
 -- recomputed keeps them, as it keeps recorded_at.
 ALTER TABLE form_element_submissions ADD COLUMN import_run_id uuid, ADD COLUMN import_rows jsonb;
 
--- The run is checked as the value's other references are (0019): once per statement, for the
--- distinct runs its rows name, instead of a foreign key's query per row.
-CREATE OR REPLACE FUNCTION sdcs_check_value_rows() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp SET enable_seqscan = off AS $$
-DECLARE missing text;
-BEGIN
-  SELECT 'submission ' || m.id INTO missing FROM (
-    SELECT organization_id, form_submission_id AS id FROM written
-    EXCEPT
-    SELECT organization_id, id FROM form_submissions
-     WHERE id = ANY (ARRAY(SELECT form_submission_id FROM written))) m
-   LIMIT 1;
-  IF missing IS NULL THEN
-    SELECT 'form element ' || m.id INTO missing FROM (
-      SELECT organization_id, element_id AS id FROM written
-      EXCEPT
-      SELECT organization_id, id FROM form_elements WHERE id = ANY (ARRAY(SELECT element_id FROM written))) m
-     LIMIT 1;
-  END IF;
-  IF missing IS NULL THEN
-    SELECT 'user ' || m.id INTO missing FROM (
-      SELECT user_id AS id FROM written
-      EXCEPT
-      SELECT id FROM users WHERE id = ANY (ARRAY(SELECT user_id FROM written))) m
-     LIMIT 1;
-  END IF;
-  IF missing IS NULL THEN
-    SELECT 'unit ' || m.id INTO missing FROM (
-      SELECT selected_unit_id AS id FROM written WHERE selected_unit_id IS NOT NULL
-      EXCEPT
-      SELECT id FROM units WHERE id = ANY (ARRAY(SELECT selected_unit_id FROM written))) m
-     LIMIT 1;
-  END IF;
-  IF missing IS NULL THEN
-    SELECT 'source import run ' || m.id INTO missing FROM (
-      SELECT organization_id, import_run_id AS id FROM written WHERE import_run_id IS NOT NULL
-      EXCEPT
-      SELECT organization_id, id FROM source_import_runs
-       WHERE id = ANY (ARRAY(SELECT import_run_id FROM written WHERE import_run_id IS NOT NULL))) m
-     LIMIT 1;
-  END IF;
-  IF missing IS NOT NULL THEN
-    RAISE EXCEPTION 'form_element_submissions names % that does not exist', missing
-      USING ERRCODE = 'foreign_key_violation';
-  END IF;
-  RETURN NULL;
-END $$;
-
 -- What the table showed: the records still current (written with the value's last recorded_at).
 UPDATE form_element_submissions v
    SET import_run_id = s.run_id, import_rows = s.rows
@@ -67,3 +19,6 @@ UPDATE form_element_submissions v
  WHERE s.organization_id = v.organization_id AND s.value_id = v.id AND s.recorded_at = v.recorded_at;
 
 DROP TABLE value_import_sources;
+
+-- The functions and triggers this migration defined now live, as they are today, in
+-- src/db/functions/ (decision 197).

@@ -1,0 +1,15 @@
+CREATE OR REPLACE FUNCTION public.sdcs_count_form_sites_removed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+  INSERT INTO form_submission_counts AS c (organization_id, form_id, year, submissions)
+  SELECT organization_id, form_id, year, -count(*)::int FROM before_rows WHERE active AND submitted
+   GROUP BY organization_id, form_id, year ORDER BY organization_id, form_id, year
+  ON CONFLICT (organization_id, form_id, year) DO UPDATE SET submissions = c.submissions + excluded.submissions;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE TRIGGER form_sites_counted_on_delete AFTER DELETE ON public.form_sites REFERENCING OLD TABLE AS before_rows FOR EACH STATEMENT EXECUTE FUNCTION sdcs_count_form_sites_removed();
