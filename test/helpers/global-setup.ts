@@ -17,11 +17,35 @@ declare module 'vitest' {
   }
 }
 
+interface Prepared {
+  provided: { pgliteTemplate: string; pgTemplateDb: string };
+  teardown: () => Promise<void>;
+}
+
+// The projects that need the database (integration, process, browser) each name this set-up;
+// it runs once per run and is shared between them (the unit project names none).
+const shared = globalThis as { sdcsSetup?: { prepared: Promise<Prepared>; users: number } };
+
 /**
  * Migrates one template database per run; each test file then starts from a copy of it,
  * so files are isolated from each other and can run in parallel.
  */
 export default async function setup(project: TestProject) {
+  shared.sdcsSetup ??= { prepared: prepare(), users: 0 };
+  const state = shared.sdcsSetup;
+  state.users += 1;
+  const { provided } = await state.prepared;
+  project.provide('pgliteTemplate', provided.pgliteTemplate);
+  project.provide('pgTemplateDb', provided.pgTemplateDb);
+  return async () => {
+    state.users -= 1;
+    if (state.users > 0) return;
+    shared.sdcsSetup = undefined;
+    await (await state.prepared).teardown();
+  };
+}
+
+async function prepare(): Promise<Prepared> {
   // The bundle that tests starting the real service run (dist/): built once per run, before any
   // test file, since a build replaces dist/ and files run in parallel.
   const built = spawnSync(
@@ -43,15 +67,16 @@ export default async function setup(project: TestProject) {
     const database = await Database.open({ databaseUrl: target.toString() });
     await migrate(database);
     await database.close();
-    project.provide('pgTemplateDb', name);
-    project.provide('pgliteTemplate', '');
-    return async () => {
-      const left = await admin.query<{ datname: string }>(
-        "select datname from pg_database where datname like 'sdcs_t%' and datname like $1",
-        [`%_${process.pid}_%`],
-      );
-      for (const row of left.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
-      await admin.end();
+    return {
+      provided: { pgTemplateDb: name, pgliteTemplate: '' },
+      teardown: async () => {
+        const left = await admin.query<{ datname: string }>(
+          "select datname from pg_database where datname like 'sdcs_t%' and datname like $1",
+          [`%_${process.pid}_%`],
+        );
+        for (const row of left.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+        await admin.end();
+      },
     };
   }
   const database = await Database.open({});
@@ -60,7 +85,5 @@ export default async function setup(project: TestProject) {
   await database.close();
   const file = join(tmpdir(), `sdcs-template-${process.pid}.tar`);
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
-  project.provide('pgliteTemplate', file);
-  project.provide('pgTemplateDb', '');
-  return () => rm(file, { force: true });
+  return { provided: { pgliteTemplate: file, pgTemplateDb: '' }, teardown: () => rm(file, { force: true }) };
 }
