@@ -172,6 +172,53 @@ describe('SQL only in repositories and src/db', () => {
   });
 });
 
+/**
+ * Where the process's own clock may be read. Dates that reach data or answers come from the
+ * injected `Clock` (tests move it) or from the database's `now()`; these files measure elapsed time,
+ * share a timestamp between threads or name a file, and say so.
+ */
+const WALL_CLOCK: Record<string, string> = {
+  'app.ts': 'the default Clock itself',
+  'http/rate-limit.ts': 'rate windows: elapsed time',
+  'http/overload.ts': 'the warm-up delay before load checks: elapsed time',
+  'activities/activities.calculate.ts': 'the calculation budget: elapsed time',
+  'sandbox/worker.ts': 'a CPU meter read by another thread (performance.now() origins differ per thread)',
+  'sandbox/pool.ts': 'the same meter, read on the pool side',
+  'lib/data-dir-lock.ts': 'a wait deadline: elapsed time',
+  'mail/outbox.ts': "the outbox file's name",
+  'db/backup.ts': "the kept directory's name",
+  // Still to move onto the Clock (issue 45): token expiry and the API key's last use; the year a
+  // new dataset item starts in.
+  'auth/auth.service.ts': 'pending: token expiry and last use',
+  'datasets/dataset-items.rules.ts': "pending: a new item's year",
+};
+const readsWallClock = (source: string) => /\bDate\.now\(\)|\bnew Date\(\s*\)/.test(withoutComments(source));
+
+describe('time comes from the clock', () => {
+  it('no other source file reads the process clock (Date.now(), new Date())', () => {
+    const reading = [...sources]
+      .filter(([file, source]) => !file.includes('/client/') && readsWallClock(source))
+      .map(([file]) => relative(SRC, file).replace(/^modules\//, ''))
+      .filter((file) => !(file in WALL_CLOCK));
+    expect(reading).toEqual([]);
+  });
+
+  it('every file allowed to read it still does', () => {
+    const cleared = Object.keys(WALL_CLOCK).filter((file) => {
+      const source = sources.get(join(SRC, file)) ?? sources.get(join(MODULES, file)) ?? '';
+      return !readsWallClock(source);
+    });
+    expect(cleared).toEqual([]);
+  });
+
+  it('recognizes a read of the clock, not a date made from a value', () => {
+    expect(readsWallClock('const t = Date.now();')).toBe(true);
+    expect(readsWallClock('return new Date();')).toBe(true);
+    expect(readsWallClock('return new Date(row.at);')).toBe(false);
+    expect(readsWallClock('// Date.now() is not used here')).toBe(false);
+  });
+});
+
 describe('functions and triggers only in src/db/functions (decision 197)', () => {
   const MIGRATIONS = join(SRC, 'db', 'migrations');
   const definesLogic = (text: string) =>

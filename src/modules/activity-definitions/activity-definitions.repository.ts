@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
 import type { ActivityDefinitionsTable, ActivityInputDefinition, DB } from '../../db/schema/index.ts';
 
@@ -77,7 +77,7 @@ export const activityDefinitionsRepository = {
   update(tx: Tx, organizationId: string, id: string, fields: DefinitionFields) {
     return tx
       .updateTable('activity_definitions')
-      .set({ ...columns(fields), updated_at: new Date() })
+      .set({ ...columns(fields), updated_at: sql`now()` })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returningAll()

@@ -219,7 +219,10 @@ export const submissionValuesRepository = {
     }
     // The first failure is the call's; the statements after it fail in the aborted transaction.
     const results = await Promise.all(sent);
-    return results[0]?.rows[0]?.at ?? new Date();
+    const at = results[0]?.rows[0]?.at;
+    if (at) return at;
+    // Nothing to write: the transaction's time all the same (never the process's clock).
+    return (await sql<{ at: Date }>`select now() as at`.execute(tx)).rows[0]!.at;
   },
 
   async insertHistory(tx: Tx, organizationId: string, userId: string, rows: HistoryWrite[]) {
