@@ -151,16 +151,23 @@ export const datasetItemsRepository = {
 
   /** All items of a dataset the organization can read, by key (byte order, as on every server) and year. */
   listForDataset(tx: Tx, organizationId: string, dataset: { id: string; organization_id: string | null }) {
-    return tx
-      .selectFrom('dataset_items as i')
-      .innerJoin('datasets as d', 'd.id', 'i.dataset_id')
-      .select(ITEM_COLUMNS)
-      .where('i.organization_id', 'is not distinct from', dataset.organization_id)
-      .where('i.dataset_id', '=', dataset.id)
-      .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]))
-      .orderBy(sql`i.key collate "C"`)
-      .orderBy('i.year')
-      .execute() as Promise<ItemRow[]>;
+    return (
+      tx
+        .selectFrom('dataset_items as i')
+        .innerJoin('datasets as d', 'd.id', 'i.dataset_id')
+        .select(ITEM_COLUMNS)
+        // The organization's own items by the (organization, dataset, key, year) index; the library's have none.
+        .where((eb) =>
+          dataset.organization_id === null
+            ? eb('i.organization_id', 'is', null)
+            : eb('i.organization_id', '=', dataset.organization_id),
+        )
+        .where('i.dataset_id', '=', dataset.id)
+        .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]))
+        .orderBy(sql`i.key collate "C"`)
+        .orderBy('i.year')
+        .execute() as Promise<ItemRow[]>
+    );
   },
 
   async insert(tx: Tx, organizationId: string, datasetId: string, f: ItemFields) {
