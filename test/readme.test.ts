@@ -55,11 +55,16 @@ describe('the README’s worked example', () => {
       }
       // The two-country Scope 2: each plant × its country's factor, added up; the intensity.
       expect(ghg).toBeDefined();
-      expect(lines).toContain('{"value":242,"unit":"tCO2e","issues":[]}');
-      expect(lines).toContain('{"value":2.2,"unit":"tCO2e/count","issues":[]}');
+      expect(lines).toContain('{"value":215.21,"unit":"tCO2e","issues":[]}');
+      expect(lines).toContain('{"value":2.1521,"unit":"tCO2e/count","issues":[]}');
       expect(lines).toContain(
-        '[{"key":"grid_DE","value":380,"siteCount":1},{"key":"grid_FR","value":0.052,"siteCount":2}]',
+        '[{"key":"grid_DE","value":342.06,"siteCount":1},{"key":"grid_FR","value":44.18,"siteCount":2}]',
       );
+      // The factor library's grid dataset: common and read-only, refused to a change.
+      expect(lines).toContain(
+        '{"isCommon":true,"readOnly":true,"licence":"CC BY-SA 4.0","version":"Ember yearly data as shipped in CO2.js 0.19.0"}',
+      );
+      expect(lines).toContainEqual(expect.stringContaining('The built-in factor library is read-only'));
       expect(lines).toContain('"expressionParts.1"');
     },
     90_000,

@@ -3,7 +3,8 @@ import type { CreatedAt, Json } from './identity.ts';
 
 export interface DatasetsTable {
   id: Generated<string>;
-  organization_id: string;
+  /** Null for the built-in factor library (always common, read-only). */
+  organization_id: string | null;
   name: string;
   description: string | null;
   /** Where the coefficients come from (a publisher, a report), free text. */
@@ -12,13 +13,20 @@ export interface DatasetsTable {
   version: string | null;
   /** Readable by every organization; changed only by platform admins of the owning one. */
   is_common: Generated<boolean>;
+  /** Under which licence the figures may be used (the library's datasets). */
+  licence: string | null;
+  /** Where to read the source. */
+  link: string | null;
+  /** The library dataset that replaces this one, once a newer version is loaded. */
+  superseded_by: string | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
 
 export interface DatasetItemsTable {
   id: Generated<string>;
-  organization_id: string;
+  /** Null for the built-in factor library's items. */
+  organization_id: string | null;
   dataset_id: string;
   /** The label. */
   name: string;

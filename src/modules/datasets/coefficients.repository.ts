@@ -58,8 +58,8 @@ export async function lookupCoefficient(
       union all
       (select i.id, i.dataset_id, i.value, i.unit, i.year, i.input_unit_id, i.updated_at, 1 as rank
          from dataset_items i
-         join datasets d on d.organization_id = i.organization_id and d.id = i.dataset_id
-        where d.is_common and d.organization_id <> ${organizationId} and i.key = ${key} ${sameDataset} ${upToYear}
+         join datasets d on d.id = i.dataset_id
+        where d.is_common and d.organization_id is distinct from ${organizationId} and i.key = ${key} ${sameDataset} ${upToYear}
         order by i.year desc, i.updated_at desc, i.id
         limit 1)
     ) best

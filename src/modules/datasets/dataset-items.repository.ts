@@ -38,7 +38,7 @@ export interface ItemFields {
 
 export interface ItemRow extends ItemFields {
   id: string;
-  organization_id: string;
+  organization_id: string | null;
   dataset_id: string;
 }
 
@@ -116,8 +116,8 @@ export const datasetItemsRepository = {
       select i.id, i.name, i.year, i.dataset_id, d.name, i.tags, i.metadata, i.input_unit_id,
              i.key, i.value, i.unit, 1 as common
         from datasets d
-        join dataset_items i on i.organization_id = d.organization_id and i.dataset_id = d.id
-       where d.is_common and d.organization_id <> ${organizationId}
+        join dataset_items i on i.dataset_id = d.id
+       where d.is_common and d.organization_id is distinct from ${organizationId}
       ) listed
       order by common, dataset_id, key collate "C", year`.execute(tx);
     return result.rows;
@@ -150,17 +150,24 @@ export const datasetItemsRepository = {
   },
 
   /** All items of a dataset the organization can read, by key (byte order, as on every server) and year. */
-  listForDataset(tx: Tx, organizationId: string, dataset: { id: string; organization_id: string }) {
-    return tx
-      .selectFrom('dataset_items as i')
-      .innerJoin('datasets as d', 'd.id', 'i.dataset_id')
-      .select(ITEM_COLUMNS)
-      .where('i.organization_id', '=', dataset.organization_id)
-      .where('i.dataset_id', '=', dataset.id)
-      .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]))
-      .orderBy(sql`i.key collate "C"`)
-      .orderBy('i.year')
-      .execute() as Promise<ItemRow[]>;
+  listForDataset(tx: Tx, organizationId: string, dataset: { id: string; organization_id: string | null }) {
+    return (
+      tx
+        .selectFrom('dataset_items as i')
+        .innerJoin('datasets as d', 'd.id', 'i.dataset_id')
+        .select(ITEM_COLUMNS)
+        // The organization's own items by the (organization, dataset, key, year) index; the library's have none.
+        .where((eb) =>
+          dataset.organization_id === null
+            ? eb('i.organization_id', 'is', null)
+            : eb('i.organization_id', '=', dataset.organization_id),
+        )
+        .where('i.dataset_id', '=', dataset.id)
+        .where((eb) => eb.or([eb('d.organization_id', '=', organizationId), eb('d.is_common', '=', true)]))
+        .orderBy(sql`i.key collate "C"`)
+        .orderBy('i.year')
+        .execute() as Promise<ItemRow[]>
+    );
   },
 
   async insert(tx: Tx, organizationId: string, datasetId: string, f: ItemFields) {

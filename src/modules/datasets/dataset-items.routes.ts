@@ -29,7 +29,7 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Add a coefficient to a dataset (owners)',
         description:
-          '`name` is the label; `data` holds the key, the numeric value and the unit symbol it yields. A key is unique in its dataset per year. Changes affect every calculation that uses the coefficient.',
+          '`name` is the label; `data` holds the key, the numeric value and the unit symbol it yields. A key is unique in its dataset per year. Changes affect every calculation that uses the coefficient. The built-in factor library is read-only for everyone: 403.',
         body: CreateItemBody,
         response: { 200: DatasetItem, ...errors(400, 401, 403) },
       },
@@ -77,7 +77,7 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'Change an item (owners)',
         description:
-          'Each field sent replaces the stored one (`data` as a whole); the change is kept in the history.',
+          'Each field sent replaces the stored one (`data` as a whole); the change is kept in the history. The built-in factor library is read-only for everyone: 403.',
         params: IdParams,
         body: UpdateItemBody,
         response: { 200: DatasetItem, ...errors(400, 401, 403, 404) },
@@ -94,7 +94,8 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'datasetItems.delete',
         tags: TAGS,
         summary: 'Delete an item (owners)',
-        description: 'Answers with the deleted item; its history is kept.',
+        description:
+          'Answers with the deleted item; its history is kept. The built-in factor library is read-only for everyone: 403.',
         params: IdParams,
         response: { 200: DatasetItem, ...errors(401, 403, 404) },
       },
@@ -111,7 +112,7 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         summary: 'The change history of an item, oldest first (managers and owners)',
         description:
-          'Who changed what and when, with the item before and after; also after the item was deleted.',
+          'Who changed what and when, with the item before and after; also after the item was deleted. Empty for an item of the built-in factor library, which never changes.',
         params: IdParams,
         response: { 200: Type.Array(ItemChange), ...errors(401, 403, 404) },
       },

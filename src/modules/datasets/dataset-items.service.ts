@@ -5,7 +5,7 @@ import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type ItemFields, type ItemRow, datasetItemsRepository as repo } from './dataset-items.repository.ts';
 import { currentYear, keyProblem, sameJson, usableUnits } from './dataset-items.rules.ts';
-import { COMMON_DENIED, type DatasetOwnership, datasetPolicy } from './datasets.policy.ts';
+import { changeDenied, type DatasetOwnership, datasetPolicy } from './datasets.policy.ts';
 import { presentItem } from './datasets.present.ts';
 import { datasetsRepository } from './datasets.repository.ts';
 import { writableDataset } from './datasets.service.ts';
@@ -120,11 +120,11 @@ export async function createItem(tx: Tx, caller: Caller, input: ItemInput & { da
   return shown;
 }
 
-/** An item the caller may change (403 in a common dataset unless a platform admin of its owner). */
+/** An item the caller may change (403 in the library, and in a common dataset unless a platform admin of its owner). */
 async function writableItem(tx: Tx, caller: Caller, id: string) {
   const row = isUuid(id) ? await repo.find(tx, caller.organizationId, id) : undefined;
   if (!row) throw itemNotFound();
-  authorize(datasetPolicy.canChange(caller, row), COMMON_DENIED);
+  authorize(datasetPolicy.canChange(caller, row), changeDenied(row));
   await datasetsRepository.lock(tx, caller.organizationId, row.dataset_id);
   // Read again under the lock: a change committed meanwhile must be the base of this one.
   const locked = await repo.find(tx, caller.organizationId, row.id, true);
@@ -176,10 +176,16 @@ export async function listItems(tx: Tx, caller: Caller) {
   }));
 }
 
-/** The change history of an item, also after the item was deleted; 404 when there is none. */
+/**
+ * The change history of an item, also after the item was deleted; empty for an item never
+ * changed through the API (the built-in library's); 404 when there is neither.
+ */
 export async function itemHistory(tx: Tx, caller: Caller, id: string) {
   const rows = isUuid(id) ? await repo.history(tx, caller.organizationId, id) : [];
-  if (rows.length === 0) throw itemNotFound();
+  if (rows.length === 0) {
+    if (isUuid(id) && (await repo.find(tx, caller.organizationId, id))) return [];
+    throw itemNotFound();
+  }
   return rows.map((h) => ({
     id: h.id,
     itemId: h.item_id,

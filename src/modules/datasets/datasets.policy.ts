@@ -3,7 +3,8 @@ import { roleAtLeast } from '../../domain/roles.ts';
 
 /** The parts of a dataset that decide who may change it. */
 export interface DatasetOwnership {
-  organization_id: string;
+  /** Null: the built-in factor library, which no one changes through the API. */
+  organization_id: string | null;
   is_common: boolean;
 }
 
@@ -21,6 +22,7 @@ export const datasetPolicy = {
   canShare: (caller: Caller) => caller.isAdmin,
 
   canChange: (caller: Caller, dataset: DatasetOwnership) =>
+    dataset.organization_id !== null &&
     caller.role === 'OWNER' &&
     (dataset.is_common
       ? caller.isAdmin && dataset.organization_id === caller.organizationId
@@ -29,5 +31,11 @@ export const datasetPolicy = {
 
 export const READ_DENIED = 'Only managers and owners can read coefficient datasets';
 export const WRITE_DENIED = 'Only organization owners can change coefficient datasets';
+/** Why a change of this dataset is refused (to a caller that `canChange` refuses). */
+export const changeDenied = (dataset: DatasetOwnership) =>
+  dataset.organization_id === null ? LIBRARY_DENIED : COMMON_DENIED;
+
+export const LIBRARY_DENIED =
+  'The built-in factor library is read-only: copy the figures you need into a dataset of your own to change them';
 export const COMMON_DENIED =
   'Common datasets can be changed only by a platform administrator of the organization that owns them';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { datasetPolicy } from './datasets.policy.ts';
+import { COMMON_DENIED, changeDenied, datasetPolicy, LIBRARY_DENIED } from './datasets.policy.ts';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
@@ -49,5 +49,13 @@ describe('datasetPolicy', () => {
     expect(datasetPolicy.canChange(caller('MANAGER', true), { organization_id: ORG, is_common: true })).toBe(
       false,
     );
+  });
+
+  it('lets no one change the built-in library (no organization), and says so', () => {
+    const library = { organization_id: null, is_common: true };
+    for (const who of [caller('OWNER'), caller('OWNER', true), caller('MANAGER', true)])
+      expect(datasetPolicy.canChange(who, library)).toBe(false);
+    expect(changeDenied(library)).toBe(LIBRARY_DENIED);
+    expect(changeDenied({ organization_id: OTHER, is_common: true })).toBe(COMMON_DENIED);
   });
 });

@@ -1,10 +1,12 @@
+import type { Caller } from '../../domain/caller.ts';
 import { iso } from '../../domain/time.ts';
 import type { ItemRow } from './dataset-items.repository.ts';
+import { datasetPolicy } from './datasets.policy.ts';
 import type { datasetsRepository as repo } from './datasets.repository.ts';
 
 export type DatasetRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
 
-export function presentDataset(row: DatasetRow) {
+export function presentDataset(row: DatasetRow, caller: Caller) {
   return {
     id: row.id,
     name: row.name,
@@ -12,6 +14,11 @@ export function presentDataset(row: DatasetRow) {
     dataSource: row.data_source,
     version: row.version,
     isCommon: row.is_common,
+    builtIn: row.organization_id === null,
+    readOnly: !datasetPolicy.canChange(caller, row),
+    licence: row.licence,
+    link: row.link,
+    supersededById: row.superseded_by,
     organizationId: row.organization_id,
     itemCount: row.item_count ?? 0,
     createdAt: iso(row.created_at),

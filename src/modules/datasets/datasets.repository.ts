@@ -19,6 +19,9 @@ const DATASET_COLUMNS = [
   'd.data_source',
   'd.version',
   'd.is_common',
+  'd.licence',
+  'd.link',
+  'd.superseded_by',
   'd.created_at',
   'd.updated_at',
 ] as const;

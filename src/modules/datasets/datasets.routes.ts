@@ -43,6 +43,8 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         operationId: 'datasets.list',
         tags: TAGS,
         summary: 'List the organization’s datasets and the common ones (managers and owners)',
+        description:
+          'Includes the built-in factor library (`builtIn`: grid electricity by country, GWP-100 of AR6 and AR5, IPCC 2006 combustion defaults), common to every organization and read-only, each with its `dataSource`, `version`, `licence` and `link`. A newer library version is another dataset; the one it replaces names it in `supersededById` and keeps its figures.',
         response: { 200: Type.Array(Dataset), ...errors(401, 403) },
       },
     },
@@ -72,7 +74,8 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         operationId: 'datasets.update',
         tags: TAGS,
         summary: 'Rename or describe a dataset (owners)',
-        description: 'Common datasets: platform admins of the owning organization only (403 otherwise).',
+        description:
+          'Common datasets: platform admins of the owning organization only (403 otherwise). The built-in factor library is read-only for everyone: 403.',
         params: IdParams,
         body: UpdateDatasetBody,
         response: { 200: Dataset, ...errors(400, 401, 403, 404) },
@@ -90,7 +93,7 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         tags: TAGS,
         summary: 'Delete a dataset and its items (owners)',
         description:
-          'Answers with the deleted dataset. The items’ deletion stays in their history. Calculations that used them no longer find them.',
+          'Answers with the deleted dataset. The items’ deletion stays in their history. Calculations that used them no longer find them. The built-in factor library is read-only for everyone: 403.',
         params: IdParams,
         response: { 200: Dataset, ...errors(401, 403, 404) },
       },
@@ -148,7 +151,7 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         tags: TAGS,
         summary: 'Import items from CSV (owners)',
         description:
-          'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Reads the columns the export writes; older files with fewer columns are accepted, and columns not in the file keep their stored values. An empty cell is no value (no unit, no description, no tags); an empty metadata cell removes the field. A row with a problem (such as a unit or input unit symbol that names no unit) is skipped and listed as `Row N: <column> …`; nothing of it is written.',
+          'Creates or updates the item of each row’s (key, year); without a year the current calendar year. Reads the columns the export writes; older files with fewer columns are accepted, and columns not in the file keep their stored values. An empty cell is no value (no unit, no description, no tags); an empty metadata cell removes the field. A row with a problem (such as a unit or input unit symbol that names no unit) is skipped and listed as `Row N: <column> …`; nothing of it is written. The built-in factor library is read-only for everyone: 403.',
         params: IdParams,
         body: DatasetImportBody,
         response: { 200: DatasetImportResult, ...errors(400, 401, 403, 404, 413) },

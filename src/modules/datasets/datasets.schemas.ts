@@ -28,7 +28,27 @@ export const Dataset = Type.Object({
   dataSource: Nullable(Type.String({ description: 'Where the coefficients come from' })),
   version: Nullable(Type.String({ description: 'The edition of that source' })),
   isCommon: Type.Boolean({ description: 'Shared read-only with every organization' }),
-  organizationId: Uuid,
+  builtIn: Type.Boolean({
+    description:
+      'Part of the built-in factor library: common, owned by no organization, never changed (a new version is a new dataset)',
+  }),
+  readOnly: Type.Boolean({
+    description:
+      'Whether the caller is refused changes to it (the library, other organizations’ common datasets, roles below OWNER)',
+  }),
+  licence: Nullable(
+    Type.String({ description: 'Under which licence its figures may be used (library datasets)' }),
+  ),
+  link: Nullable(Type.String({ description: 'Where to read its source' })),
+  supersededById: Nullable(
+    Type.String({
+      format: 'uuid',
+      description: 'The library dataset that replaces this version; null while it is the latest',
+    }),
+  ),
+  organizationId: Nullable(
+    Type.String({ format: 'uuid', description: 'The owning organization; null for the built-in library' }),
+  ),
   itemCount: Type.Integer({ minimum: 0, description: 'How many coefficients it holds' }),
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -3,7 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { type AppError, authorize, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { datasetItemsRepository as items } from './dataset-items.repository.ts';
-import { COMMON_DENIED, datasetPolicy } from './datasets.policy.ts';
+import { changeDenied, datasetPolicy } from './datasets.policy.ts';
 import { presentDataset } from './datasets.present.ts';
 import { type DatasetFields, datasetsRepository as repo } from './datasets.repository.ts';
 
@@ -15,12 +15,12 @@ export async function readableDataset(tx: Tx, caller: Caller, id: string, missin
 }
 
 /**
- * A dataset the caller may change, locked until the transaction ends: 403 for a common dataset
- * unless the caller is a platform admin of its organization.
+ * A dataset the caller may change, locked until the transaction ends: 403 for the built-in
+ * library, and for a common dataset unless the caller is a platform admin of its organization.
  */
 export async function writableDataset(tx: Tx, caller: Caller, id: string, missing: () => AppError) {
   const row = await readableDataset(tx, caller, id, missing);
-  authorize(datasetPolicy.canChange(caller, row), COMMON_DENIED);
+  authorize(datasetPolicy.canChange(caller, row), changeDenied(row));
   await repo.lock(tx, caller.organizationId, row.id);
   // Read again under the lock: a change committed meanwhile is the base of this one.
   return readableDataset(tx, caller, row.id, missing);
@@ -29,11 +29,11 @@ export async function writableDataset(tx: Tx, caller: Caller, id: string, missin
 const datasetNotFound = () => notFound('Dataset');
 
 export async function listDatasets(tx: Tx, caller: Caller) {
-  return (await repo.list(tx, caller.organizationId)).map(presentDataset);
+  return (await repo.list(tx, caller.organizationId)).map((row) => presentDataset(row, caller));
 }
 
 export async function getDataset(tx: Tx, caller: Caller, id: string) {
-  return presentDataset(await readableDataset(tx, caller, id, datasetNotFound));
+  return presentDataset(await readableDataset(tx, caller, id, datasetNotFound), caller);
 }
 
 export async function createDataset(
@@ -81,5 +81,5 @@ export async function removeDataset(tx: Tx, caller: Caller, id: string) {
   const row = await writableDataset(tx, caller, id, datasetNotFound);
   await items.appendDatasetDeletion(tx, caller.organizationId, row.id, caller.userId);
   await repo.remove(tx, caller.organizationId, row.id);
-  return presentDataset(row);
+  return presentDataset(row, caller);
 }
