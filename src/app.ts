@@ -14,6 +14,7 @@ import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
 import type { Clock } from './domain/clock.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { heavyErrors } from './http/heavy-body.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { compactDocument, documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
@@ -169,6 +170,7 @@ export async function buildApp({
     queuePerOrganization: config.heavyQueuePerOrganization,
     memoryBudgetBytes: config.heavyMemoryBytes,
     jobHeapBytes: config.heavyJobHeapBytes,
+    errors: heavyErrors,
     underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
   });
   app.addHook('onClose', () => heavy.close());

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { canonicalHash } from '../lib/canonical.ts';
-import type { HeavyWork } from '../lib/heavy/pool.ts';
+import type { HeavyErrors, HeavyWork } from '../lib/heavy/pool.ts';
 import { checkCharset, parseJsonBody } from './json-body.ts';
 import { compileBodyValidator } from './validation.ts';
 
@@ -11,6 +12,33 @@ import { compileBodyValidator } from './validation.ts';
  * parser, the same Ajv options, so the same answers `{code, message, issues}`), and the value
  * comes back in parts of a few hundred array items, each deserialized in its own turn of the loop.
  */
+
+/** A refusal of heavy work (429) that tells when to try again (the error handler sends Retry-After). */
+export class HeavyRefusal extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('TOO_MANY_REQUESTS', message);
+  }
+}
+
+/** The heavy-work pool's errors as the service answers them. */
+export const heavyErrors: HeavyErrors = {
+  refused: (message, retryAfterSeconds) => new HeavyRefusal(message, retryAfterSeconds),
+  unavailable: (message) => new AppError('SERVICE_UNAVAILABLE', message),
+  failed: (failure) => {
+    // Ajv's findings: answered by the error handler as Fastify's validation errors are.
+    if (failure.validation)
+      return Object.assign(new Error(failure.message), {
+        validation: failure.validation,
+        validationContext: failure.validationContext ?? 'body',
+      });
+    if (failure.name === 'AppError' && failure.code)
+      return new AppError(failure.code as ErrorCode, failure.message, failure.issues);
+    return new Error(failure.message);
+  },
+};
 
 /** The task's input: the body's bytes, the body schema (by a key, compiled once per worker). */
 export interface JsonBodyInput {

@@ -7,7 +7,7 @@
  *
  * - at most `perOrganization` jobs of one organization run at once; its other jobs wait in its
  *   queue, in the order they came; beyond `queuePerOrganization` waiting jobs the next one is
- *   refused with 429 (`HeavyRefusal`, whose `retryAfterSeconds` the route sends as Retry-After);
+ *   refused with 429 (an error whose `retryAfterSeconds` the error handler sends as Retry-After);
  * - free workers are taken in turn across organizations (round robin, as the calculation sandbox
  *   does): one organization's backlog delays another's job by at most one job per worker;
  * - the jobs running hold at most `memoryBudgetBytes` (each job states its `bytes`, an estimate
@@ -36,8 +36,9 @@
  * validation error) is raised again on this side with the same code, message and issues.
  */
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../domain/errors.ts';
 import type { FromHeavyWorker, SerializedFailure, ToHeavyWorker } from './protocol.ts';
+
+export type { SerializedFailure };
 
 export interface HeavyOptions {
   /** The worker thread's entry module (it calls `serveHeavyTasks`). */
@@ -56,7 +57,34 @@ export interface HeavyOptions {
   retryAfterSeconds?: number;
   /** Whether the process is under pressure (event loop or heap); new jobs then wait. */
   underPressure?: () => boolean;
+  /** The errors raised to callers (the service's AppErrors: src/http/heavy-body.ts `heavyErrors`). */
+  errors?: HeavyErrors;
 }
+
+/** How the pool's refusals and its tasks' failures are raised on the request side. */
+export interface HeavyErrors {
+  /** Beyond an organization's share, or under pressure caused by it: 429 with Retry-After. */
+  refused(message: string, retryAfterSeconds: number): Error;
+  /** The pool stops, or a worker stopped under a job: 503. */
+  unavailable(message: string): Error;
+  /** A task raised `failure` (an AppError, an Ajv validation error, anything else). */
+  failed(failure: SerializedFailure): Error;
+}
+
+/** Plain errors with the fields the service's error answers need (when no `errors` is given). */
+const plainErrors: HeavyErrors = {
+  refused: (message, retryAfterSeconds) =>
+    Object.assign(new Error(message), { code: 'TOO_MANY_REQUESTS', status: 429, retryAfterSeconds }),
+  unavailable: (message) => Object.assign(new Error(message), { code: 'SERVICE_UNAVAILABLE', status: 503 }),
+  failed: (failure) =>
+    Object.assign(new Error(failure.message), {
+      name: failure.name,
+      ...(failure.code ? { code: failure.code } : {}),
+      ...(failure.issues ? { issues: failure.issues } : {}),
+      ...(failure.validation ? { validation: failure.validation } : {}),
+      ...(failure.validationContext ? { validationContext: failure.validationContext } : {}),
+    }),
+};
 
 export interface HeavyJob {
   organizationId: string;
@@ -68,16 +96,6 @@ export interface HeavyJob {
   transfer?: ArrayBuffer[];
   /** Aborting removes a waiting job (rejected with the signal's reason); a running one finishes. */
   signal?: AbortSignal;
-}
-
-/** A refusal of heavy work (429) with the seconds to wait before trying again. */
-export class HeavyRefusal extends AppError {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super('TOO_MANY_REQUESTS', message);
-  }
 }
 
 /** A job's parts as they come (async iteration, with backpressure) and its result. */
@@ -118,19 +136,6 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 /** While under pressure with jobs waiting, admission is looked at again this often. */
 const PRESSURE_RECHECK_MS = 100;
 
-/** Raises a task's failure again on the request side, with the same answer. */
-function revive(failure: SerializedFailure): Error {
-  if (failure.validation) {
-    const error = new Error(failure.message) as Error & { validation: unknown[]; validationContext?: string };
-    error.validation = failure.validation;
-    if (failure.validationContext) error.validationContext = failure.validationContext;
-    return error;
-  }
-  if (failure.name === 'AppError' && failure.code)
-    return new AppError(failure.code as AppError['code'], failure.message, failure.issues);
-  return new Error(failure.message);
-}
-
 export class HeavyWork {
   readonly #slots: Slot[] = [];
   /** Waiting jobs per organization; the Map's order is the turn order. */
@@ -141,7 +146,11 @@ export class HeavyWork {
   #closed = false;
   #recheck: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: HeavyOptions) {}
+  readonly #errors: HeavyErrors;
+
+  constructor(private readonly options: HeavyOptions) {
+    this.#errors = options.errors ?? plainErrors;
+  }
 
   /** Runs a job and resolves with its result (its parts, if any, are dropped). */
   run<R = unknown>(job: HeavyJob): Promise<R> {
@@ -203,8 +212,7 @@ export class HeavyWork {
     this.#closed = true;
     clearTimeout(this.#recheck);
     for (const queue of this.#queues.values())
-      for (const job of queue)
-        this.#finish(job, new AppError('SERVICE_UNAVAILABLE', 'The service is stopping'));
+      for (const job of queue) this.#finish(job, this.#errors.unavailable('The service is stopping'));
     this.#queues.clear();
     await Promise.all(this.#slots.splice(0).map((s) => s.worker.terminate()));
   }
@@ -227,7 +235,10 @@ export class HeavyWork {
     };
     const refuse = (message: string) => {
       job.finished = true;
-      const error = new HeavyRefusal(message, this.options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+      const error = this.#errors.refused(
+        message,
+        this.options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS,
+      );
       job.failure = error;
       settle.reject(error);
       return { job, result };
@@ -349,7 +360,7 @@ export class HeavyWork {
     }
     this.#release(slot);
     if (message.type === 'done') this.#finish(job, undefined, message.result);
-    else this.#finish(job, revive(message.failure));
+    else this.#finish(job, this.#errors.failed(message.failure));
     this.#dispatch();
   }
 
@@ -364,8 +375,7 @@ export class HeavyWork {
       const outOfMemory = (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
       this.#finish(
         job,
-        new AppError(
-          'SERVICE_UNAVAILABLE',
+        this.#errors.unavailable(
           outOfMemory
             ? 'This operation needed more memory than one operation may use; send it in smaller parts'
             : 'The operation could not be finished; try again shortly',
