@@ -280,7 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     calcWorkers: int(env, 'SDCS_CALC_WORKERS', Math.min(2, availableParallelism()), 1, 64),
     heavyWorkers: int(env, 'SDCS_HEAVY_WORKERS', Math.min(2, availableParallelism()), 1, 64),
     heavyPerOrganization: int(env, 'SDCS_HEAVY_PER_ORGANIZATION', 2, 1, 64),
-    heavyQueuePerOrganization: int(env, 'SDCS_HEAVY_QUEUE_PER_ORGANIZATION', 8, 0, 10_000),
+    heavyQueuePerOrganization: int(env, 'SDCS_HEAVY_QUEUE_PER_ORGANIZATION', 8, 1, 10_000),
     heavyMemoryBytes: int(env, 'SDCS_HEAVY_MEMORY_MB', 512, 16, 1024 * 1024) * 1024 * 1024,
     heavyJobHeapBytes: int(env, 'SDCS_HEAVY_JOB_HEAP_MB', 256, 16, 64 * 1024) * 1024 * 1024,
     metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
