@@ -36,9 +36,10 @@
  * validation error) is raised again on this side with the same code, message and issues.
  */
 import { Worker } from 'node:worker_threads';
-import type { FromHeavyWorker, SerializedFailure, ToHeavyWorker } from './protocol.ts';
+import { defaultHeavyErrors, type HeavyErrors, type HeavyStats, type HeavyStream } from './contract.ts';
+import type { FromHeavyWorker, ToHeavyWorker } from './protocol.ts';
 
-export type { SerializedFailure };
+export type { HeavyErrors, HeavyStats, HeavyStream };
 
 export interface HeavyOptions {
   /** The worker thread's entry module (it calls `serveHeavyTasks`). */
@@ -61,31 +62,6 @@ export interface HeavyOptions {
   errors?: HeavyErrors;
 }
 
-/** How the pool's refusals and its tasks' failures are raised on the request side. */
-export interface HeavyErrors {
-  /** Beyond an organization's share, or under pressure caused by it: 429 with Retry-After. */
-  refused(message: string, retryAfterSeconds: number): Error;
-  /** The pool stops, or a worker stopped under a job: 503. */
-  unavailable(message: string): Error;
-  /** A task raised `failure` (an AppError, an Ajv validation error, anything else). */
-  failed(failure: SerializedFailure): Error;
-}
-
-/** Plain errors with the fields the service's error answers need (when no `errors` is given). */
-const plainErrors: HeavyErrors = {
-  refused: (message, retryAfterSeconds) =>
-    Object.assign(new Error(message), { code: 'TOO_MANY_REQUESTS', status: 429, retryAfterSeconds }),
-  unavailable: (message) => Object.assign(new Error(message), { code: 'SERVICE_UNAVAILABLE', status: 503 }),
-  failed: (failure) =>
-    Object.assign(new Error(failure.message), {
-      name: failure.name,
-      ...(failure.code ? { code: failure.code } : {}),
-      ...(failure.issues ? { issues: failure.issues } : {}),
-      ...(failure.validation ? { validation: failure.validation } : {}),
-      ...(failure.validationContext ? { validationContext: failure.validationContext } : {}),
-    }),
-};
-
 export interface HeavyJob {
   organizationId: string;
   /** The name of a task the worker entry serves. */
@@ -96,20 +72,6 @@ export interface HeavyJob {
   transfer?: ArrayBuffer[];
   /** Aborting removes a waiting job (rejected with the signal's reason); a running one finishes. */
   signal?: AbortSignal;
-}
-
-/** A job's parts as they come (async iteration, with backpressure) and its result. */
-export interface HeavyStream<P = unknown, R = unknown> extends AsyncIterable<P> {
-  result: Promise<R>;
-}
-
-export interface HeavyStats {
-  workers: number;
-  active: number;
-  queued: number;
-  memoryReservedBytes: number;
-  /** Running and waiting jobs per organization (only those with any). */
-  organizations: Record<string, { active: number; queued: number }>;
 }
 
 interface Slot {
@@ -149,7 +111,7 @@ export class HeavyWork {
   readonly #errors: HeavyErrors;
 
   constructor(private readonly options: HeavyOptions) {
-    this.#errors = options.errors ?? plainErrors;
+    this.#errors = options.errors ?? defaultHeavyErrors;
   }
 
   /** Runs a job and resolves with its result (its parts, if any, are dropped). */
