@@ -31,6 +31,8 @@ if (!viaTsx) {
       ...chosen.map((name) => ({ in: `${dir}${name}.ts`, out: name })),
       // The sandbox pool starts `worker-entry.mjs` beside the code that runs it, as in dist/.
       { in: `${root}src/sandbox/worker.ts`, out: 'worker-entry' },
+      // The heavy-work pool starts `heavy-worker-entry.mjs` beside it too.
+      { in: `${root}src/heavy-worker.ts`, out: 'heavy-worker-entry' },
     ],
     outdir: out,
     outExtension: { '.js': '.mjs' },

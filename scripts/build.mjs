@@ -13,6 +13,8 @@ await build({
   entryPoints: [
     { in: `${root}src/cli.ts`, out: 'sdcs' },
     { in: `${root}src/sandbox/worker.ts`, out: 'worker-entry' },
+    // The heavy-work pool's worker (src/lib/heavy/pool.ts), started beside the bundle too.
+    { in: `${root}src/heavy-worker.ts`, out: 'heavy-worker-entry' },
   ],
   outdir: `${root}dist`,
   outExtension: { '.js': '.mjs' },

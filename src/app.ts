@@ -14,15 +14,17 @@ import { scheduleEmbeddedMaintenance } from './db/maintenance.ts';
 import type { Clock } from './domain/clock.ts';
 import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { heavyErrors } from './http/heavy-body.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { compactDocument, documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
-import { registerOverloadProtection } from './http/overload.ts';
+import { refuseBusyUnderPressure, registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSendTimeout } from './http/send-timeout.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
+import { HeavyWork } from './lib/heavy/pool.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
@@ -159,10 +161,25 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
-  const metrics = registerMetrics(app, database, config.metricsToken);
-  await registerOverloadProtection(app, config, metrics);
+  // CPU-heavy work (large bodies; workbooks at merge time) runs in worker threads, each
+  // organization within its share (decision 0177).
+  const heavy = new HeavyWork({
+    entry: new URL('./heavy-worker-entry.mjs', import.meta.url),
+    workers: config.heavyWorkers,
+    perOrganization: config.heavyPerOrganization,
+    queuePerOrganization: config.heavyQueuePerOrganization,
+    memoryBudgetBytes: config.heavyMemoryBytes,
+    jobHeapBytes: config.heavyJobHeapBytes,
+    errors: heavyErrors,
+    underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
+  });
+  app.addHook('onClose', () => heavy.close());
+  const load = { any: () => !heavy.idle(), busy: (org: string) => heavy.busy(org) };
+  const metrics = registerMetrics(app, database, config.metricsToken, () => heavy.stats());
+  await registerOverloadProtection(app, config, metrics, load);
   const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};
   registerAuth(app, credentialResolver(database, config), database, credentialRefusals);
+  refuseBusyUnderPressure(app, load, metrics);
   credentialRefusals.count = await registerRateLimits(app, {
     authAttemptsPerMinute: config.authAttemptsPerMinute,
     requestsPerMinute: config.rateLimitPerMinute,
@@ -210,7 +227,7 @@ export async function buildApp({
       await api.register(activitiesRoutes, { guards, limits: calcLimits });
       await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
       await api.register(adaptersRoutes);
-      await api.register(sourceImportsRoutes, { config, pipeline });
+      await api.register(sourceImportsRoutes, { config, pipeline, heavy });
       await api.register(indicatorsRoutes);
       await api.register(targetsRoutes);
       await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });

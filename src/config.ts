@@ -31,6 +31,12 @@ export interface Config {
   calcRequestBudgetMs: number;
   /** Sandbox worker threads (SDCS_CALC_WORKERS; default min(2, cores)). */
   calcWorkers: number;
+  /** The heavy-work pool (decision 0177): worker threads, per-organization share, memory budget. */
+  heavyWorkers: number;
+  heavyPerOrganization: number;
+  heavyQueuePerOrganization: number;
+  heavyMemoryBytes: number;
+  heavyJobHeapBytes: number;
   /** Serves `/metrics` (Prometheus) to callers bearing this token; unset: no metrics route. */
   metricsToken: string | undefined;
   /** Requests per credential (or client address without one) and minute; 0 turns it off. */
@@ -272,6 +278,11 @@ export function loadConfig(env: Env = process.env): Config {
     calcMemoryBytes: int(env, 'SDCS_CALC_MEMORY_MB', 32, 4, 1024) * 1024 * 1024,
     calcRequestBudgetMs: int(env, 'SDCS_CALC_REQUEST_BUDGET_MS', 5000, 1, 600_000),
     calcWorkers: int(env, 'SDCS_CALC_WORKERS', Math.min(2, availableParallelism()), 1, 64),
+    heavyWorkers: int(env, 'SDCS_HEAVY_WORKERS', Math.min(2, availableParallelism()), 1, 64),
+    heavyPerOrganization: int(env, 'SDCS_HEAVY_PER_ORGANIZATION', 2, 1, 64),
+    heavyQueuePerOrganization: int(env, 'SDCS_HEAVY_QUEUE_PER_ORGANIZATION', 8, 1, 10_000),
+    heavyMemoryBytes: int(env, 'SDCS_HEAVY_MEMORY_MB', 512, 16, 1024 * 1024) * 1024 * 1024,
+    heavyJobHeapBytes: int(env, 'SDCS_HEAVY_JOB_HEAP_MB', 256, 16, 64 * 1024) * 1024 * 1024,
     metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
     rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -81,6 +81,10 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, issues?: Is
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
     if (error instanceof AppError) {
+      // A refusal that knows when to try again (heavy work beyond an organization's share) says so.
+      const wait = (error as AppError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      if (typeof wait === 'number' && !reply.hasHeader('retry-after'))
+        reply.header('retry-after', String(wait));
       // Bodies with extra fields (an invitation's `{success: false, message}`) document their
       // own message, for people: it stays as it is.
       if (error.extra) {

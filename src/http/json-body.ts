@@ -30,7 +30,7 @@ export function registerJsonBody(app: FastifyInstance): void {
 }
 
 /** JSON is UTF-8 (RFC 8259): a body declared in another charset would be misread, so it is refused. */
-function checkCharset(contentType: string | undefined): void {
+export function checkCharset(contentType: string | undefined): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1];
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
     throw badRequest('Invalid input data', [

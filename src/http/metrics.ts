@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/client.ts';
 import { unauthorized } from '../domain/errors.ts';
+import type { HeavyStats } from '../lib/heavy/pool.ts';
 import { sandboxStats } from '../sandbox/index.ts';
 
 /** The service's Prometheus metrics; one registry per app (tests build many apps in one process). */
@@ -27,6 +28,7 @@ export function registerMetrics(
   app: FastifyInstance,
   database: Database,
   token: string | undefined,
+  heavy?: () => HeavyStats,
 ): Metrics {
   const registry = new Registry();
   const requests = new Counter({
@@ -76,6 +78,34 @@ export function registerMetrics(
       this.set(sandboxStats().workers);
     },
   });
+
+  if (heavy) {
+    const gauge = (name: string, help: string, pick: (s: HeavyStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(pick(heavy()));
+        },
+      });
+    gauge('sdcs_heavy_workers', 'Heavy-work worker threads running', (s) => s.workers);
+    gauge(
+      'sdcs_heavy_jobs_active',
+      'Heavy jobs (large bodies, workbooks) running in workers',
+      (s) => s.active,
+    );
+    gauge(
+      'sdcs_heavy_jobs_queued',
+      'Heavy jobs waiting for their organization’s turn or for memory',
+      (s) => s.queued,
+    );
+    gauge(
+      'sdcs_heavy_memory_reserved_bytes',
+      'Memory the running heavy jobs reserved of the budget',
+      (s) => s.memoryReservedBytes,
+    );
+  }
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, so that ids do not make a series each.

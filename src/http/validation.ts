@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders.
@@ -47,6 +47,27 @@ export function registerValidation(app: FastifyInstance): void {
 }
 
 type Validate = FastifyValidationResult;
+
+/**
+ * A body validator as the service's own (same Ajv options, same errors), for a body validated
+ * elsewhere than in Fastify's validation step (a worker thread: src/http/heavy-body.ts).
+ */
+export function compileBodyValidator(schema: object): Validate {
+  const ajv = makeAjv(false);
+  return lazily(() => ajv.compile(schema) as Validate);
+}
+
+/**
+ * A route's validator compiler for a route whose body was parsed and validated already (off the
+ * request loop, by its content-type parser): the body passes, the other parts are validated as
+ * every route's are.
+ */
+export function bodyValidatedElsewhere(): FastifySchemaCompiler<unknown> {
+  const textAjv = makeAjv('array');
+  const pass: Validate = () => true;
+  return ({ schema, httpPart }) =>
+    httpPart === 'body' ? pass : lazily(() => textAjv.compile(schema as object) as Validate);
+}
 
 /**
  * Compiles a route's validator on its first use instead of at start-up: compiling the

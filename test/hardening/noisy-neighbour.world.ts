@@ -13,7 +13,7 @@ import { createOrganizationWithKey } from '../../src/modules/organizations/boots
 const API = '/api/v1';
 
 /** One HTTP call over loopback (keep-alive), its status, body and wall time; a string body is sent as is. */
-async function call(
+export async function call(
   base: string,
   credential: string,
   method: string,
@@ -37,14 +37,14 @@ async function call(
 }
 
 /** Like `call`, but throws unless the answer is 200 (setting up). */
-async function must(base: string, credential: string, method: string, path: string, body?: unknown) {
+export async function must(base: string, credential: string, method: string, path: string, body?: unknown) {
   const res = await call(base, credential, method, path, body);
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** A member of `role` with an access token (stored directly, as the test factories do). */
-async function member(database: Database, organizationId: string, role: string, siteIds: string[]) {
+export async function member(database: Database, organizationId: string, role: string, siteIds: string[]) {
   const token = newAccessToken();
   await database.system(async (tx) => {
     const user = await tx
@@ -78,7 +78,7 @@ async function member(database: Database, organizationId: string, role: string, 
   return token;
 }
 
-async function organization(database: Database, name: string) {
+export async function organization(database: Database, name: string) {
   const created = await createOrganizationWithKey(database, {
     organizationName: name,
     email: `owner-${name.toLowerCase().replace(/\W/g, '')}-${Date.now()}@example.com`,
@@ -90,7 +90,7 @@ async function organization(database: Database, name: string) {
 }
 
 /** 40 sites x 50 elements x 12 months of 2025 values, in SQL: 24,000 values (~8 MB of CSV). */
-async function seedValues(
+export async function seedValues(
   database: Database,
   base: string,
   org: { id: string; ownerId: string; key: string },
@@ -125,7 +125,7 @@ async function seedValues(
 }
 
 /** A: an import form of 84 NUMBER elements on 10 sites by code, and an adapter; the 10,000 rows. */
-async function importSetup(base: string, key: string, rows: number) {
+export async function importSetup(base: string, key: string, rows: number) {
   const sites: string[] = [];
   for (let s = 0; s < 10; s++)
     sites.push((await must(base, key, 'POST', '/sites', { name: `Imp ${s}`, code: `I${s}` })).id);
@@ -164,7 +164,7 @@ async function importSetup(base: string, key: string, rows: number) {
 }
 
 /** A download that reads its first chunk and stops reading; `status` as answered. */
-function stall(port: number, credential: string): Promise<{ status: number; drop: () => void }> {
+export function stall(port: number, credential: string): Promise<{ status: number; drop: () => void }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {

@@ -1,8 +1,11 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import { callerOf } from '../../http/auth.ts';
+import { bodyFingerprint, registerOffLoopJsonBody } from '../../http/heavy-body.ts';
 import { tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
+import { bodyValidatedElsewhere } from '../../http/validation.ts';
+import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import type { ValuesPipeline } from '../submissions/index.ts';
 import {
   ImportBody,
@@ -24,31 +27,40 @@ const IMPORT_CALC_BUDGET_MS = 120_000;
 export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{
   config: Config;
   pipeline: ValuesPipeline;
-}> = async (app, { config, pipeline }) => {
+  heavy: HeavyWork;
+}> = async (app, { config, pipeline, heavy }) => {
   const limits = { budgetMs: Math.max(config.calcRequestBudgetMs, IMPORT_CALC_BUDGET_MS) };
-  app.post(
-    '/source-imports',
-    {
-      config: { minRole: 'COLLECTOR' },
-      bodyLimit: config.largeBodyLimitBytes,
-      schema: {
-        operationId: 'sourceImports.run',
-        tags: TAGS,
-        summary: 'Preview or execute an import of sheets through a source adapter (collectors)',
-        description:
-          'Synchronous. `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.',
-        headers: ImportHeaders,
-        body: ImportBody,
-        response: { 200: ImportResult, ...errors(400, 401, 403, 409, 413) },
+  // The body (up to 10 MiB) is parsed, validated and hashed in the heavy-work pool, as a job of
+  // the caller's organization (decision 0177): the same answers, without holding the event loop.
+  await app.register(async (plain) => {
+    const child = plain.withTypeProvider<TypeBoxTypeProvider>();
+    registerOffLoopJsonBody(child, heavy, { schemaKey: 'sourceImports.run', schema: ImportBody, hash: true });
+    child.post(
+      '/source-imports',
+      {
+        config: { minRole: 'COLLECTOR' },
+        bodyLimit: config.largeBodyLimitBytes,
+        validatorCompiler: bodyValidatedElsewhere(),
+        schema: {
+          operationId: 'sourceImports.run',
+          tags: TAGS,
+          summary: 'Preview or execute an import of sheets through a source adapter (collectors)',
+          description:
+            'Synchronous. `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.',
+          headers: ImportHeaders,
+          body: ImportBody,
+          response: { 200: ImportResult, ...errors(400, 401, 403, 409, 413) },
+        },
       },
-    },
-    (request) =>
-      runImport(tenantRun(request), callerOf(request), request.headers['idempotency-key'], request.body, {
-        pipeline,
-        limits,
-        log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
-      }),
-  );
+      (request) =>
+        runImport(tenantRun(request), callerOf(request), request.headers['idempotency-key'], request.body, {
+          fingerprint: bodyFingerprint(request),
+          pipeline,
+          limits,
+          log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
+        }),
+    );
+  });
 
   app.get(
     '/source-imports',

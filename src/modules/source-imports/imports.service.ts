@@ -74,6 +74,8 @@ interface ImportDeps {
   pipeline: ValuesPipeline;
   limits: CalcLimits;
   log: (error: unknown) => void;
+  /** The body's canonical hash when its parser computed it already (off the loop, decision 0177). */
+  fingerprint?: string | undefined;
 }
 
 /**
@@ -95,7 +97,7 @@ export async function runImport(
 ): Promise<ImportResult> {
   const org = caller.organizationId;
   // The body's hash, with turns of the loop (decision 0165): the same as `canonicalHash(body)`.
-  const fingerprint = await canonicalHashCooperative(body);
+  const fingerprint = deps.fingerprint ?? (await canonicalHashCooperative(body));
   const signal = new AbortController().signal;
   // One calculation session for the import: the rows are calculated once, to report their issues,
   // and the write reuses those results (one prepared runtime per definition).

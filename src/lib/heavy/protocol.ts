@@ -1,0 +1,32 @@
+/** Messages between the heavy-work pool (src/lib/heavy/pool.ts) and its worker threads. */
+
+/** An error as it crosses the thread boundary: enough to raise the same answer on the other side. */
+export interface SerializedFailure {
+  name: string;
+  message: string;
+  /** An AppError's code and issues (its answer), when the task raised one. */
+  code?: string;
+  issues?: { path?: string; message: string }[];
+  /** Ajv's findings, when the task's validation refused its input (answered as Fastify's are). */
+  validation?: unknown[];
+  validationContext?: string;
+}
+
+export type ToHeavyWorker =
+  | { type: 'job'; id: number; task: string; input: unknown }
+  /** The pool took `count` parts of job `id` off its hands: the worker may send that many more. */
+  | { type: 'ack'; id: number; count: number };
+
+export type FromHeavyWorker =
+  | { type: 'part'; id: number; part: unknown }
+  | { type: 'done'; id: number; result: unknown }
+  | { type: 'failed'; id: number; failure: SerializedFailure };
+
+/** Parts a task may send ahead of what its consumer has taken (backpressure). */
+export const PART_WINDOW = 8;
+
+/**
+ * A task run in a worker: `input` as sent (structured clone), `emit` sends one part of its output
+ * to the caller and resolves when the caller has room for more; the value returned is the result.
+ */
+export type HeavyTask = (input: any, emit: (part: unknown) => Promise<void>) => unknown | Promise<unknown>;
