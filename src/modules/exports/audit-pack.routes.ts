@@ -24,7 +24,17 @@ export const SigningKey = Type.Object(
         'The public key in PEM (SubjectPublicKeyInfo), as `openssl pkeyutl -verify -pubin` reads it',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        algorithm: 'Ed25519',
+        keyId: 'ea4ee48a8aaf0193',
+        publicKey:
+          '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEACzy+RlfLbWVCVrDHTLmG5iApYqRXAXQmN/xCt84GyM0=\n-----END PUBLIC KEY-----\n',
+      },
+    ],
+  },
 );
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -85,17 +95,7 @@ export function auditPackRoutes(
           'The Ed25519 public key whose signature `manifest.sig` carries in every audit pack of this service, with its key id. Fetch it from the service (not from a pack: a key shipped with the data proves nothing) and give it to `sdcs verify-pack --key` or to `openssl pkeyutl -verify -pubin -rawin`. It changes only when the service’s signing key does (SDCS_SIGNING_KEY, or SDCS_SECRET from which it is derived by default); keep old keys to check old packs.',
         security: [],
         response: {
-          200: {
-            ...SigningKey,
-            examples: [
-              {
-                algorithm: 'Ed25519',
-                keyId: '3f1c2a9be07d4c11',
-                publicKey:
-                  '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n',
-              },
-            ],
-          },
+          200: SigningKey,
           ...errors(),
         },
       },
