@@ -1,6 +1,6 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,43 +175,47 @@ describe('sdcs verify-pack', () => {
   }, 180_000);
 });
 
-describe.runIf(hasOpenssl)('the check with stock tools (docs/exports.md)', () => {
-  it('openssl verifies the signature, sha256sum -c the files, and the key id is the DER digest', async () => {
+/** The command of docs/exports.md that starts with `start` (an indented code line). */
+function documented(start: string): string {
+  const docs = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'exports.md'), 'utf8');
+  const line = docs.split('\n').find((l) => l.startsWith(`    ${start}`));
+  if (!line) throw new Error(`docs/exports.md has no command starting with ${start}`);
+  return line.trim();
+}
+
+describe.runIf(hasOpenssl)('the check with stock tools, as docs/exports.md writes it', () => {
+  it('openssl verifies the signature, sha256sum -c the files, grep finds SHA256SUMS in the manifest', async () => {
+    const run = (folder: string, command: string) => {
+      copyFileSync(keyFile, join(folder, 'signing-key.pem'));
+      return spawnSync('sh', ['-c', command], { cwd: folder, encoding: 'utf8' });
+    };
+    const verify = documented('openssl pkeyutl -verify');
+    const sums = documented('sha256sum -c');
+    const listed = documented('grep -c');
     const root = unpack(await unzip(pack), 'stock');
-    const verify = (folder: string) =>
-      spawnSync(
-        'openssl',
-        [
-          'pkeyutl',
-          '-verify',
-          '-pubin',
-          '-inkey',
-          keyFile,
-          '-rawin',
-          '-in',
-          'manifest.json',
-          '-sigfile',
-          'manifest.sig',
-        ],
-        { cwd: folder, encoding: 'utf8' },
-      );
-    const good = verify(root);
+    const good = run(root, verify);
     expect(good.status, good.stderr).toBe(0);
     expect(good.stdout).toContain('Signature Verified Successfully');
-    const sums = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: root, encoding: 'utf8' });
-    expect(sums.status, sums.stdout + sums.stderr).toBe(0);
-    const listed = execFileSync('sha256sum', ['SHA256SUMS'], { cwd: root, encoding: 'utf8' }).split(' ')[0];
-    expect(
-      execFileSync('grep', ['-c', `"sha256": "${listed}"`, 'manifest.json'], {
-        cwd: root,
-        encoding: 'utf8',
-      }).trim(),
-    ).toBe('1');
-    const der = execFileSync('openssl', ['pkey', '-pubin', '-in', keyFile, '-outform', 'DER']);
-    expect(sha256(der).slice(0, 16)).toBe(packSigner(t.config).keyId);
+    const checked = run(root, sums);
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toContain('values.csv: OK');
+    expect(run(root, listed).stdout.trim()).toBe('1');
 
+    // Edited values.csv with SHA256SUMS and the manifest rewritten: sha256sum is fooled, openssl is not.
     const forged = unpack(await tampered(true), 'forged');
-    expect(spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: forged }).status).toBe(0);
-    expect(verify(forged).status).not.toBe(0);
+    expect(run(forged, sums).status).toBe(0);
+    expect(run(forged, verify).status).not.toBe(0);
+    // The same edit with only SHA256SUMS rewritten: the manifest no longer lists it.
+    const partly = new Map(await unzip(pack));
+    partly.set('SHA256SUMS', (await tampered(true)).get('SHA256SUMS')!);
+    const half = unpack(partly, 'half');
+    expect(run(half, listed).stdout.trim()).toBe('0');
+  });
+
+  it('the key id is the documented digest of the public key', () => {
+    const command = documented('openssl pkey -pubin');
+    expect(command).toContain('cut -c1-16');
+    const id = spawnSync('sh', ['-c', command.replace('signing-key.pem', keyFile)], { encoding: 'utf8' });
+    expect(id.stdout.trim()).toBe(packSigner(t.config).keyId);
   });
 });
