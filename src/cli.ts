@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { acquireDataDirLock } from './lib/data-dir-lock.ts';
 import { randomBase62 } from './lib/secrets.ts';
 import { verifyAllCompleteness } from './modules/completeness/index.ts';
+import { loadVerifyKey, verifyAuditPack } from './modules/exports/index.ts';
 import { verifyAllTotals } from './modules/indicators/index.ts';
 import { createOrganizationWithKey } from './modules/organizations/index.ts';
 import { embeddedDataDir, openConfiguredDatabase, serve } from './server.ts';
@@ -25,6 +26,11 @@ Commands:
                         recompute the pre-aggregated indicator totals and the kept
                         completeness from the data and list every difference (exit status 1
                         when there is one); --repair rebuilds the organizations that differ
+  verify-pack FILE --key KEY
+                        check an audit pack offline: the signature of its manifest.json with
+                        the service's public key KEY (a PEM file, the JSON of GET
+                        /api/v1/exports/signing-key saved to a file, or that URL), and the
+                        SHA-256 of every file; exit status 1 naming each file that differs
   With DATABASE_URL, back up and restore with pg_dump and pg_restore instead (see the README).
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SDCS_DATA_DIR, ...);
@@ -34,6 +40,10 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'verify-pack') {
+    await verifyPack(rest);
     return;
   }
   const config = loadConfig();
@@ -164,6 +174,32 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+/** sdcs verify-pack FILE --key KEY: needs no configuration, database or network (unless KEY is a URL). */
+async function verifyPack(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { key: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new ConfigError(`verify-pack needs one FILE\n\n${USAGE}`);
+  if (!values.key)
+    throw new ConfigError(
+      'verify-pack needs --key: the service’s public key (GET /api/v1/exports/signing-key), not one taken from the pack',
+    );
+  if (!existsSync(file)) throw new ConfigError(`no such file: ${file}`);
+  const key = await loadVerifyKey(values.key);
+  const check = await verifyAuditPack(resolve(file), key);
+  process.stdout.write(`Checked ${file} with signing key ${check.keyId}\n`);
+  for (const problem of check.problems) process.stdout.write(`FAILED ${problem}\n`);
+  if (check.problems.length > 0) {
+    process.stdout.write(`${check.problems.length} problem(s): the pack is not as the service made it\n`);
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(`OK: signature valid, ${check.files} files match the manifest\n`);
+  }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

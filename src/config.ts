@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,11 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   secret: string;
+  /**
+   * The Ed25519 private key (PEM, PKCS#8) that signs audit packs (SDCS_SIGNING_KEY: the PEM itself
+   * or the path of a file holding it); unset: derived from `secret` (decision 174).
+   */
+  signingKey: string | undefined;
   tokenTtlSeconds: number;
   bodyLimitBytes: number;
   largeBodyLimitBytes: number;
@@ -237,6 +242,26 @@ function loadSecret(env: Env, dataDir: string): string {
   return secret;
 }
 
+/** SDCS_SIGNING_KEY: an Ed25519 private key in PEM, given as such or as the path of its file. */
+function signingKey(env: Env): string | undefined {
+  const raw = env['SDCS_SIGNING_KEY'];
+  if (!raw) return undefined;
+  let pem = raw;
+  if (!raw.trimStart().startsWith('-----BEGIN')) {
+    if (!existsSync(raw))
+      throw new ConfigError('SDCS_SIGNING_KEY is neither a PEM key nor the path of a file');
+    pem = readFileSync(raw, 'utf8');
+  }
+  try {
+    if (createPrivateKey(pem).asymmetricKeyType === 'ed25519') return pem;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(
+    'SDCS_SIGNING_KEY must be an Ed25519 private key in PEM (openssl genpkey -algorithm ed25519)',
+  );
+}
+
 /** Parses the environment into a Config, throwing ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -262,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env['SDCS_MAIL_FROM'] || 'SDCS <no-reply@sdcs.local>',
     secret: loadSecret(env, dataDir),
+    signingKey: signingKey(env),
     tokenTtlSeconds: int(env, 'SDCS_TOKEN_TTL_HOURS', 12, 1, 24 * 365) * 3600,
     bodyLimitBytes: int(env, 'SDCS_BODY_LIMIT_MB', 1, 1, 1024) * 1024 * 1024,
     largeBodyLimitBytes: int(env, 'SDCS_IMPORT_BODY_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,

@@ -14,6 +14,7 @@ import {
   ItemChange,
   ListedDatasetItem,
 } from '../../src/modules/datasets/datasets.schemas.ts';
+import { SigningKey } from '../../src/modules/exports/audit-pack.routes.ts';
 import { Form } from '../../src/modules/forms/forms.schemas.ts';
 import { Site, SiteImportResult as SitesImportResult } from '../../src/modules/sites/sites.schemas.ts';
 import {
@@ -48,6 +49,7 @@ export const responses = {
   'GET /form-submissions/values/:id/history': Type.Array(HistoryEntry),
   'POST /forms': Form,
   'GET /forms/:id': Form,
+  'GET /exports/signing-key': SigningKey,
   'PUT /forms/:id': Form,
   'PUT /form-sites': Success,
   'GET /sites': Type.Array(Site),

@@ -30,3 +30,13 @@ export interface ActivityDefinitionsTable {
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
+
+/** Every calcCode a definition has had, by SHA-256 (kept by a trigger, 0054; read-only to the app). */
+export interface ActivityCalcCodeVersionsTable {
+  organization_id: string;
+  definition_id: string;
+  sha256: string;
+  calc_code: string;
+  is_common: boolean;
+  first_seen_at: CreatedAt;
+}

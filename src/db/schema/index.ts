@@ -4,7 +4,7 @@ import type {
   ActivityPlacesTable,
   NoActivityMarkersTable,
 } from './activities.ts';
-import type { ActivityDefinitionsTable } from './activity-definitions.ts';
+import type { ActivityCalcCodeVersionsTable, ActivityDefinitionsTable } from './activity-definitions.ts';
 import type { CompletenessRemindersTable, FormLocksTable } from './completeness.ts';
 import type {
   DashboardAccessAttemptsTable,
@@ -76,6 +76,7 @@ export interface DB {
   dataset_item_history: DatasetItemHistoryTable;
   invitations: InvitationsTable;
   activity_definitions: ActivityDefinitionsTable;
+  activity_calc_code_versions: ActivityCalcCodeVersionsTable;
   activities: ActivitiesTable;
   activity_history: ActivityHistoryTable;
   no_activity_markers: NoActivityMarkersTable;

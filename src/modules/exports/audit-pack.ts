@@ -1,79 +1,83 @@
-import { createHash } from 'node:crypto';
-import { Transform, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ZipFile } from 'yazl';
-import type { Tx } from '../../db/client.ts';
+import pkg from '../../../package.json' with { type: 'json' };
+import type { Engine, TenantRun, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { attachment } from '../../http/negotiation.ts';
 import { clientGone } from '../../http/request-scope.ts';
 import type { Storage } from '../../storage/storage.ts';
+import { assembleAuditPack, type PackHeader, type StreamedTable } from './audit-pack.assemble.ts';
 import {
-  DATASET_COLUMNS,
   datasetRows,
-  INDICATOR_COLUMNS,
+  formRows,
+  historyWithUnits,
   indicatorRows,
-  LOCK_COLUMNS,
   lockRows,
+  packReference,
+  unitRows,
 } from './audit-pack.data.ts';
-import { type Column, type ExportRow, VALUE_COLUMNS } from './exports.columns.ts';
-import { createWriter, ExportCancelled, type RowWriter } from './exports.formats.ts';
+import { methodology } from './audit-pack.methodology.ts';
+import { keptCodeVersions, organizationName, packDefinitions } from './audit-pack.repository.ts';
+import type { PackSigner } from './audit-pack.signing.ts';
+import { VALUE_COLUMNS } from './exports.columns.ts';
+import { exportContext } from './exports.filters.ts';
+import { ExportCancelled } from './exports.formats.ts';
 import { evidenceMedia } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { activitiesExport, type ExportPlan, historyExport, valuesExport } from './exports.service.ts';
 import { admit, type ExportDeps, streamRun } from './exports.stream.ts';
-
-/** A file of the pack as the manifest lists it. */
-export interface PackedFile {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
-
-const EVIDENCE_IDS = VALUE_COLUMNS.findIndex((c) => c.name === 'evidenceFileIds');
-
-/** A pass-through that counts and hashes what goes through it (one zip entry). */
-function hashing() {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const stream = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      callback(null, chunk);
-    },
-  });
-  return { stream, done: () => ({ bytes, sha256: hash.digest('hex') }) };
-}
 
 /** Everything the pack holds but the streamed tables, read in the request's first transaction. */
 async function preparePack(tx: Tx, caller: Caller, query: ExportQuery, now: Date) {
   const values = await valuesExport(tx, caller, query);
   const activities = await activitiesExport(tx, caller, query);
   const history = await historyExport(tx, caller, query);
+  const ctx = await exportContext(tx, caller, { ...query, key: undefined });
+  const ref = await packReference(tx, caller.organizationId);
   const siteIds = query.siteIds?.flatMap((s) => s.split(',')).map((s) => s.trim());
-  const formId = query.formId ?? null;
+  const scopeIds = ctx.siteIds ?? [...ctx.sites.keys()];
+  const header: PackHeader = {
+    software: { name: 'sdcs', version: pkg.version },
+    organization: { id: caller.organizationId, name: await organizationName(tx, caller.organizationId) },
+    generatedBy: {
+      userId: caller.userId,
+      name: caller.name,
+      email: caller.email,
+      credential: caller.credential.kind,
+    },
+    createdAt: now,
+    year: query.year,
+    filters: { formId: ctx.formId, siteIds: siteIds ?? null },
+    siteScope: {
+      allSites: ctx.siteIds === null,
+      sites: scopeIds
+        .map((id) => ({ id, ...ctx.sites.get(id)! }))
+        .sort((a, b) => a.path.localeCompare(b.path, 'en') || a.id.localeCompare(b.id)),
+    },
+  };
   return {
+    header,
+    ref,
     values,
     activities,
     history,
-    datasets: await datasetRows(tx, caller),
-    indicators: await indicatorRows(tx, caller, query.year, siteIds, now),
-    locks: await lockRows(tx, caller, query.year, formId),
+    units: unitRows(ref),
+    datasets: datasetRows(ref),
+    indicators: await indicatorRows(tx, caller, query.year, siteIds, now, ref),
+    locks: await lockRows(tx, caller, query.year, ctx.formId),
   };
 }
 
 /**
- * GET /exports/audit-pack: one zip, streamed as it is made (yazl): the three tables as CSV, the
- * coefficients, the indicators with their values, the locks, the evidence files of the values
- * exported (from storage), then `manifest.json` and `SHA256SUMS` with the SHA-256 of every file
- * (computed while each is written, so nothing is read twice).
+ * GET /exports/audit-pack: admits the export, reads what the pack needs at its start, and sends
+ * the zip `assembleAuditPack` makes while it reads the rest (docs/exports.md, "The audit pack").
  */
 export async function sendAuditPack(
   request: FastifyRequest,
   reply: FastifyReply,
   { database, gate }: ExportDeps,
   storage: Storage,
+  signer: PackSigner,
   query: ExportQuery,
 ) {
   const now = request.server.clock();
@@ -85,97 +89,75 @@ export async function sendAuditPack(
     place.leave();
     throw error;
   }
-  const zip = new ZipFile();
   const signal = clientGone(request, reply);
-  const files: PackedFile[] = [];
-  const missing: { mediaId: string; fileName: string; reason: string }[] = [];
-  let current: Transform | undefined;
-  signal.addEventListener('abort', () => current?.destroy(), { once: true });
-  const mtime = now;
-
-  const entry = async (path: string, fill: (out: Writable) => Promise<void>) => {
-    if (signal.aborted) throw new ExportCancelled();
-    const { stream, done } = hashing();
-    current = stream;
-    zip.addReadStream(stream, path, { mtime });
-    await fill(stream);
-    stream.end();
-    files.push({ path, ...done() });
-  };
-  const table = (path: string, columns: Column[], write: (writer: RowWriter) => Promise<void>) =>
-    entry(path, async (out) => {
-      const writer = createWriter('csv', out);
-      await writer.start(columns);
-      await write(writer);
-      await writer.end();
-    });
-  const streamed = (path: string, plan: ExportPlan, tap?: (rows: ExportRow[]) => void) =>
-    table(path, plan.columns, (writer) =>
-      plan.write(database.engine, streamRun(request, database), signal, {
-        ...writer,
-        rows: (rows) => {
-          tap?.(rows);
-          return writer.rows(rows);
-        },
-      }),
-    );
-
-  const produce = async () => {
-    const evidence = new Set<string>();
-    await streamed('values.csv', pack.values, (rows) => {
-      for (const row of rows) {
-        const ids = row[EVIDENCE_IDS];
-        if (typeof ids === 'string') for (const id of ids.split(';')) evidence.add(id);
-      }
-    });
-    await streamed('activities.csv', pack.activities);
-    await streamed('history.csv', pack.history);
-    await table('datasets.csv', DATASET_COLUMNS, (w) => w.rows(pack.datasets));
-    await table('indicators.csv', INDICATOR_COLUMNS, (w) => w.rows(pack.indicators));
-    await table('locks.csv', LOCK_COLUMNS, (w) => w.rows(pack.locks));
-    const media = evidence.size
-      ? await request.tenant((tx, caller) => evidenceMedia(tx, caller.organizationId, [...evidence]))
-      : [];
-    for (const m of media) {
-      const bytes = storage.open ? await storage.open(m.key) : undefined;
-      if (!bytes) {
-        missing.push({
+  const run: TenantRun = streamRun(request, database);
+  const table = (plan: ExportPlan, engine: Engine): StreamedTable => ({
+    columns: plan.columns,
+    write: (writer) => plan.write(engine, run, signal, writer),
+  });
+  const named = historyWithUnits(pack.ref);
+  const column = (plan: ExportPlan, name: string) => plan.columns.findIndex((c) => c.name === name);
+  const { stream, done } = assembleAuditPack(
+    {
+      header: pack.header,
+      values: table(pack.values, database.engine),
+      activities: table(pack.activities, database.engine),
+      history: {
+        columns: pack.history.columns,
+        write: (writer) =>
+          pack.history.write(database.engine, run, signal, {
+            ...writer,
+            rows: (rows) => writer.rows(rows.map(named)),
+          }),
+      },
+      cells: {
+        evidence: VALUE_COLUMNS.findIndex((c) => c.name === 'evidenceFileIds'),
+        definitionId: column(pack.activities, 'definitionId'),
+        calcCodeSha256: column(pack.activities, 'calcCodeSha256'),
+      },
+      forms: (keys) => formRows(pack.ref, pack.header.filters.formId, keys),
+      units: pack.units,
+      datasets: pack.datasets,
+      indicators: pack.indicators,
+      locks: pack.locks,
+      methodology: (use) =>
+        request.tenant(async (tx, caller) => {
+          const definitions = await packDefinitions(tx, caller.organizationId, [...use.byDefinition.keys()]);
+          const kept = await keptCodeVersions(
+            tx,
+            definitions.map((d) => d.id),
+            use.hashes(),
+          );
+          return {
+            ...methodology(definitions, kept, use),
+            keys: new Map(definitions.map((d) => [d.id, d.key])),
+          };
+        }),
+      evidence: async (ids) => {
+        if (ids.length === 0) return [];
+        const media = await request.tenant((tx, caller) => evidenceMedia(tx, caller.organizationId, ids));
+        return media.map((m) => ({
           mediaId: m.id,
           fileName: m.file_name,
-          reason: storage.open
-            ? 'not found in storage'
-            : `not readable from ${storage.kind} storage by the service`,
-        });
-        continue;
-      }
-      await entry(`evidence/${m.id}/${m.file_name.replace(/[/\\]/g, '_')}`, (out) =>
-        pipeline(bytes, out, { end: false }),
-      );
-    }
-    const manifest = {
-      format: 'sdcs-audit-pack/1',
-      createdAt: now.toISOString(),
-      year: query.year,
-      filters: { formId: query.formId ?? null, siteIds: query.siteIds ?? null },
-      files,
-      missingEvidence: missing,
-    };
-    zip.addBuffer(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 'manifest.json', { mtime });
-    zip.addBuffer(Buffer.from(files.map((f) => `${f.sha256}  ${f.path}\n`).join('')), 'SHA256SUMS', {
-      mtime,
-    });
-    zip.end();
-  };
-  const producer = produce().catch((error: unknown) => {
+          open: async () => {
+            if (!storage.open) return { missing: `not readable from ${storage.kind} storage by the service` };
+            return (await storage.open(m.key)) ?? { missing: 'not found in storage' };
+          },
+        }));
+      },
+      signer,
+    },
+    signal,
+  );
+  const producer = done.catch((error: unknown) => {
     if (!(error instanceof ExportCancelled) && !signal.aborted)
       request.log.error({ err: error }, 'audit pack failed');
-    current?.destroy();
-    (zip.outputStream as unknown as Writable).destroy();
+    (stream as unknown as Writable).destroy();
   });
   place.hold(producer);
   return reply
     .type('application/zip')
     .header('content-disposition', attachment(`audit-pack-${query.year}.zip`))
     .header('cache-control', 'no-store')
-    .send(zip.outputStream);
+    .send(stream);
 }

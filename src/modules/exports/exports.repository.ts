@@ -56,22 +56,6 @@ export function liveForm(tx: Tx, organizationId: string, formId: string) {
     .executeTakeFirst();
 }
 
-/**
- * The dataset items of the organization's own datasets and of the common ones, with their
- * dataset and input unit (an audit pack's datasets table).
- */
-export async function datasetItemRows(tx: Tx, organizationId: string): Promise<Record<string, unknown>[]> {
-  const rows = await sql<Record<string, unknown>>`
-    select d.id as dataset_id, d.name as dataset_name, d.is_common, i.id, i.key, i.name, i.value, i.unit,
-           iu.symbol as input_unit, i.year, i.updated_at
-      from dataset_items i
-      join datasets d on d.id = i.dataset_id
-      left join units iu on iu.id = i.input_unit_id
-     where d.organization_id = ${organizationId} or d.is_common
-     order by d.name, d.id, i.key, i.year, i.id`.execute(tx);
-  return rows.rows;
-}
-
 /** The year's locks (live and lifted), of form `formId` or of every form, with who and when. */
 export async function yearLockRows(
   tx: Tx,

@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { activityColumns } from './activities.export.ts';
-import { sendAuditPack } from './audit-pack.ts';
+import { auditPackRoutes } from './audit-pack.routes.ts';
+import { packSigner } from './audit-pack.signing.ts';
 import { HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
 import { EXPORT_RETRY_AFTER_SECONDS, ExportGate } from './exports.gate.ts';
 import {
   ActivitiesExportQuery,
-  AuditPackQuery,
   columnList,
   HistoryQuery,
   tableContent,
@@ -40,7 +39,10 @@ const FORMATS =
 export const exportsRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
   storage: Storage;
-  config: Pick<Config, 'exportsPerCaller' | 'exportsPerOrganization' | 'dbStreamPoolSize'>;
+  config: Pick<
+    Config,
+    'exportsPerCaller' | 'exportsPerOrganization' | 'dbStreamPoolSize' | 'secret' | 'signingKey'
+  >;
 }> = async (app, { database, storage, config }) => {
   const deps: ExportDeps = {
     database,
@@ -126,37 +128,5 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       sendExport(request, reply, deps, (tx, caller) => historyExport(tx, caller, request.query)),
   );
 
-  app.get(
-    '/exports/audit-pack',
-    {
-      config: { minRole: 'MANAGER' },
-      schema: {
-        operationId: 'exports.auditPack',
-        tags: TAGS,
-        summary: 'Download everything behind a year’s figures as one zip (managers and owners)',
-        description:
-          'A zip streamed as it is made, holding `values.csv`, `activities.csv` and `history.csv` (the columns of the three exports), `datasets.csv` (the coefficients of the organization’s datasets and of the common ones), `indicators.csv` (every indicator, its expression and its value for the year over the sites exported), `locks.csv` (the year’s locks, live and lifted), the evidence files of the FILE values exported under `evidence/<mediaId>/<file name>`, and `manifest.json` and `SHA256SUMS` with the size and SHA-256 of every other file. Evidence that storage cannot give the service is listed under `missingEvidence` in the manifest. Managers and owners only, because it holds the datasets (which viewers cannot read); only the sites you can read are exported.',
-        querystring: AuditPackQuery,
-        response: {
-          200: {
-            description: 'The zip',
-            headers: {
-              'content-disposition': {
-                description: 'attachment; filename="audit-pack-<year>.zip"',
-                schema: { type: 'string' },
-              },
-              'cache-control': {
-                description: '`no-store`: an export is never cached',
-                schema: { type: 'string' },
-              },
-            },
-            content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
-          },
-          ...errors(400, 401, 403),
-          429: TOO_MANY_EXPORTS,
-        },
-      },
-    },
-    (request, reply) => sendAuditPack(request, reply, deps, storage, request.query),
-  );
+  auditPackRoutes(app, { deps, storage, signer: packSigner(config), tooMany: TOO_MANY_EXPORTS });
 };

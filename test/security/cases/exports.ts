@@ -15,4 +15,6 @@ export const cases: SecurityCase[] = [
     route: '/exports/audit-pack',
     prepare: async () => ({ url: '/exports/audit-pack?year=2025' }),
   },
+  // Public: the key that verifies audit packs.
+  { method: 'GET', route: '/exports/signing-key', prepare: async () => ({ url: '/exports/signing-key' }) },
 ];
