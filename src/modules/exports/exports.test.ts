@@ -34,7 +34,7 @@ async function csvRows(path: string, token = w.tenant.owner.token) {
   const res = await download(path, token);
   expect(res.statusCode, res.body).toBe(200);
   expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-  const [header, ...rows] = parse(res.body) as string[][];
+  const [header, ...rows] = parse(res.body, { bom: true }) as string[][];
   return {
     header: header!,
     rows: rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, restoreCell(r[i]!)]))),
