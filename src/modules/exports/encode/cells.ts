@@ -32,3 +32,18 @@ export interface RowEncoder {
   page(rows: readonly ExportRow[]): Promise<Buffer[]>;
   end(): Promise<Buffer[]>;
 }
+
+const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
+
+/**
+ * A `datetime` column's cell as a Date: some statements format times as ISO text (to the
+ * millisecond, in UTC) rather than hand out Dates; typed formats (XLSX, Parquet) want the instant.
+ */
+export function instantOf(cell: ExportCell): Date | null {
+  if (cell instanceof Date) return Number.isNaN(cell.getTime()) ? null : cell;
+  if (typeof cell === 'string' && ISO_INSTANT.test(cell)) {
+    const date = new Date(cell);
+    return Number.isNaN(date.getTime()) ? null : date;
+  }
+  return null;
+}

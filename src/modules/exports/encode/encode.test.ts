@@ -52,6 +52,11 @@ function rows(): ExportRow[] {
   return out;
 }
 
+/** A time given as ISO text (the values statement formats `enteredAt`) is still a time. */
+function textTimeRow(): ExportRow {
+  return ['text time', 2025, 1, '2025-03-04T05:06:07.891Z', null, null];
+}
+
 async function encode(encoder: RowEncoder, data: ExportRow[], pageRows = 7): Promise<Buffer> {
   const parts = await encoder.start(COLUMNS);
   for (let i = 0; i < data.length; i += pageRows)
@@ -183,6 +188,31 @@ describe('XLSX', () => {
     // share bounded (not held back until the end).
     expect(total).toBeGreaterThan(50_000);
     expect(largest).toBeLessThan(1_000_000);
+  });
+});
+
+describe('a time given as ISO text', () => {
+  it('is a date cell in XLSX and a TIMESTAMP in Parquet', async () => {
+    const xlsx = await encode(xlsxEncoder({ sheetName: 's', modified: AT }), [textTimeRow()]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx as unknown as ArrayBuffer);
+    const cell = workbook.worksheets[0]!.getRow(2).getCell(4).value;
+    expect(cell).toBeInstanceOf(Date);
+    expect((cell as Date).getTime()).toBe(AT.getTime());
+    await mkdir(DIR, { recursive: true });
+    const file = join(DIR, 'text-time.parquet');
+    await writeFile(file, await encode(parquetEncoder(), [textTimeRow()]));
+    const duck = await DuckDBInstance.create(':memory:');
+    const connection = await duck.connect();
+    try {
+      const read = await connection.runAndReadAll(
+        `select epoch_ms("at")::double as ms from read_parquet('${file}')`,
+      );
+      expect(read.getRowObjectsJS()).toEqual([{ ms: AT.getTime() }]);
+    } finally {
+      connection.closeSync();
+      duck.closeSync();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
 import type { Column, ColumnType, ExportCell, ExportRow } from '../exports.columns.ts';
-import type { RowEncoder } from './cells.ts';
+import { instantOf, type RowEncoder } from './cells.ts';
 
 /**
  * Apache Parquet written with hyparquet-writer, one row group per page of rows (at most
@@ -52,7 +52,7 @@ export function parquetValue(type: ColumnType, cell: ExportCell): unknown {
     case 'boolean':
       return typeof cell === 'boolean' ? cell : null;
     case 'datetime':
-      return cell instanceof Date && !Number.isNaN(cell.getTime()) ? cell : null;
+      return instantOf(cell);
     case 'json':
       // The library writes the value's JSON text.
       return cell instanceof Date ? cell.toISOString() : cell;

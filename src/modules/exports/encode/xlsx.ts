@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { Column, ExportCell, ExportRow } from '../exports.columns.ts';
-import { cellText, type RowEncoder } from './cells.ts';
+import { cellText, instantOf, type RowEncoder } from './cells.ts';
 
 /**
  * XLSX written directly as SpreadsheetML into a streaming zip (yazl): a workbook of one sheet
@@ -154,6 +154,8 @@ export function xlsxEncoder(options: XlsxOptions): RowEncoder {
   zip.end();
 
   let letters: string[] = [];
+  /** Which columns hold times (their ISO text becomes a date cell). */
+  let times: boolean[] = [];
   let rowNumber = 0;
   const take = () => out.splice(0, out.length);
   /** Writes XML into the sheet entry and waits while the compressor is behind. */
@@ -165,6 +167,7 @@ export function xlsxEncoder(options: XlsxOptions): RowEncoder {
   return {
     async start(columns) {
       letters = columns.map((_, i) => columnLetters(i));
+      times = columns.map((c) => c.type === 'datetime');
       rowNumber = 1;
       let head = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>${colsXml(columns)}<sheetData><row r="1">`;
       for (let i = 0; i < columns.length; i++)
@@ -177,7 +180,10 @@ export function xlsxEncoder(options: XlsxOptions): RowEncoder {
       for (const row of rows) {
         rowNumber++;
         xml += `<row r="${rowNumber}">`;
-        for (let i = 0; i < row.length; i++) xml += cellXml(`${letters[i]}${rowNumber}`, row[i]);
+        for (let i = 0; i < row.length; i++) {
+          const cell = times[i] && typeof row[i] === 'string' ? (instantOf(row[i]) ?? row[i]) : row[i];
+          xml += cellXml(`${letters[i]}${rowNumber}`, cell);
+        }
         xml += '</row>';
       }
       if (xml !== '') await write(xml);
