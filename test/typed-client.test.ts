@@ -78,6 +78,28 @@ export async function scenario(token: string): Promise<void> {
   const version: string | null | undefined = dataset.data?.version;
   void version;
 
+  // The exports take periods as integers and statuses from their enum (issue 48).
+  await client.GET('/api/v1/exports/values', {
+    params: { query: { year: 2025, periodUnits: [10, 11, 12], statuses: ['APPROVED', 'REJECTED'], bom: false } },
+    parseAs: 'stream',
+  });
+  await client.GET('/api/v1/exports/activities', {
+    params: { query: { year: 2025, periodUnits: [1], statuses: ['COMPLETED'] } },
+    parseAs: 'stream',
+  });
+  await client.GET('/api/v1/exports/history', {
+    params: { query: { year: 2025, periodUnits: [3, 4] } },
+    parseAs: 'stream',
+  });
+  await client.GET('/api/v1/exports/values', {
+    // @ts-expect-error periods are integers, not strings
+    params: { query: { year: 2025, periodUnits: ['10'] } },
+  });
+  await client.GET('/api/v1/exports/values', {
+    // @ts-expect-error a status is one of three
+    params: { query: { year: 2025, statuses: ['DONE'] } },
+  });
+
   const limited = await client.GET('/api/v1/me');
   if (limited.response.status === 429) {
     const retryAfter = limited.response.headers.get('retry-after');

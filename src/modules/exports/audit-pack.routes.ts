@@ -4,7 +4,7 @@ import { errors } from '../../http/schemas.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { PackSigner } from './audit-pack.signing.ts';
 import { sendAuditPack } from './audit-pack.ts';
-import { AuditPackQuery } from './exports.schemas.ts';
+import { AuditPackQuery, exportHeaders } from './exports.schemas.ts';
 import type { ExportDeps } from './exports.stream.ts';
 
 const TAGS = ['Exports'];
@@ -63,16 +63,7 @@ export function auditPackRoutes(
         response: {
           200: {
             description: 'The zip',
-            headers: {
-              'content-disposition': {
-                description: 'attachment; filename="audit-pack-<year>.zip"',
-                schema: { type: 'string' },
-              },
-              'cache-control': {
-                description: '`no-store`: an export is never cached',
-                schema: { type: 'string' },
-              },
-            },
+            headers: exportHeaders('audit-pack-<year>.zip'),
             content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
           },
           ...errors(400, 401, 403),

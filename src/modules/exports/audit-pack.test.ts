@@ -26,7 +26,7 @@ async function pull(token: string, query = '') {
   const files = await unzip(res.rawPayload);
   const manifest = JSON.parse(files.get('manifest.json')!.toString());
   const table = (name: string) => {
-    const [header, ...rows] = parse(files.get(name)!) as string[][];
+    const [header, ...rows] = parse(files.get(name)!, { bom: true }) as string[][];
     return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
   };
   return { res, files, manifest, table };

@@ -104,13 +104,8 @@ export async function exportContext(tx: Tx, caller: Caller, query: ExportQuery):
     siteIds = [...scope.siteIds];
   }
 
-  const periodUnits =
-    listItems(query.periodUnits, 'periodUnits')?.map((v) => {
-      const n = /^\d{1,2}$/.test(v) ? Number(v) : Number.NaN;
-      if (!(n >= 1 && n <= 12))
-        throw invalidField('periodUnits', `periodUnits: "${v}" is not an integer 1..12`);
-      return n;
-    }) ?? null;
+  // The schema checked each period (an integer 1..12) and each status (one of three).
+  const periodUnits = query.periodUnits === undefined ? null : [...new Set(query.periodUnits)];
   const statuses =
     listItems(query.statuses, 'statuses')?.map((v) => {
       const status = v.toUpperCase() as ValueStatus;

@@ -1,14 +1,21 @@
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { neutralizeCell } from '../datasets/index.ts';
-import type { Column, ExportCell, ExportRow } from './exports.columns.ts';
+import type { RowEncoder } from './encode/cells.ts';
+import { csvEncoder, csvRecords } from './encode/csv.ts';
+import { ndjsonEncoder } from './encode/ndjson.ts';
+import { parquetEncoder } from './encode/parquet.ts';
+import { xlsxEncoder } from './encode/xlsx.ts';
+import type { Column, ExportRow } from './exports.columns.ts';
 
-export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
+export { cellText } from './encode/cells.ts';
+
+export type ExportFormat = 'csv' | 'ndjson' | 'xlsx' | 'parquet';
 
 export const MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv',
   ndjson: 'application/x-ndjson',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  parquet: 'application/vnd.apache.parquet',
 };
 
 /** The client went away (or the output was closed): the export stops reading. */
@@ -42,29 +49,6 @@ export function drained(out: Writable): Promise<void> {
   });
 }
 
-/** A cell as text: what CSV writes (before neutralizing) and what the formats are compared by. */
-export function cellText(cell: ExportCell): string {
-  if (cell === null || cell === undefined) return '';
-  if (cell instanceof Date) return cell.toISOString();
-  if (typeof cell === 'string') return cell;
-  if (typeof cell === 'number' || typeof cell === 'boolean') return String(cell);
-  return JSON.stringify(cell);
-}
-
-/** A cell for JSON: dates as ISO text, everything else as read (JSON values stay structured). */
-function jsonCell(cell: ExportCell): unknown {
-  if (cell === undefined) return null;
-  if (cell instanceof Date) return cell.toISOString();
-  return cell;
-}
-
-/** A cell for a worksheet: numbers and booleans typed, the rest as text (never a formula). */
-function sheetCell(cell: ExportCell): string | number | boolean | null {
-  if (cell === null || cell === undefined) return null;
-  if (typeof cell === 'number' || typeof cell === 'boolean') return cell;
-  return cellText(cell);
-}
-
 /** Writes rows of fixed columns to an output stream in one format. */
 export interface RowWriter {
   start(columns: Column[]): Promise<void>;
@@ -72,90 +56,53 @@ export interface RowWriter {
   end(): Promise<void>;
 }
 
-export function createWriter(format: ExportFormat, out: Writable, sheetName = 'export'): RowWriter {
-  if (format === 'ndjson') return ndjsonWriter(out);
-  if (format === 'xlsx') return xlsxWriter(out, sheetName);
-  return csvWriter(out);
+export interface WriterOptions {
+  /** The worksheet's name (XLSX). */
+  sheetName?: string;
+  /** CSV: start with a UTF-8 byte order mark (the export routes' default; `bom=false` omits it). */
+  bom?: boolean;
+  /** CSV: record separator; CRLF (RFC 4180) unless told otherwise. */
+  eol?: '\r\n' | '\n';
+  /** The time written into the XLSX zip's entries (the export's start). */
+  modified?: Date;
 }
 
-/** Characters that make a CSV field need quotes (RFC 4180: separator, quote, line breaks). */
-const NEEDS_QUOTES = /[",\n\r]/;
-const QUOTE = /"/g;
-
-/**
- * Rows as CSV lines, each cell neutralised: the same text csv-stringify writes with its defaults
- * (`,` between fields, `\n` after each record, a field quoted only when it holds `,`, `"`, CR or
- * LF, quotes doubled, empty cells left empty), written out here because the general library
- * cost four times as much per row in the exports' profile (a test compares both on every case).
- */
-export function csvLines(rows: ExportRow[]): string {
-  let text = '';
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      const cell = neutralizeCell(cellText(row[i]));
-      if (i > 0) text += ',';
-      text += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTE, '""')}"` : cell;
-    }
-    text += '\n';
-  }
-  return text;
-}
-
-function csvWriter(out: Writable): RowWriter {
-  return {
-    start: (columns) => put(out, csvLines([columns.map((c) => c.name)])),
-    async rows(rows) {
-      if (rows.length > 0) await put(out, csvLines(rows));
-    },
-    async end() {},
-  };
-}
-
-function ndjsonWriter(out: Writable): RowWriter {
-  let names: string[] = [];
-  return {
-    async start(columns) {
-      names = columns.map((c) => c.name);
-    },
-    async rows(rows) {
-      if (rows.length === 0) return;
-      let chunk = '';
-      for (const row of rows) {
-        const object: Record<string, unknown> = {};
-        names.forEach((name, i) => {
-          object[name] = jsonCell(row[i]);
-        });
-        chunk += `${JSON.stringify(object)}\n`;
-      }
-      await put(out, chunk);
-    },
-    async end() {},
-  };
+/** The encoder of a format (src/modules/exports/encode: pure, rows in, bytes out). */
+export function encoderOf(format: ExportFormat, options: WriterOptions = {}): RowEncoder {
+  if (format === 'ndjson') return ndjsonEncoder();
+  if (format === 'xlsx')
+    return xlsxEncoder({
+      sheetName: options.sheetName ?? 'export',
+      modified: options.modified ?? new Date(),
+    });
+  if (format === 'parquet') return parquetEncoder();
+  return csvEncoder({ bom: options.bom ?? true, eol: options.eol ?? '\r\n', neutralize: neutralizeCell });
 }
 
 /**
- * exceljs's streaming workbook writer: each committed row is written into the zip as it comes;
- * only the sheet's current row is kept. The zip writes into `out` without waiting for it, so
- * after each page this waits until `out` has drained.
+ * Writes rows to `out` in one format: the format's encoder makes the bytes of each page and they
+ * are written with backpressure (the next page is asked for only once `out` has room again).
+ * Kept for the audit pack: `createWriter('csv', out)` is the export's default CSV (BOM, CRLF).
  */
-function xlsxWriter(out: Writable, sheetName: string): RowWriter {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: out,
-    useStyles: false,
-    useSharedStrings: false,
-  });
-  const sheet = workbook.addWorksheet(sheetName);
-  return {
-    async start(columns) {
-      sheet.addRow(columns.map((c) => c.name)).commit();
-    },
-    async rows(rows) {
-      for (const row of rows) sheet.addRow(row.map(sheetCell)).commit();
-      await drained(out);
-    },
-    async end() {
-      sheet.commit();
-      await workbook.commit();
-    },
+export function createWriter(
+  format: ExportFormat,
+  out: Writable,
+  sheetNameOrOptions: string | WriterOptions = {},
+): RowWriter {
+  const options =
+    typeof sheetNameOrOptions === 'string' ? { sheetName: sheetNameOrOptions } : sheetNameOrOptions;
+  const encoder = encoderOf(format, options);
+  const send = async (chunks: Buffer[]) => {
+    for (const chunk of chunks) await put(out, chunk);
   };
+  return {
+    start: async (columns) => send(await encoder.start(columns)),
+    rows: async (rows) => send(await encoder.page(rows)),
+    end: async () => send(await encoder.end()),
+  };
+}
+
+/** Rows as CSV lines with LF after each (csv-stringify's defaults): see `csvRecords`. */
+export function csvLines(rows: ExportRow[], eol: '\r\n' | '\n' = '\n'): string {
+  return csvRecords(rows, eol, neutralizeCell);
 }

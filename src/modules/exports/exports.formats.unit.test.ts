@@ -42,7 +42,7 @@ describe('the CSV writer', () => {
     await writer.end();
     out.end();
     expect(Buffer.concat(chunks).toString()).toBe(
-      'a,b\n"\'=HYPERLINK(""x"")",-5\n\'@SUM(A1),\n2025-01-02T00:00:00.000Z,"{""k"":""v""}"\n',
+      '\uFEFFa,b\r\n"\'=HYPERLINK(""x"")",-5\r\n\'@SUM(A1),\r\n2025-01-02T00:00:00.000Z,"{""k"":""v""}"\r\n',
     );
   });
 

@@ -11,6 +11,7 @@ import { EXPORT_RETRY_AFTER_SECONDS, ExportGate } from './exports.gate.ts';
 import {
   ActivitiesExportQuery,
   columnList,
+  exportHeaders,
   HistoryQuery,
   tableContent,
   ValuesQuery,
@@ -33,7 +34,7 @@ const TOO_MANY_EXPORTS = {
 };
 
 const FORMATS =
-  'Send `Accept: text/csv` (the default), `application/x-ndjson` or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: the three hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export, and one that stops reading is cut off after the send timeout (SDCS_SEND_TIMEOUT_SECONDS, 30 s by default). By default a caller runs at most 2 exports at once and an organization 4 (429 beyond). Only the sites you can read are exported.';
+  'Send `Accept: text/csv` (the default; UTF-8 with a byte order mark unless `bom=false`, CRLF line ends), `application/x-ndjson`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `application/vnd.apache.parquet` (typed columns): the four hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export, and one that stops reading is cut off after the send timeout (SDCS_SEND_TIMEOUT_SECONDS, 30 s by default). By default a caller runs at most 2 exports at once and an organization 4 (429 beyond). Only the sites you can read are exported.';
 
 /** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
 export const exportsRoutes: FastifyPluginAsyncTypebox<{
@@ -63,11 +64,15 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
         description: `One row per live value of the year, in value id order. ${FORMATS}\n\nColumns:\n${columnList(VALUE_COLUMNS)}`,
         querystring: ValuesQuery,
         response: {
-          200: tableContent('The values', {
-            csv: `${VALUE_COLUMNS.map((c) => c.name).join(',')}\n`,
-            ndjson:
-              '{"valueId":"6f1c…","siteId":"…","value":1500,"unit":"kWh","originalValue":1.5,"selectedUnit":"MWh",…}\n',
-          }),
+          200: tableContent(
+            'The values',
+            {
+              csv: `${VALUE_COLUMNS.map((c) => c.name).join(',')}\n`,
+              ndjson:
+                '{"valueId":"6f1c…","siteId":"…","value":1500,"unit":"kWh","originalValue":1.5,"selectedUnit":"MWh",…}\n',
+            },
+            VALUE_COLUMNS,
+          ),
           ...errors(400, 401, 403),
           429: TOO_MANY_EXPORTS,
         },
@@ -88,12 +93,17 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
         description: `One row per activity of the year, in activity id order. ${FORMATS}\n\nColumns (the \`input.<name>\` columns, one per input of the definitions met, ordered by definition key and then as each definition declares them, come after \`definitionKey\`):\n${columnList(activityColumns([]))}`,
         querystring: ActivitiesExportQuery,
         response: {
-          200: tableContent('The activities', {
-            csv: `${activityColumns([{ name: 'input.kwh', type: 'json', description: '' }])
-              .map((c) => c.name)
-              .join(',')}\n`,
-            ndjson: '{"activityId":"…","input.kwh":1200,"value":480,"calcCodeSha256":"9f86d0…",…}\n',
-          }),
+          200: tableContent(
+            'The activities',
+            {
+              csv: `${activityColumns([{ name: 'input.kwh', type: 'json', description: '' }])
+                .map((c) => c.name)
+                .join(',')}\n`,
+              ndjson: '{"activityId":"…","input.kwh":1200,"value":480,"calcCodeSha256":"9f86d0…",…}\n',
+            },
+            activityColumns([]),
+            true,
+          ),
           ...errors(400, 401, 403),
           429: TOO_MANY_EXPORTS,
         },
@@ -114,11 +124,15 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
         description: `The changes of values (in the order they were made), then those of activities, made up to the export's start. ${FORMATS}\n\nColumns:\n${columnList(HISTORY_COLUMNS)}`,
         querystring: HistoryQuery,
         response: {
-          200: tableContent('The changes', {
-            csv: `${HISTORY_COLUMNS.map((c) => c.name).join(',')}\n`,
-            ndjson:
-              '{"changeId":"…","recordType":"value","action":"REVIEW","comment":"meter photo missing",…}\n',
-          }),
+          200: tableContent(
+            'The changes',
+            {
+              csv: `${HISTORY_COLUMNS.map((c) => c.name).join(',')}\n`,
+              ndjson:
+                '{"changeId":"…","recordType":"value","action":"REVIEW","comment":"meter photo missing",…}\n',
+            },
+            HISTORY_COLUMNS,
+          ),
           ...errors(400, 401, 403),
           429: TOO_MANY_EXPORTS,
         },

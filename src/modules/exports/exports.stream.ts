@@ -44,16 +44,24 @@ export function admit(request: FastifyRequest, reply: FastifyReply, gate: Export
   };
 }
 
+const OTHER_FORMATS: ExportFormat[] = ['ndjson', 'xlsx', 'parquet'];
+
 /**
- * The format an `Accept` header asks for: NDJSON or XLSX when preferred to the others, else CSV
- * (also for `*\/*`, no header, or types no export has: the service answers CSV rather than 406).
+ * The format an `Accept` header asks for: NDJSON, XLSX or Parquet when preferred to every other,
+ * else CSV (also for `*\/*`, no header, or types no export has: the service answers CSV rather
+ * than 406).
  */
 export function formatOf(accept: string | undefined): ExportFormat {
   const beats = (a: ExportFormat, b: ExportFormat) => prefers(accept, MEDIA_TYPES[a], MEDIA_TYPES[b]);
-  if (beats('ndjson', 'csv') && beats('ndjson', 'xlsx')) return 'ndjson';
-  if (beats('xlsx', 'csv') && beats('xlsx', 'ndjson')) return 'xlsx';
+  for (const format of OTHER_FORMATS)
+    if (['csv', ...OTHER_FORMATS].every((other) => other === format || beats(format, other as ExportFormat)))
+      return format;
   return 'csv';
 }
+
+/** The `Content-Type` of an answer: text formats say their charset. */
+export const contentTypeOf = (format: ExportFormat) =>
+  format === 'csv' || format === 'ndjson' ? `${MEDIA_TYPES[format]}; charset=utf-8` : MEDIA_TYPES[format];
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -92,7 +100,8 @@ export async function sendExport(
   const out = new PassThrough({ highWaterMark: 64 * 1024 });
   const signal = clientGone(request, reply);
   signal.addEventListener('abort', () => out.destroy(), { once: true });
-  const writer = createWriter(format, out, plan.name);
+  const bom = (request.query as { bom?: boolean } | undefined)?.bom ?? true;
+  const writer = createWriter(format, out, { sheetName: plan.name, bom, modified: new Date() });
   const produce = async () => {
     await writer.start(plan.columns);
     await sent(reply);
@@ -107,7 +116,7 @@ export async function sendExport(
   });
   place.hold(producer);
   return reply
-    .type(format === 'xlsx' ? MEDIA_TYPES.xlsx : `${MEDIA_TYPES[format]}; charset=utf-8`)
+    .type(contentTypeOf(format))
     .header('content-disposition', attachment(`${plan.name}.${format}`))
     .header('cache-control', 'no-store')
     .send(out);

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +9,7 @@ import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createExportWorld, type ExportWorld } from '../../../test/helpers/export-world.ts';
 import { API_PREFIX } from '../../app.ts';
 import { restoreCell } from '../datasets/datasets.csv.ts';
+import { VALUE_COLUMNS } from './exports.columns.ts';
 import { cellText } from './exports.formats.ts';
 
 const t = useTestApp();
@@ -34,7 +38,7 @@ async function csvRows(path: string, token = w.tenant.owner.token) {
   const res = await download(path, token);
   expect(res.statusCode, res.body).toBe(200);
   expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-  const [header, ...rows] = parse(res.body) as string[][];
+  const [header, ...rows] = parse(res.body, { bom: true }) as string[][];
   return {
     header: header!,
     rows: rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, restoreCell(r[i]!)]))),
@@ -65,6 +69,39 @@ async function xlsxRows(path: string, token = w.tenant.owner.token) {
   });
   const [header, ...rows] = lines as string[][];
   return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? null])));
+}
+
+/** A Parquet export read by DuckDB: its column types and its rows (JSON cells parsed). */
+async function parquetRows(path: string, token = w.tenant.owner.token) {
+  const res = await download(path, token, 'application/vnd.apache.parquet');
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
+  expect(res.headers['content-disposition']).toContain('.parquet');
+  const dir = join(import.meta.dirname, '..', '..', '..', 'test-output', 'exports');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `values-${process.pid}.parquet`);
+  await writeFile(file, res.rawPayload);
+  const duck = await DuckDBInstance.create(':memory:');
+  const connection = await duck.connect();
+  try {
+    const described = await connection.runAndReadAll(`describe select * from read_parquet('${file}')`);
+    const types = Object.fromEntries(
+      described.getRowObjectsJS().map((r) => [String(r['column_name']), String(r['column_type'])]),
+    );
+    const read = await connection.runAndReadAll(`select * from read_parquet('${file}')`);
+    const json = new Set(VALUE_COLUMNS.filter((c) => c.type === 'json').map((c) => c.name));
+    const rows = read
+      .getRowObjectsJS()
+      .map((r) =>
+        Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, json.has(k) && typeof v === 'string' ? JSON.parse(v) : v]),
+        ),
+      );
+    return { types, rows };
+  } finally {
+    connection.closeSync();
+    duck.closeSync();
+  }
 }
 
 const asText = (rows: Record<string, unknown>[]) =>
@@ -253,6 +290,43 @@ describe('GET /exports/values', () => {
     // A worksheet cell is a number where the value is one, and text (never a formula) otherwise.
     expect(xlsx.find((r) => r['valueId'] === w.valueIds.mwh)!['value']).toBe(1500);
     expect(xlsx.find((r) => r['valueId'] === w.valueIds.note)!['value']).toBe('=1+2');
+    // Times are date cells (exceljs reads them back as Dates, to the millisecond).
+    const entered = xlsx.find((r) => r['valueId'] === w.valueIds.mwh)!['enteredAt'];
+    expect(entered).toBeInstanceOf(Date);
+    expect((entered as unknown as Date).toISOString()).toBe(
+      byId(csv, 'valueId', w.valueIds.mwh)['enteredAt'],
+    );
+  });
+
+  it('answers Parquet with typed columns: the same rows, read by DuckDB', async () => {
+    const path = '/exports/values?year=2025';
+    const csv = (await csvRows(path)).rows;
+    const { types, rows } = await parquetRows(path);
+    expect(types).toMatchObject({
+      valueId: 'VARCHAR',
+      year: 'INTEGER',
+      periodUnit: 'INTEGER',
+      enteredAt: 'TIMESTAMP WITH TIME ZONE',
+      value: 'JSON',
+    });
+    expect(asText(rows)).toEqual(csv);
+    const mwh = rows.find((r) => r['valueId'] === w.valueIds.mwh)!;
+    expect(mwh['value']).toBe(1500);
+    expect(mwh['originalValue']).toBe(1.5);
+    expect(mwh['enteredAt']).toBeInstanceOf(Date);
+  });
+
+  it('starts CSV with a BOM unless bom=false, and ends records with CRLF', async () => {
+    const withBom = await download('/exports/values?year=2025', w.tenant.owner.token);
+    expect(withBom.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const without = await download('/exports/values?year=2025&bom=false', w.tenant.owner.token);
+    expect(without.body.startsWith('valueId,siteId,')).toBe(true);
+    expect(without.body).toBe(withBom.body.slice(1));
+    // Every line break between records is CRLF (text cells keep their own line breaks).
+    const records = parse(without.body) as string[][];
+    expect(without.body.split('\r\n').length - 1).toBeGreaterThanOrEqual(records.length);
+    expect(without.body.replace(/"[^"]*"/g, '').match(/(?<!\r)\n/g)).toBeNull();
+    expect(without.body.endsWith('\r\n')).toBe(true);
   });
 
   it('filters by form, sites with their descendants, periods, statuses and time', async () => {
@@ -287,7 +361,9 @@ describe('GET /exports/values', () => {
     await refused(`year=2025&siteIds=${other.sites.plant}`, 'siteIds');
     await refused('year=2025&siteIds=x', 'siteIds');
     await refused('year=2025&periodUnits=13', 'periodUnits');
+    await refused('year=2025&periodUnits=1.5', 'periodUnits');
     await refused('year=2025&statuses=DONE', 'statuses');
+    await refused('year=2025&bom=maybe', 'bom');
     await refused('year=2025&updatedSince=yesterday', 'updatedSince');
     await refused('year=2025&color=red', 'color');
   });

@@ -22,7 +22,7 @@ async function csv(query: string): Promise<Record<string, string>[]> {
     headers: { authorization: `Bearer ${w.tenant.owner.token}` },
   });
   expect(res.statusCode, res.body).toBe(200);
-  const [header, ...rows] = parse(res.body) as string[][];
+  const [header, ...rows] = parse(res.body, { bom: true }) as string[][];
   return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
 }
 
@@ -33,7 +33,7 @@ async function valueIds(query: string): Promise<string[]> {
     headers: { authorization: `Bearer ${w.tenant.owner.token}` },
   });
   expect(res.statusCode, res.body).toBe(200);
-  const [header, ...rows] = parse(res.body) as string[][];
+  const [header, ...rows] = parse(res.body, { bom: true }) as string[][];
   const id = header!.indexOf('valueId');
   return rows.map((r) => r[id]!).sort();
 }
