@@ -100,6 +100,23 @@ export async function scenario(token: string): Promise<void> {
     params: { query: { year: 2025, statuses: ['DONE'] } },
   });
 
+  // explain is typed: no casts to read how a value was obtained (issue 44).
+  const computed = await client.POST('/api/v1/indicators/current-values', {
+    body: { indicatorIds: ['scope-2'], year: 2025, explain: true },
+  });
+  const explain = computed.data?.results['scope-2']?.explain;
+  if (explain && !('truncated' in explain)) {
+    const sitesInScope: number = explain.scope.sitesInScope;
+    const withData: number[] = explain.operands.map((o) => o.sitesWithData);
+    const floors: number[] = explain.functions.map((f) => f.result);
+    const keys: string[] = (explain.siteCoefficients ?? []).map((c) => c.key);
+    const nested: (number | null)[] = Object.values(explain.indicators).map((i) => i.value);
+    void [sitesInScope, withData, floors, keys, nested];
+    // @ts-expect-error a site count is a number, not a string
+    const wrong: string = explain.scope.sitesInScope;
+    void wrong;
+  }
+
   const limited = await client.GET('/api/v1/me');
   if (limited.response.status === 429) {
     const retryAfter = limited.response.headers.get('retry-after');

@@ -96,6 +96,26 @@ export function dimensionsOf(tree: Node, leaf: (leaf: Leaf) => LeafUnits): Dimen
         }
         break;
       }
+      case 'call':
+      case 'compare': {
+        const args = node.kind === 'call' ? node.args : [node.left, node.right];
+        const argTerms = args.map(visit);
+        const argWords = args.map((a) => words.get(a)!);
+        text =
+          node.kind === 'call'
+            ? `${node.fn}(${argWords.join(', ')})`
+            : `${argWords[0]} ${node.op} ${argWords[1]}`;
+        if (text.length > 120) text = `${text.slice(0, 117)}…`;
+        // The condition of `if` is a comparison: its arguments are not the value's.
+        const valued = node.kind === 'call' && node.fn === 'if' ? [1, 2] : args.map((_, i) => i);
+        term = alike(
+          node,
+          valued.map((i) => ({ node: args[i]!, term: argTerms[i]!, words: argWords[i]! })),
+          problems,
+        );
+        if (node.kind === 'compare') term = PURE_NUMBER;
+        break;
+      }
     }
     terms.set(node, term);
     words.set(node, text);
@@ -104,6 +124,42 @@ export function dimensionsOf(tree: Node, leaf: (leaf: Leaf) => LeafUnits): Dimen
   visit(tree);
   return { terms, problems, words };
 }
+
+/**
+ * Values that must share a dimension (the arguments of max and min, both branches of if, both
+ * sides of a comparison): the term of the first that is not a number literal (a literal, such as
+ * the 0 of `max(0, x)`, is taken in that unit), or a problem naming the function or comparison.
+ * Unknown stays unknown; all literals: a pure number.
+ */
+function alike(
+  node: Node,
+  values: { node: Node; term: Term | null; words: string }[],
+  problems: DimensionProblem[],
+): Term | null {
+  const dimensioned = values.filter((v) => !isLiteral(v.node));
+  if (dimensioned.length === 0) return PURE_NUMBER;
+  if (dimensioned.some((v) => v.term === null)) return null;
+  const first = dimensioned[0]!;
+  const other = dimensioned.find((v) => !sameDimension(v.term!.dimension, first.term!.dimension));
+  if (other) {
+    const what =
+      node.kind === 'compare'
+        ? 'cannot be compared'
+        : node.kind === 'call' && node.fn === 'if'
+          ? 'cannot be the two values of if'
+          : `cannot be arguments of the same ${node.kind === 'call' ? node.fn : ''}`;
+    problems.push({
+      partIndex: node.index,
+      message: `${first.words} (${describeDimension(first.term!.dimension)}) and ${other.words} (${describeDimension(other.term!.dimension)}) ${what}: their dimensions differ`,
+    });
+    return null;
+  }
+  return first.term;
+}
+
+/** A number written in the expression (possibly negated): it takes the dimension of its company. */
+export const isLiteral = (node: Node): boolean =>
+  node.kind === 'number' || (node.kind === 'negate' && isLiteral(node.operand));
 
 /** A data operand times a coefficient whose input unit it is converted into: both scales. */
 function converted(data: Node, coefficient: Node, get: (l: Leaf) => LeafUnits) {

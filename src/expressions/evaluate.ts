@@ -1,6 +1,7 @@
 import { roundStored } from '../lib/numbers.ts';
 import { convertValue, sameDimension, type Term, type UnitFactor } from '../modules/units/index.ts';
-import type { Node } from './parse.ts';
+import { isLiteral } from './dimensions.ts';
+import { type Node, operandsOf } from './parse.ts';
 
 type Leaf = Extract<Node, { kind: 'operand' }>;
 
@@ -30,10 +31,23 @@ export interface Conversion {
   after: number;
 }
 
+/** A function applied (or a comparison made): what it was given and what it gave. */
+export interface FunctionStep {
+  partIndex: number;
+  /** `max`, `min`, `abs`, `if`, or the comparison operator (`<`, `==`, …). */
+  function: string;
+  /** The arguments' values, in the unit of the result (for `if`: the condition, then the branch taken). */
+  inputs: number[];
+  /** For `if` and comparisons: true or false (1 or 0 for a comparison). */
+  result: number;
+}
+
 export interface Evaluation {
   value: number | null;
   issues: ResultIssue[];
   conversions: Conversion[];
+  /** Each function applied, in the order evaluated. */
+  functions?: FunctionStep[];
 }
 
 class Stop extends Error {
@@ -54,6 +68,7 @@ export function evaluate(
   terms?: Map<Node, Term | null>,
 ): Evaluation {
   const conversions: Conversion[] = [];
+  const functions: FunctionStep[] = [];
   const cache = new Map<Leaf, Resolved>();
   const get = (leaf: Leaf) => {
     let r = cache.get(leaf);
@@ -64,7 +79,7 @@ export function evaluate(
     return r;
   };
 
-  const dataLeaves = leaves(tree)
+  const dataLeaves = operandsOf(tree)
     .map((leaf) => ({ leaf, r: get(leaf) }))
     .filter(({ r }) => r.kind !== 'coefficient');
   if (dataLeaves.length > 0 && !dataLeaves.some(({ r }) => r.kind !== 'coefficient' && r.hasData)) {
@@ -114,7 +129,7 @@ export function evaluate(
         type: 'unitMismatch',
         message: `${d.unit.symbol} cannot be converted into ${c.inputUnit.symbol}`,
         partIndex: data.index,
-        indicatorUnitSymbol: d.unit.symbol,
+        operandUnitSymbol: d.unit.symbol,
         inputUnitSymbol: c.inputUnit.symbol,
       });
     const after = convertValue(value, d.unit, c.inputUnit);
@@ -129,8 +144,76 @@ export function evaluate(
     return after;
   }
 
+  /** An argument of a function or comparison in the unit of `into` (a literal as it is). */
+  function valueIn(node: Node, into: Node): number {
+    const v = value(node);
+    const from = terms?.get(node);
+    const to = terms?.get(into);
+    if (isLiteral(node) || !from || !to || from.factor === to.factor) return v;
+    if (!sameDimension(from.dimension, to.dimension)) return v;
+    const after = roundStored((v * from.factor) / to.factor);
+    conversions.push({
+      partIndex: node.index,
+      from: 'argument',
+      to: 'result of the function',
+      factor: from.factor / to.factor,
+      before: v,
+      after,
+    });
+    return after;
+  }
+
   function value(node: Node): number {
     switch (node.kind) {
+      case 'compare': {
+        // Both sides in the unit of the first that is not a literal.
+        const unitOf = isLiteral(node.left) ? node.right : node.left;
+        const left = valueIn(node.left, unitOf);
+        const right = valueIn(node.right, unitOf);
+        const close = Math.abs(left - right) <= 1e-12 * Math.max(Math.abs(left), Math.abs(right));
+        const holds = {
+          '<': left < right && !close,
+          '<=': left < right || close,
+          '>': left > right && !close,
+          '>=': left > right || close,
+          '==': close,
+          '!=': !close,
+        }[node.op];
+        functions.push({
+          partIndex: node.index,
+          function: node.op,
+          inputs: [left, right],
+          result: holds ? 1 : 0,
+        });
+        return holds ? 1 : 0;
+      }
+      case 'call': {
+        if (node.fn === 'if') {
+          const condition = value(node.args[0]!);
+          const taken = valueIn(node.args[condition ? 1 : 2]!, node);
+          functions.push({
+            partIndex: node.index,
+            function: 'if',
+            inputs: [condition, taken],
+            result: taken,
+          });
+          return taken;
+        }
+        const inputs = node.args.map((arg) => valueIn(arg, node));
+        const result =
+          node.fn === 'abs'
+            ? Math.abs(inputs[0]!)
+            : node.fn === 'max'
+              ? Math.max(...inputs)
+              : Math.min(...inputs);
+        functions.push({
+          partIndex: node.index,
+          function: node.fn,
+          inputs,
+          result: result === 0 ? 0 : result,
+        });
+        return result;
+      }
       case 'number':
         return node.value;
       case 'operand':
@@ -182,10 +265,11 @@ export function evaluate(
         value: null,
         issues: [{ type: 'overflow', message: 'The result is not a finite number' }],
         conversions,
+        functions,
       };
-    return { value: result === 0 ? 0 : result, issues: [], conversions };
+    return { value: result === 0 ? 0 : result, issues: [], conversions, functions };
   } catch (e) {
-    if (e instanceof Stop) return { value: null, issues: [e.issue], conversions };
+    if (e instanceof Stop) return { value: null, issues: [e.issue], conversions, functions };
     throw e;
   }
 }
@@ -197,17 +281,4 @@ function dataTimesCoefficient(a: Node, b: Node, get: (leaf: Leaf) => Resolved) {
   if (ra.kind === 'data' && rb.kind === 'coefficient') return { data: a, coefficient: b };
   if (rb.kind === 'data' && ra.kind === 'coefficient') return { data: b, coefficient: a };
   return undefined;
-}
-
-function leaves(node: Node): Leaf[] {
-  switch (node.kind) {
-    case 'number':
-      return [];
-    case 'operand':
-      return [node];
-    case 'negate':
-      return leaves(node.operand);
-    case 'binary':
-      return [...leaves(node.left), ...leaves(node.right)];
-  }
 }

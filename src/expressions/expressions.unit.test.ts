@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, type Resolved } from './evaluate.ts';
-import { type ExpressionToken, parseExpression } from './parse.ts';
+import { ExpressionError, type ExpressionToken, parseExpression } from './parse.ts';
 
 const n = (value: string): ExpressionToken => ({ type: 'number', value });
 const op = (value: string): ExpressionToken => ({ type: 'operator', value });
@@ -90,5 +90,75 @@ describe('evaluate', () => {
       f: { kind: 'coefficient', value: null, inputUnit: null },
     });
     expect(missing).toMatchObject({ value: null, issues: [{ type: 'missingDatasetItem', partIndex: 2 }] });
+  });
+});
+
+describe('functions', () => {
+  const fn = (value: string): ExpressionToken => ({ type: 'function', value });
+  const sep: ExpressionToken = { type: 'separator', value: ',' };
+
+  it('computes max, min, abs and if, taking only the branch chosen', () => {
+    expect(run([fn('max'), p('('), n('0'), sep, n('2'), op('-'), n('5'), p(')')]).value).toBe(0);
+    expect(run([fn('min'), p('('), n('3'), sep, n('7'), sep, n('-1'), p(')')]).value).toBe(-1);
+    expect(run([op('-'), fn('abs'), p('('), n('2'), op('-'), n('5'), p(')'), op('*'), n('2')]).value).toBe(
+      -6,
+    );
+    // if(1 > 2, 1 / 0, 4): the division is never computed.
+    const chosen = run([
+      fn('if'),
+      p('('),
+      n('1'),
+      op('>'),
+      n('2'),
+      sep,
+      n('1'),
+      op('/'),
+      n('0'),
+      sep,
+      n('4'),
+      p(')'),
+    ]);
+    expect(chosen).toMatchObject({ value: 4, issues: [] });
+    expect(chosen.functions).toEqual([
+      { partIndex: 3, function: '>', inputs: [1, 2], result: 0 },
+      { partIndex: 0, function: 'if', inputs: [0, 4], result: 4 },
+    ]);
+    // 0.1 + 0.2 == 0.3 within float noise.
+    const equal = [
+      fn('if'),
+      p('('),
+      n('0.1'),
+      op('+'),
+      n('0.2'),
+      op('=='),
+      n('0.3'),
+      sep,
+      n('1'),
+      sep,
+      n('0'),
+      p(')'),
+    ];
+    expect(run(equal).value).toBe(1);
+  });
+
+  it.each([
+    [[fn('max'), n('1')], 0, 'must be followed by an opening parenthesis'],
+    [[fn('max'), p('('), n('1'), p(')')], 0, 'max takes 2 to 50 arguments, not 1'],
+    [[fn('if'), p('('), n('1'), sep, n('2'), sep, n('3'), p(')')], 3, 'needs a comparison'],
+    [[n('1'), op('<'), n('2')], 1, 'only allowed as the condition of if'],
+    [[n('1'), sep, n('2')], 1, 'only allowed between the arguments'],
+    [[fn('max'), p('('), n('1'), sep, n('2')], 0, 'never closed'],
+    [[fn('pow'), p('('), n('1'), sep, n('2'), p(')')], 0, 'is not a function'],
+    [[{ type: 'separator', value: ';' }], 0, 'is not a separator'],
+  ] as [ExpressionToken[], number, string][])('refuses %j at part %i (%s)', (parts, index, message) => {
+    let error: unknown;
+    try {
+      parseExpression(parts);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ExpressionError);
+    expect((error as ExpressionError).index).toBe(index);
+    expect((error as ExpressionError).message).toContain(message);
   });
 });

@@ -6,7 +6,20 @@
 
 export const OPERAND_TYPES = ['formElement', 'activity', 'datasetItem', 'indicator'] as const;
 export type OperandType = (typeof OPERAND_TYPES)[number];
-export const PART_TYPES = ['number', 'operator', 'parenthesis', ...OPERAND_TYPES] as const;
+export const PART_TYPES = [
+  'number',
+  'operator',
+  'parenthesis',
+  'function',
+  'separator',
+  ...OPERAND_TYPES,
+] as const;
+/** Functions and how many arguments each takes (at least, at most). */
+export const FUNCTIONS = { max: [2, 50], min: [2, 50], abs: [1, 1], if: [3, 3] } as const;
+export type FunctionName = keyof typeof FUNCTIONS;
+export const COMPARISONS = ['<', '<=', '>', '>=', '==', '!='] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+const ARITHMETIC = ['+', '-', '*', '/'];
 export type PartType = (typeof PART_TYPES)[number];
 
 export interface ExpressionToken {
@@ -19,7 +32,11 @@ export type Node =
   | { kind: 'number'; value: number; index: number }
   | { kind: 'operand'; type: OperandType; value: string; index: number }
   | { kind: 'negate'; operand: Node; index: number }
-  | { kind: 'binary'; op: '+' | '-' | '*' | '/'; left: Node; right: Node; index: number };
+  | { kind: 'binary'; op: '+' | '-' | '*' | '/'; left: Node; right: Node; index: number }
+  /** `max(a, b, …)`, `min(…)`, `abs(a)`, `if(condition, a, b)`: `index` is the function part's. */
+  | { kind: 'call'; fn: FunctionName; args: Node[]; index: number }
+  /** A comparison: only the condition of `if`. */
+  | { kind: 'compare'; op: Comparison; left: Node; right: Node; index: number };
 
 export class ExpressionError extends Error {
   constructor(
@@ -91,6 +108,9 @@ export function parseExpression(parts: readonly ExpressionToken[]): Node {
     }
     pos++;
     if (part.type === 'number') return { kind: 'number', value: Number(part.value), index };
+    if (part.type === 'function') return call(part.value as FunctionName, index);
+    if (part.type === 'separator')
+      throw new ExpressionError(index, 'a separator (,) without an argument before it');
     if (part.type === 'parenthesis') {
       if (part.value === ')')
         throw new ExpressionError(index, 'closing parenthesis without an operand before it');
@@ -107,8 +127,64 @@ export function parseExpression(parts: readonly ExpressionToken[]): Node {
     return { kind: 'operand', type: part.type as OperandType, value: part.value, index };
   }
 
+  /** A function part, then `(`, its arguments separated by `,`, then `)`. */
+  function call(fn: FunctionName, index: number): Node {
+    if (!isParen(peek(), '('))
+      throw new ExpressionError(index, `the function ${fn} must be followed by an opening parenthesis`);
+    pos++;
+    const args: Node[] = [];
+    for (;;) {
+      args.push(fn === 'if' && args.length === 0 ? condition() : expression());
+      const next = peek();
+      if (next?.type === 'separator') {
+        pos++;
+        continue;
+      }
+      if (isParen(next, ')')) {
+        pos++;
+        break;
+      }
+      if (!next) throw new ExpressionError(index, `the parenthesis of ${fn} is never closed`);
+      if (next.type === 'operator' && (COMPARISONS as readonly string[]).includes(next.value))
+        throw new ExpressionError(
+          pos,
+          'a comparison is only allowed as the condition of if (its first argument)',
+        );
+      throw unexpected(pos);
+    }
+    const [least, most] = FUNCTIONS[fn];
+    if (args.length < least || args.length > most)
+      throw new ExpressionError(
+        index,
+        least === most
+          ? `${fn} takes ${least} argument${least === 1 ? '' : 's'}${fn === 'if' ? ' (condition, value if true, value if false)' : ''}, not ${args.length}`
+          : `${fn} takes ${least} to ${most} arguments, not ${args.length}`,
+      );
+    return { kind: 'call', fn, args, index };
+  }
+
+  /** The condition of `if`: two expressions compared. */
+  function condition(): Node {
+    const left = expression();
+    const part = peek();
+    if (part?.type !== 'operator' || !(COMPARISONS as readonly string[]).includes(part.value))
+      throw new ExpressionError(
+        part ? pos : pos - 1,
+        'the condition of if needs a comparison (<, <=, >, >=, ==, !=) between two values',
+      );
+    const index = pos++;
+    return { kind: 'compare', op: part.value as Comparison, left, right: expression(), index };
+  }
+
   function unexpected(at: number): ExpressionError {
     const part = parts[at]!;
+    if (part.type === 'separator')
+      return new ExpressionError(at, 'a separator (,) is only allowed between the arguments of a function');
+    if (part.type === 'operator' && (COMPARISONS as readonly string[]).includes(part.value))
+      return new ExpressionError(
+        at,
+        'a comparison is only allowed as the condition of if (its first argument)',
+      );
     if (isParen(part, ')'))
       return new ExpressionError(at, 'closing parenthesis without a matching opening one');
     if (isParen(part, '('))
@@ -129,8 +205,21 @@ function checkPart(part: ExpressionToken, index: number) {
         throw new ExpressionError(index, `"${value}" is not a number`);
       return;
     case 'operator':
-      if (!['+', '-', '*', '/'].includes(value))
-        throw new ExpressionError(index, `"${value}" is not an operator (+, -, *, /)`);
+      if (!ARITHMETIC.includes(value) && !(COMPARISONS as readonly string[]).includes(value))
+        throw new ExpressionError(
+          index,
+          `"${value}" is not an operator (+, -, *, / or a comparison <, <=, >, >=, ==, !=)`,
+        );
+      return;
+    case 'function':
+      if (!Object.hasOwn(FUNCTIONS, value))
+        throw new ExpressionError(
+          index,
+          `"${value}" is not a function (${Object.keys(FUNCTIONS).join(', ')})`,
+        );
+      return;
+    case 'separator':
+      if (value !== ',') throw new ExpressionError(index, `"${value}" is not a separator (,)`);
       return;
     case 'parenthesis':
       if (value !== '(' && value !== ')') throw new ExpressionError(index, `"${value}" is not a parenthesis`);
@@ -159,6 +248,25 @@ export function operandsOf(node: Node): Extract<Node, { kind: 'operand' }>[] {
     case 'negate':
       return operandsOf(node.operand);
     case 'binary':
+    case 'compare':
       return [...operandsOf(node.left), ...operandsOf(node.right)];
+    case 'call':
+      return node.args.flatMap(operandsOf);
+  }
+}
+
+/** The children of a node, in order. */
+export function childrenOf(node: Node): Node[] {
+  switch (node.kind) {
+    case 'number':
+    case 'operand':
+      return [];
+    case 'negate':
+      return [node.operand];
+    case 'binary':
+    case 'compare':
+      return [node.left, node.right];
+    case 'call':
+      return node.args;
   }
 }

@@ -11,3 +11,13 @@ export function roundStored(value: number): number {
   if (!Number.isFinite(value) || value === 0) return value;
   return Number(value.toPrecision(STORED_DIGITS));
 }
+
+/**
+ * Whether a number is within ±(2^53 − 1), where every whole number is exact: beyond it, one
+ * typed as 9007199254740993 arrives as 9007199254740992. Values past it are refused as input.
+ */
+export const isExactNumber = (value: number): boolean => Math.abs(value) <= Number.MAX_SAFE_INTEGER;
+
+/** The end of the refusal of a number past ±(2^53 − 1). */
+export const TOO_LARGE =
+  'is beyond ±9007199254740991 (2^53 − 1), past which numbers lose precision: it is refused rather than stored rounded';

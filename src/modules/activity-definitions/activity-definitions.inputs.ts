@@ -1,5 +1,6 @@
 import type { ActivityInputDefinition, ActivityInputType } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
+import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import type { InputDefinitionBody } from './activity-definitions.schemas.ts';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -17,7 +18,8 @@ function typeProblem(type: ActivityInputType, value: unknown): string | null {
     case 'string':
       return typeof value === 'string' ? null : 'must be a string';
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a finite number';
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
+      return isExactNumber(value) ? null : TOO_LARGE;
     case 'boolean':
       return typeof value === 'boolean' ? null : 'must be true or false';
     case 'date':

@@ -48,8 +48,18 @@ const Rates = {
   expectedReports: Type.Integer({ description: 'Periods expected (active site × period)' }),
   actualReports: Type.Integer({ description: 'Periods COMPLETE or NO_ACTIVITY' }),
   onTimeReports: Type.Integer({ description: 'Of those, reported on time' }),
-  rate: Nullable(Type.Number({ description: 'actualReports / expectedReports × 100' })),
-  onTimeRate: Nullable(Type.Number({ description: 'onTimeReports / expectedReports × 100' })),
+  rate: Nullable(
+    Type.Number({
+      description:
+        'actualReports / expectedReports × 100, rounded to 2 decimals (halves up: 2 of 3 is 66.67); the exact figure follows from the two whole counts beside it; null when expectedReports is 0',
+    }),
+  ),
+  onTimeRate: Nullable(
+    Type.Number({
+      description:
+        'onTimeReports / expectedReports × 100, rounded to 2 decimals like `rate`; null when expectedReports is 0',
+    }),
+  ),
 };
 
 export const SiteCompleteness = Type.Object({

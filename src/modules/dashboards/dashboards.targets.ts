@@ -122,6 +122,11 @@ export async function isSumOverTime(
           if (node.op === '*') return left + right > 1 ? NOT : left + right;
           return right === 0 ? left : NOT;
         }
+        // A function or comparison of quantities does not add up over time (max of sums ≠ sum of maxes).
+        case 'call':
+          return node.args.map(walk).every((d) => d === 0) ? 0 : NOT;
+        case 'compare':
+          return walk(node.left) === 0 && walk(node.right) === 0 ? 0 : NOT;
       }
     };
     return walk(tree);

@@ -1,12 +1,16 @@
 import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { roundStored } from '../../lib/numbers.ts';
-import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
 import { dimensionsOnce, parsedExpression } from './indicators.dimensions.ts';
+import {
+  inUnit,
+  mismatchOfSites,
+  unknownTemplateUnits,
+  withIndicatorUnit,
+} from './indicators.evaluator-units.ts';
 import type { PerSite } from './indicators.operands.ts';
 import type { IndicatorRow } from './indicators.present.ts';
-import { findElement, findItem, leafUnits, type References, unitOfSymbol } from './indicators.references.ts';
-import type { ReferencedItem } from './indicators.repository.ts';
+import { findElement, findItem, leafUnits, type References } from './indicators.references.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 import type { Aggregate } from './indicators.scope.ts';
 import { isSiteDependent, isTemplate, type SiteGroup, templateRef } from './indicators.sites.ts';
@@ -23,11 +27,19 @@ export interface Explanation {
   nested: unknown[];
   /** Site-dependent coefficients: the item each key resolved to and how many sites used it. */
   siteCoefficients?: unknown[];
+  /** Each function applied (per site group when evaluated per site): its inputs and result. */
+  functions: unknown[];
 }
 
 type Result = { evaluation: Evaluation; explanation: Explanation };
 
-const emptyExplanation = (): Explanation => ({ operands: [], coefficients: [], conversions: [], nested: [] });
+const emptyExplanation = (): Explanation => ({
+  operands: [],
+  coefficients: [],
+  conversions: [],
+  nested: [],
+  functions: [],
+});
 
 /**
  * Evaluates indicators over loaded aggregates; nested indicators are evaluated (and explained)
@@ -108,6 +120,7 @@ export class Evaluator {
     let sum = 0;
     let counted = false;
     let failure: ResultIssue | null = null;
+    const mismatched: { issue: ResultIssue; sites: SiteGroup['sites'] }[] = [];
     for (const group of perSite.groups) {
       const aggregates = perSite.aggregates.get(group.id);
       if (!aggregates) continue; // no data at all in this group
@@ -129,6 +142,7 @@ export class Evaluator {
           explanation.operands.push(...groupExplanation.operands);
           explanation.conversions.push(...groupExplanation.conversions);
           explanation.nested.push(...groupExplanation.nested);
+          explanation.functions.push(...groupExplanation.functions);
         }
         // The sites of the group with data (explained aggregates count their sites).
         const withData = Math.max(0, ...[...aggregates.values()].map((a) => a.site_count));
@@ -138,8 +152,10 @@ export class Evaluator {
           const key = group.keys.get(ref)!;
           const item = perSite.items.get(`${itemDataset(part)}:${key}`);
           const entry = used.get(`${partIndex}|${key}`);
-          if (entry) entry.siteCount = (entry.siteCount as number) + withData;
-          else
+          if (entry) {
+            entry.sitesWithData = (entry.sitesWithData as number) + withData;
+            entry.siteCount = entry.sitesWithData;
+          } else
             used.set(`${partIndex}|${key}`, {
               partIndex,
               template: part.value,
@@ -149,6 +165,7 @@ export class Evaluator {
               year: item?.year ?? null,
               value: item?.value ?? null,
               unit: item?.unit ?? null,
+              sitesWithData: withData,
               siteCount: withData,
             });
         });
@@ -167,9 +184,12 @@ export class Evaluator {
             siteName: site.name,
             key: key ?? part?.value ?? null,
           });
-      } else if (first && first.type !== 'noData')
+      } else if (first?.type === 'unitMismatch') mismatched.push({ issue: first, sites: group.sites });
+      else if (first && first.type !== 'noData')
         failure ??= { ...first, siteIds: group.sites.map((s) => s.id) };
     }
+    // A unit that does not convert for some groups: one issue naming every site affected.
+    failure ??= mismatchOfSites(mismatched);
     explanation.siteCoefficients = [...used.values()];
     if (failure)
       return { evaluation: { value: null, issues: [failure, ...issues], conversions: [] }, explanation };
@@ -186,61 +206,6 @@ export class Evaluator {
       evaluation: { value: counted ? roundSum(sum) : null, issues, conversions: [] },
       explanation,
     };
-  }
-
-  /**
-   * The value in the indicator's unit: an expression of the same dimension in another scale
-   * (kgCO2e for a tCO2e indicator) is converted. A pure number, an unknown unit or another
-   * dimension (an indicator saved before units were checked) is taken as it is.
-   */
-  private inUnit(row: IndicatorRow, evaluation: Evaluation, term: Term | null): Evaluation {
-    const unit = row.unit_id ? this.refs.units.get(row.unit_id) : undefined;
-    if (evaluation.value === null || !unit || !term || term.dimension.size === 0) return evaluation;
-    const wanted = termOfUnit(unit);
-    const ratio = term.factor / wanted.factor;
-    if (!sameDimension(term.dimension, wanted.dimension) || Math.abs(ratio - 1) < 1e-12) return evaluation;
-    const after = roundStored((evaluation.value * term.factor) / wanted.factor);
-    return {
-      ...evaluation,
-      value: after,
-      conversions: [
-        ...evaluation.conversions,
-        {
-          partIndex: -1,
-          from: `the expression's unit (${term.factor} × the base unit of ${describeDimension(term.dimension)})`,
-          to: unit.symbol,
-          factor: ratio,
-          before: evaluation.value,
-          after,
-        },
-      ],
-    };
-  }
-
-  /**
-   * The coefficients a site group's placeholder keys resolved to whose unit is not in the catalog:
-   * like any part of unknown unit, neither checked nor converted, and said so (`unknownUnit`).
-   */
-  private unknownTemplateUnits(
-    row: IndicatorRow,
-    parts: ExpressionPart[],
-    itemOf: (part: ExpressionPart) => ReferencedItem | undefined,
-  ): ResultIssue[] {
-    const unit = this.refs.units.get(row.unit_id!);
-    if (!unit) return [];
-    const found: ResultIssue[] = [];
-    parts.forEach((part, partIndex) => {
-      if (part.type !== 'datasetItem' || !isTemplate(part)) return;
-      const item = itemOf(part);
-      if (!item || unitOfSymbol(this.refs, item.unit)) return;
-      found.push({
-        type: 'unknownUnit',
-        partIndex,
-        key: item.key,
-        message: `The coefficient "${item.name}" (key ${item.key}) has ${item.unit ? `the unit "${item.unit}", which is not in the unit catalog` : 'no unit'}: its unit is unknown, so it is neither checked against the indicator's unit (${unit.symbol}) nor converted into it`,
-      });
-    });
-    return found;
   }
 
   private direct(row: IndicatorRow, path: string[]): Result {
@@ -350,18 +315,31 @@ export class Evaluator {
             value,
             unit: unit?.symbol ?? null,
             valueCount: aggregate?.value_count ?? 0,
+            sitesWithData: aggregate?.site_count ?? 0,
             siteCount: aggregate?.site_count ?? 0,
           });
         return { kind: 'data', value, hasData: (aggregate?.value_count ?? 0) > 0, unit };
       },
       dims.terms,
     );
-    const evaluation = this.inUnit(row, evaluated, dims.terms.get(tree) ?? null);
-    if (this.group && row.unit_id) passed.push(...this.unknownTemplateUnits(row, parts, itemOf));
+    const evaluation = withIndicatorUnit(
+      this.refs,
+      row,
+      inUnit(this.refs, row, evaluated, dims.terms.get(tree) ?? null),
+    );
+    if (this.group && row.unit_id) passed.push(...unknownTemplateUnits(this.refs, row, parts, itemOf));
     return {
       evaluation:
         evaluation.value === null ? evaluation : { ...evaluation, issues: [...evaluation.issues, ...passed] },
-      explanation: { operands, coefficients, conversions: evaluation.conversions, nested },
+      explanation: {
+        operands,
+        coefficients,
+        conversions: evaluation.conversions,
+        nested,
+        functions: (evaluation.functions ?? []).map((step) =>
+          this.group ? { ...step, sites: this.group.sites.map((site) => site.name) } : step,
+        ),
+      },
     };
   }
 }
@@ -378,6 +356,7 @@ const entries = (e: Explanation) =>
   e.coefficients.length +
   e.conversions.length +
   e.nested.length +
+  e.functions.length +
   (e.siteCoefficients?.length ?? 0);
 
 const nestedIds = (e: Explanation) => (e.nested as { indicatorId: string }[]).map((n) => n.indicatorId);

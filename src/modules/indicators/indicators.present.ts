@@ -1,6 +1,7 @@
 import { iso } from '../../domain/time.ts';
 import type { Evaluation, ResultIssue } from '../../expressions/evaluate.ts';
 import { convertValue } from '../units/index.ts';
+import type { Explain } from './indicators.explain-schema.ts';
 import {
   dimensionProblems,
   findItem,
@@ -74,7 +75,8 @@ export function presentCurrentValue(
     displayUnit: displayUnit?.symbol ?? null,
     formatted: displayValue === null ? null : formatNumber(displayValue, displayUnit?.symbol ?? null),
     issues: [...evaluation.issues, ...warnings],
-    ...(explain ? { explain } : {}),
+    // Built step by step by the evaluator; its shape is the schema's (checked by the response tests).
+    ...(explain ? { explain: explain as Explain } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { dimensionsOf, type LeafUnits } from '../../expressions/dimensions.ts';
-import { ExpressionError, type Node, parseExpression } from '../../expressions/parse.ts';
+import { childrenOf, ExpressionError, type Node, parseExpression } from '../../expressions/parse.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { describeDimension, divide, sameDimension, termOfUnit, type UnitFactor } from '../units/index.ts';
 import {
@@ -124,12 +124,11 @@ export function multipliedPairs(parts: ExpressionPart[]): [number, number][] {
   const isData = (n: Node) => n.kind === 'operand' && (n.type === 'formElement' || n.type === 'activity');
   const isItem = (n: Node) => n.kind === 'operand' && n.type === 'datasetItem';
   const walk = (n: Node): void => {
-    if (n.kind === 'negate') walk(n.operand);
-    if (n.kind !== 'binary') return;
-    if (n.op === '*' && isData(n.left) && isItem(n.right)) pairs.push([n.left.index, n.right.index]);
-    else if (n.op === '*' && isItem(n.left) && isData(n.right)) pairs.push([n.right.index, n.left.index]);
-    walk(n.left);
-    walk(n.right);
+    if (n.kind === 'binary' && n.op === '*') {
+      if (isData(n.left) && isItem(n.right)) pairs.push([n.left.index, n.right.index]);
+      else if (isItem(n.left) && isData(n.right)) pairs.push([n.right.index, n.left.index]);
+    }
+    childrenOf(n).forEach(walk);
   };
   walk(tree);
   return pairs;
@@ -252,6 +251,8 @@ export function dimensionProblems(
   refs: References,
   unitId: string | null,
   indicators: Map<string, { name: string; unit_id: string | null }>,
+  /** A coefficient for a key with placeholders (one it can resolve to); none by default. */
+  templateItem: (index: number) => ReferencedItem | undefined = () => undefined,
 ): { partIndex: number; message: string }[] {
   let tree: Node;
   try {
@@ -261,7 +262,12 @@ export function dimensionProblems(
   }
   const dims = dimensionsOf(tree, (leaf) => {
     const part = parts[leaf.index]!;
-    const item = part.type === 'datasetItem' && !isTemplate(part) ? findItem(refs, part) : undefined;
+    const item =
+      part.type !== 'datasetItem'
+        ? undefined
+        : isTemplate(part)
+          ? templateItem(leaf.index)
+          : findItem(refs, part);
     return leafUnits(refs, part, item, part.type === 'indicator' ? indicators.get(part.value) : undefined);
   });
   const problems = [...dims.problems];

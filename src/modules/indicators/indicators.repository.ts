@@ -199,6 +199,22 @@ export const indicatorsRepository = {
   },
 
   /**
+   * Every coefficient a key with placeholders can resolve to: the items of the dataset whose key
+   * matches `pattern` (a LIKE pattern), one per key and unit pair, any year; at most `limit`.
+   */
+  async candidates(tx: Tx, datasetId: string, pattern: string, limit: number): Promise<ReferencedItem[]> {
+    const result = await sql<ReferencedItem>`
+      select * from (
+        select distinct on (i.key, i.unit, i.input_unit_id)
+               i.id, i.dataset_id, d.name as dataset_name, i.name, i.key, i.value, i.unit, i.year, i.input_unit_id
+          from dataset_items i join datasets d on d.id = i.dataset_id
+         where i.dataset_id = ${datasetId} and i.key like ${pattern} escape '\\'
+         order by i.key, i.unit, i.input_unit_id, i.year desc
+      ) c order by c.key limit ${limit}`.execute(tx);
+    return result.rows;
+  },
+
+  /**
    * Which of `siteIds` have values of their own (any element, status or period) in the years:
    * one index probe per site that stops at its first value.
    */

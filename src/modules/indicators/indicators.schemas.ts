@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { Explain } from './indicators.explain-schema.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Text = Type.String({ maxLength: 5000 });
@@ -12,7 +13,7 @@ export const ExpressionPart = Type.Object(
   {
     type: Type.String({
       description:
-        '`number`, `operator` (+ - * /), `parenthesis` (( or )), `formElement` (element id), `activity` (`formId:key`), `datasetItem` (item id, or key with `metadata.datasetId`; a key may hold `{site.code}` or `{site.metadata.<field>}`, looked up per site, e.g. `grid_{site.metadata.country}`), `indicator` (indicator id)',
+        '`number`, `operator` (+ - * /, or a comparison < <= > >= == != as the condition of `if`), `parenthesis` (( or )), `function` (`max`, `min`, `abs`, `if`: followed by `(`, the arguments, `)`), `separator` (`,` between arguments), `formElement` (element id), `activity` (`formId:key`), `datasetItem` (item id, or key with `metadata.datasetId`; a key may hold `{site.code}` or `{site.metadata.<field>}`, looked up per site, e.g. `grid_{site.metadata.country}`), `indicator` (indicator id)',
     }),
     value: Type.String({ maxLength: 500 }),
     metadata: Type.Optional(Type.Unknown({ description: 'For a datasetItem given by key: `{datasetId}`' })),
@@ -188,7 +189,7 @@ export const IndicatorIssue = Type.Object(
   {
     type: Type.String({
       description:
-        '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`, `overflow`, `invalidExpression`, `unknownUnit` (a part without a known unit: the value is not checked against the indicator’s unit nor converted into it). A `missingDatasetItem` of a site-dependent coefficient also has `siteId`, `siteName` and `key` (the key the site looked for): that site’s data is left out of the value',
+        '`noData`, `divisionByZero`, `missingDatasetItem`, `unitMismatch`, `deletedFormElement`, `overflow`, `invalidExpression`, `unknownUnit` (a part without a known unit: the value is not checked against the indicator’s unit nor converted into it). A `missingDatasetItem` of a site-dependent coefficient also has `siteId`, `siteName` and `key` (the key the site looked for): that site’s data is left out of the value. A `unitMismatch` has `indicatorUnitSymbol` (the indicator’s unit), `operandUnitSymbol` (the element’s), `inputUnitSymbol` (the coefficient’s input unit) and, for a site-dependent indicator, `siteIds` and `siteNames` of every site affected',
     }),
     message: Type.String(),
     partIndex: Type.Optional(Type.Integer()),
@@ -203,12 +204,7 @@ export const CurrentValue = Type.Object({
   displayUnit: S,
   formatted: Type.Union([Type.String(), Type.Null()], { description: 'e.g. `0.3 tCO2e`' }),
   issues: Type.Array(IndicatorIssue),
-  explain: Type.Optional(
-    Type.Unknown({
-      description:
-        'Only with `explain: true`: `scope`, `operands`, `coefficients`, `conversions`, `siteCoefficients` (site-dependent keys: the item each resolved to and how many sites used it), `nested` (references by indicator id) and `indicators` (each nested indicator explained once, by id). Past 20,000 entries: `{truncated: true, issues: [{type: "explainTooLarge"}]}`',
-    }),
-  ),
+  explain: Type.Optional(Explain),
 });
 
 export type CurrentValue = Static<typeof CurrentValue>;

@@ -16,7 +16,7 @@ import { presentCurrentValue } from './indicators.present.ts';
 import type { References } from './indicators.references.ts';
 import type { CurrentValue } from './indicators.schemas.ts';
 import type { Aggregate, Bucket, Scope } from './indicators.scope.ts';
-import { itemsOfKeys, type SiteGroups } from './indicators.sites.ts';
+import { itemsOfKeys, PER_SITE_REF, type SiteGroups } from './indicators.sites.ts';
 import { indicatorValuesRepository as values } from './values.repository.ts';
 
 export type SeriesGrouping = 'TOTAL' | 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
@@ -195,7 +195,7 @@ export async function indicatorSeries(
     const keys = new Map<string, { datasetId: string; key: string }>();
     for (const group of perSite.siteGroups.groups)
       for (const [ref, key] of group.keys)
-        if (key !== null) {
+        if (key !== null && ref !== PER_SITE_REF) {
           const datasetId = ref.slice(0, ref.indexOf(':'));
           keys.set(`${datasetId}:${key}`, { datasetId, key });
         }

@@ -4,6 +4,7 @@ import { authorize, badRequest, type Issue, notFound } from '../../domain/errors
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { coversOrganization } from '../access/index.ts';
+import { candidateIssues, templateCandidates } from './indicators.candidates.ts';
 import { type IndicatorRow, partsOf, presentIndicator } from './indicators.present.ts';
 import {
   checkExpression,
@@ -75,6 +76,16 @@ async function check(tx: Tx, caller: Caller, fields: IndicatorFields, selfId: st
         path: `expressionParts.${problem.partIndex}`,
         message: `expressionParts.${problem.partIndex}: ${problem.message}`,
       });
+  if (issues.length === 0)
+    issues.push(
+      ...candidateIssues(
+        fields.expressionParts,
+        refs,
+        await templateCandidates(tx, fields.expressionParts),
+        fields.unitId,
+        new Map(all.map((r) => [r.id, r])),
+      ),
+    );
   const field = (path: string, message: string) => issues.push({ path, message: `${path} ${message}` });
   const unit = fields.unitId ? refs.units.get(fields.unitId) : undefined;
   const display = fields.displayUnitId ? refs.units.get(fields.displayUnitId) : undefined;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
+import { childrenOf, type Node, operandsOf } from '../../expressions/parse.ts';
 import { type SiteTree, siteTree } from '../sites/index.ts';
+import { parsedExpression } from './indicators.dimensions.ts';
 import type { IndicatorRow } from './indicators.present.ts';
 import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
@@ -13,6 +15,12 @@ import type { ExpressionPart } from './indicators.schemas.ts';
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;
 const KNOWN = /^site\.(code|metadata\.[A-Za-z0-9_-]+)$/;
+
+/**
+ * A function of data (`max(0, electricity − certificates)`) applies per site: such an indicator
+ * is evaluated per site, as if it had a key resolving to each site's own id (this marker).
+ */
+export const PER_SITE_REF = '*:{site.id}';
 
 /** Whether a datasetItem part's key has placeholders. */
 export const isTemplate = (part: ExpressionPart) =>
@@ -30,6 +38,7 @@ export function templateProblem(key: string): string | null {
 
 /** The key the site at `position` of the tree looks for (null when a placeholder has no value for it). */
 function resolveKey(template: string, tree: SiteTree, position: number): string | null {
+  if (template === PER_SITE_REF) return tree.sites[position]!.id;
   let missing = false;
   const key = template.replace(PLACEHOLDER, (_, inner: string) => {
     const value =
@@ -70,6 +79,7 @@ export function templatesOf(
   expressions: ExpressionPart[][],
 ): Map<string, { datasetId: string; template: string }> {
   const out = new Map<string, { datasetId: string; template: string }>();
+  if (expressions.some(hasDataFunction)) out.set(PER_SITE_REF, { datasetId: '*', template: PER_SITE_REF });
   for (const part of expressions.flat())
     if (isTemplate(part)) {
       const datasetId = (part.metadata as { datasetId?: unknown } | undefined)?.datasetId;
@@ -154,13 +164,16 @@ export async function groupSites(
   const wanted = new Map<string, { datasetId: string; key: string }>();
   for (const { keys } of classes)
     for (const [ref, key] of keys)
-      if (key !== null) {
+      if (key !== null && ref !== PER_SITE_REF) {
         const { datasetId } = templates.get(ref)!;
         wanted.set(`${datasetId}:${key}`, { datasetId, key });
       }
   const items = await itemsOfKeys(tx, [...wanted.values()], year);
   const complete = classes.map(({ keys }) =>
-    [...keys].every(([ref, key]) => key !== null && items.has(`${templates.get(ref)!.datasetId}:${key}`)),
+    [...keys].every(
+      ([ref, key]) =>
+        ref === PER_SITE_REF || (key !== null && items.has(`${templates.get(ref)!.datasetId}:${key}`)),
+    ),
   );
   const groups: SiteGroup[] = [];
   const pairs = { groupIds: [] as string[], siteIds: [] as string[] };
@@ -244,6 +257,22 @@ export async function groupSites(
   return { groups, items, pairs, covers };
 }
 
-/** Whether the indicator itself has a site-dependent coefficient. */
-export const isSiteDependent = (row: IndicatorRow) =>
-  (row.expression_parts as ExpressionPart[]).some(isTemplate);
+/**
+ * Whether the expression applies a function (or compares) over data: an element, an activity or
+ * an indicator among the arguments. Such a function is applied per site, then the sites are added.
+ */
+export function hasDataFunction(parts: ExpressionPart[]): boolean {
+  if (!parts.some((p) => p.type === 'function')) return false;
+  const tree = parsedExpression(parts);
+  if (tree instanceof Error) return false;
+  const visit = (node: Node): boolean =>
+    (node.kind === 'call' && operandsOf(node).some((leaf) => leaf.type !== 'datasetItem')) ||
+    childrenOf(node).some(visit);
+  return visit(tree);
+}
+
+/** Whether the indicator itself is evaluated per site group: a site-dependent coefficient, or a function of data. */
+export const isSiteDependent = (row: IndicatorRow) => {
+  const parts = row.expression_parts as ExpressionPart[];
+  return parts.some(isTemplate) || hasDataFunction(parts);
+};

@@ -79,6 +79,7 @@ export async function currentValues(tx: Tx, caller: Caller, body: CurrentValuesB
         ? {
             scope: {
               siteIds: body.siteIds ?? null,
+              sitesInScope: siteCount,
               siteCount,
               allSites: scope.siteIds === null,
               fromYear,

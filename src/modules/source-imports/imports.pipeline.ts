@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { roundStored } from '../../lib/numbers.ts';
 import { Turns } from '../../lib/turns.ts';
 import { siteScope } from '../access/index.ts';
 import {
@@ -185,7 +186,7 @@ async function reduce(
   issues: RowIssue[],
 ): Promise<{ drafts: Draft[]; reduced: number; failed: number }> {
   const drafts: Draft[] = [];
-  const values = new Map<string, { draft: Draft; sum: number }>();
+  const values = new Map<string, { draft: Draft; sum: number; trail: UnitTrail | null }>();
   const perSlot = new Map<string, number>();
   let reduced = 0;
   let failedCount = 0;
@@ -232,7 +233,7 @@ async function reduce(
         selectedUnitId: c.selectedUnitId ?? null,
       };
       drafts.push(draft);
-      values.set(slot, { draft, sum: typeof canonical === 'number' ? canonical : 0 });
+      values.set(slot, { draft, sum: typeof canonical === 'number' ? canonical : 0, trail: trailOf(c) });
       continue;
     }
     reduced++;
@@ -240,10 +241,21 @@ async function reduce(
     if (c.reduce === 'sum' && c.element.type === 'NUMBER') {
       // A sum is kept in the element's unit: the values were converted before adding.
       earlier.sum += canonical as number;
-      earlier.draft.checked = { value: earlier.sum, originalValue: null, numericValue: earlier.sum };
-      earlier.draft.selectedUnitId = null;
+      // The unit trail survives while every row was entered in the same unit (decision 184).
+      const next = trailOf(c);
+      earlier.trail =
+        earlier.trail && next && earlier.trail.unitId === next.unitId
+          ? { unitId: next.unitId, sent: roundStored(earlier.trail.sent + next.sent) }
+          : null;
+      earlier.draft.checked = {
+        value: earlier.sum,
+        originalValue: earlier.trail?.unitId ? earlier.trail.sent : null,
+        numericValue: earlier.sum,
+      };
+      earlier.draft.selectedUnitId = earlier.trail?.unitId ?? null;
     } else {
       earlier.sum = typeof canonical === 'number' ? canonical : 0;
+      earlier.trail = trailOf(c);
       earlier.draft.checked = c.checked!;
       earlier.draft.selectedUnitId = c.selectedUnitId ?? null;
     }
@@ -382,4 +394,17 @@ export async function analyse(
     drafts,
     readiness: await readinessOf(tx, caller.organizationId, drafts),
   };
+}
+
+/** The unit a summed row was entered in and its number as entered (null: not a converted number). */
+interface UnitTrail {
+  /** null: entered in the element's own unit. */
+  unitId: string | null;
+  sent: number;
+}
+
+function trailOf(c: Candidate): UnitTrail | null {
+  if (typeof c.sentValue !== 'number') return null;
+  const converted = c.checked?.originalValue !== null && c.checked?.originalValue !== undefined;
+  return { unitId: converted ? (c.selectedUnitId ?? null) : null, sent: c.sentValue };
 }

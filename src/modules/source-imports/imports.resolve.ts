@@ -1,5 +1,6 @@
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
+import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput, datesOutsidePeriod } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
@@ -103,9 +104,13 @@ const show = (cell: SheetCell | undefined) => JSON.stringify(cell ?? null);
 
 /** A number from a number cell or a plain numeric string ("1234.5"; "1 234,5" is not one). */
 function numberOf(cell: SheetCell | undefined, column: string, what: string): number {
-  if (typeof cell === 'number' && Number.isFinite(cell)) return cell;
-  if (typeof cell === 'string' && NUMERIC.test(cell.trim())) return Number(cell.trim());
-  return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
+  let n: number | undefined;
+  if (typeof cell === 'number' && Number.isFinite(cell)) n = cell;
+  else if (typeof cell === 'string' && NUMERIC.test(cell.trim())) n = Number(cell.trim());
+  if (n === undefined) return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
+  // Beyond 2^53 − 1 a number is no longer exact to the unit: refused like a submitted one.
+  if (!isExactNumber(n)) return fail(`${what} ${show(cell)} ${TOO_LARGE}`, column);
+  return n;
 }
 
 function integerOf(cell: SheetCell | undefined, column: string, what: string): number {

@@ -1,5 +1,6 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import { convertValue, type UnitFactor, UnitMismatchError, UnitOverflowError } from '../units/index.ts';
 import type {
   CheckContext,
@@ -41,11 +42,14 @@ type Check = (value: unknown, ctx: CheckContext) => Checked | Refusal;
 export const PLAIN_CHECKS: Record<Exclude<ElementType, 'ACTIVITY'>, Check> = {
   NUMBER(value, { elementUnit, selectedUnit }) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return refuse('must be a finite number');
+    if (!isExactNumber(value)) return refuse(TOO_LARGE);
     if (!selectedUnit) return plain(value, value);
     if (!elementUnit)
       return refuse('cannot be used: the element has no unit to convert into', 'selectedUnitId');
     try {
       const converted = convertValue(value, selectedUnit, elementUnit);
+      if (!isExactNumber(converted))
+        return refuse(`is ${converted} in ${elementUnit.symbol}, which ${TOO_LARGE}`);
       return { value: converted, originalValue: value, numericValue: converted };
     } catch (error) {
       if (error instanceof UnitMismatchError) return refuse(error.message, 'selectedUnitId');
