@@ -5,13 +5,34 @@
 // address, and a new build is a new worker because its list of files (with their hashes) changed.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { build } from 'esbuild';
 
 const hash8 = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 8).toUpperCase();
 
 /**
+ * The page's files the worker keeps: the entry, its style sheet and every chunk it imports,
+ * statically or on demand (the screens), except the spreadsheet readers that the import screen
+ * loads when a manager reads a workbook (about 1 MB, and the import needs the service anyway).
+ */
+export function offlineFiles(metafile, entry) {
+  const outputs = metafile.outputs;
+  const reader = (file) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.endsWith('client/workbook-reader.js'));
+  const kept = new Set();
+  const visit = (file) => {
+    if (kept.has(file) || !outputs[file] || reader(file)) return;
+    kept.add(file);
+    for (const imported of outputs[file].imports ?? []) visit(imported.path);
+    if (outputs[file].cssBundle) kept.add(outputs[file].cssBundle);
+  };
+  visit(entry);
+  return [...kept].map((file) => basename(file));
+}
+
+/**
  * Adds the icons, the web app manifest and sw.js to `outdir`; answers what the app's manifest
- * gains: `webManifest` (file name), `serviceWorker` (file name) and the new `files`.
+ * gains: `webManifest` (file name), `serviceWorker` (file name), the new `files`, and `precache`
+ * (what the worker keeps, with revisions).
  * `precached` is the list of built files the service worker keeps (the page's script, style and
  * chunks; not the import screen's spreadsheet worker, which only works online anyway).
  */
@@ -64,5 +85,5 @@ export async function buildOffline(root, outdir, precached) {
     logLevel: 'warning',
     define: { 'process.env.NODE_ENV': '"production"', SDCS_PRECACHE: JSON.stringify(list) },
   });
-  return { webManifest: manifestName, serviceWorker: 'sw.js', files: [...files, 'sw.js'] };
+  return { webManifest: manifestName, serviceWorker: 'sw.js', files: [...files, 'sw.js'], precache: list };
 }

@@ -8,4 +8,5 @@ export function buildWebApp(
   files: string[];
   webManifest: string;
   serviceWorker: string;
+  precache: { url: string; revision: string | null }[];
 }>;

@@ -236,4 +236,42 @@ describe.skipIf(!hasChromium)(`the app offline (${hasChromium ? 'Chromium' : NO_
     expect(unexpected(errors)).toEqual([]);
     await context.close();
   });
+
+  it('a file picked offline waits in the queue and is uploaded once, with the values, when sent', async () => {
+    const { context, page, errors, saves } = await openOnline(8);
+    const uploads: string[] = [];
+    page.on('requestfinished', (request: Request) => {
+      if (request.method() === 'POST' && request.url().includes('/media/presigned-url'))
+        uploads.push(request.url());
+    });
+    await context.setOffline(true);
+    await page.getByLabel(LABEL).fill('310');
+    const pdf = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
+    await page.getByLabel('Energy invoice').setInputFiles({
+      name: 'invoice-august.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(pdf),
+    });
+    await page.getByText('invoice-august.pdf is kept on this device').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('1 period waiting to be sent').waitFor();
+    expect(uploads).toEqual([]);
+
+    await context.setOffline(false);
+    await page.getByText('Your values kept on this device were sent and stored.').waitFor();
+    expect(uploads).toHaveLength(1);
+    expect(saves).toHaveLength(1);
+    const invoice = await stored(8, 'invoice');
+    expect(saves[0]!.body.values).toEqual([
+      { elementKey: 'electricity', periodUnit: 8, value: 310 },
+      { elementKey: 'invoice', periodUnit: 8, value: invoice.value },
+    ]);
+    const media = await api(world.t, 'GET', `/media/${invoice.value}`, { token: world.tenant.owner.token });
+    expect(media.status).toBe(200);
+    expect(media.body.fileName).toBe('invoice-august.pdf');
+    expect(media.body.size).toBe(Buffer.byteLength(pdf));
+    expect((await stored(8, 'electricity')).value).toBe(310);
+    expect(unexpected(errors)).toEqual([]);
+    await context.close();
+  });
 });
