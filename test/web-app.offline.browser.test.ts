@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
 import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { assignSites } from './helpers/factories.ts';
 import { createWebAppWorld, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
 
 // The reporting app without a connection (issue 47): the service worker serves /app, the app opens
@@ -43,7 +44,7 @@ interface Opened {
 }
 
 /** Signs in, opens the period online (its answers are kept) and waits for the service worker. */
-async function openOnline(periodUnit: number): Promise<Opened> {
+async function openOnline(periodUnit: number, email = world.tenant.manager.email): Promise<Opened> {
   const context = await browser!.newContext({
     locale: 'en-GB',
     timezoneId: 'UTC',
@@ -59,7 +60,7 @@ async function openOnline(periodUnit: number): Promise<Opened> {
   });
   page.on('dialog', (dialog) => void dialog.accept());
   const errors = collectErrors(page);
-  await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+  await signIn(page, world.base, email, PASSWORD);
   await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/${periodUnit}`);
   await page.getByLabel(LABEL).waitFor();
   // The worker installed, activated and controlling the page (it claims open pages).
@@ -187,6 +188,11 @@ describe.skipIf(!hasChromium)(`the app offline (${hasChromium ? 'Chromium' : NO_
     );
     expect(saves).toHaveLength(1);
     expect(await stored(6, 'electricity')).toBeNull();
+    // Beside the field at once, and the "saved on this device" line is gone.
+    expect(await page.locator('[data-key="electricity"] .field-error').textContent()).toContain(
+      'is locked: closed for reporting',
+    );
+    expect(await page.getByText(/^Saved on this device/).count()).toBe(0);
 
     // Opened again: the lock, the refused value beside its field, the reason in the notice.
     await page.reload();
@@ -271,6 +277,36 @@ describe.skipIf(!hasChromium)(`the app offline (${hasChromium ? 'Chromium' : NO_
     expect(media.body.fileName).toBe('invoice-august.pdf');
     expect(media.body.size).toBe(Buffer.byteLength(pdf));
     expect((await stored(8, 'electricity')).value).toBe(310);
+    expect(unexpected(errors)).toEqual([]);
+    await context.close();
+  });
+
+  it('a site taken from the collector meanwhile: each queued value is reported with the reason', async () => {
+    const { organizationId } = world.tenant;
+    const collector = world.tenant.collector;
+    await setPassword(world.t, collector.userId, PASSWORD);
+    await assignSites(world.t, organizationId, collector.userId, [world.site]);
+    const { context, page, errors, saves } = await openOnline(9, collector.email);
+    await context.setOffline(true);
+    await page.getByLabel(LABEL).fill('42');
+    await page.getByLabel('Note for the reviewer').fill('Estimated from the invoice');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('1 period waiting to be sent').waitFor();
+    await world.t.database.tenant(organizationId, (tx) =>
+      tx.deleteFrom('membership_sites').where('user_id', '=', collector.userId).execute(),
+    );
+
+    await context.setOffline(false);
+    await page.getByText('1 period needs your attention').waitFor();
+    const notice = page.locator('.queued.refused');
+    await notice.waitFor();
+    const lines = await notice.locator('li').allTextContents();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^Electricity used: .*${world.siteName}`));
+    expect(lines[1]).toMatch(new RegExp(`^Note for the reviewer: .*${world.siteName}`));
+    expect(saves).toEqual([]);
+    expect(await stored(9, 'electricity')).toBeNull();
+    await shot(page, 'refused-site-taken');
     expect(unexpected(errors)).toEqual([]);
     await context.close();
   });

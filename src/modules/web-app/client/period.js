@@ -74,9 +74,14 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     setOffer(Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
     if (queuedItem?.state === 'refused') setIssues(placeIssues(queuedItem.issues, queuedItem.targets));
   };
-  const queued = useQueued(key, () => {
+  // The queue's answer while the screen is open: stored (reload), refused (beside the fields).
+  const queued = useQueued(key, (answered) => {
+    if (answered?.state === 'refused') {
+      setSaved(null);
+      return setIssues(placeIssues(answered.issues, answered.targets));
+    }
     load().catch(() => undefined);
-    setSaved(offlineTexts.sent);
+    setSaved(answered ? null : offlineTexts.sent);
   });
   useEffect(() => {
     setData(null);

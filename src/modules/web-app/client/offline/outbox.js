@@ -250,9 +250,11 @@ async function send(item) {
     if (isOffline(error) || !(error instanceof ApiError) || error.status === 401) return 'stop';
     if (error.status >= 500 || error.status === 429 || error.status === 408) return 'stop';
     // Refused: every value is reported, with the service's issues where it named them.
-    const issues = error.issues.length
-      ? error.issues
-      : item.values.map((_, index) => ({ path: `values.${index}`, message: error.message }));
+    const named = error.issues.filter((issue) => /^values\.\d+/.test(issue.path ?? ''));
+    const reason = error.issues.find((issue) => issue.message)?.message ?? error.message;
+    // Issues that name no value (a site no longer the person's, a form gone) stand beside each value.
+    const each = item.targets.map((_, index) => ({ path: `values.${index}`, message: reason }));
+    const issues = named.length ? error.issues : each.length ? each : [{ message: reason }];
     await update({ ...item, state: 'refused', issues, answeredAt: new Date().toISOString() });
     return 'sent';
   }

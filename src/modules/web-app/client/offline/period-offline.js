@@ -48,14 +48,14 @@ export function queueSave({ key, data, drafts, values, targets, markers, formId,
 }
 
 /**
- * The period's queued item, kept current; `onStored()` runs when it was sent and stored while the
- * screen is open (the screen reloads what the service now stores).
+ * The period's queued item, kept current; `onAnswered(item)` runs when the service answered it
+ * while the screen is open: null once stored, else the item refused or holding conflicts.
  */
-export function useQueued(key, onStored) {
+export function useQueued(key, onAnswered) {
   const [item, setItem] = useState(null);
   const had = useRef(null);
-  const stored = useRef(onStored);
-  stored.current = onStored;
+  const stored = useRef(onAnswered);
+  stored.current = onAnswered;
   useEffect(() => {
     let live = true;
     const read = async () => {
@@ -64,7 +64,7 @@ export function useQueued(key, onStored) {
       const before = had.current;
       had.current = found;
       setItem(found);
-      if (before?.state === 'waiting' && (!found || found.state === 'conflict')) stored.current(found);
+      if (before?.state === 'waiting' && found?.state !== 'waiting') stored.current(found);
     };
     read();
     const stop = onOutboxChange(read);
