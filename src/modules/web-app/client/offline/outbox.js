@@ -244,7 +244,6 @@ async function send(item) {
       await del(item.key, items());
       changed();
     }
-    stored.add(item.key);
     return 'sent';
   } catch (error) {
     if (isOffline(error) || !(error instanceof ApiError) || error.status === 401) return 'stop';
@@ -259,9 +258,6 @@ async function send(item) {
     return 'sent';
   }
 }
-
-/** Periods whose queued values were stored since the screen last asked (it reloads them). */
-export const stored = new Set();
 
 /** Flushes on start, when the connection returns, and when Background Sync wakes the page. */
 let started = false;
