@@ -2,4 +2,11 @@
 export function buildWebApp(
   root: string,
   outdir: string,
-): Promise<{ script: string; style: string | null; files: string[] }>;
+): Promise<{
+  script: string;
+  style: string | null;
+  files: string[];
+  webManifest: string;
+  serviceWorker: string;
+  precache: { url: string; revision: string | null }[];
+}>;

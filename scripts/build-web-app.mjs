@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { build } from 'esbuild';
+import { buildOffline, offlineFiles } from './build-web-app-offline.mjs';
 
 /** Builds the app into `outdir` (replaced); answers the manifest it wrote. */
 export async function buildWebApp(root, outdir) {
@@ -52,6 +53,13 @@ export async function buildWebApp(root, outdir) {
     style: entry[1].cssBundle ? basename(entry[1].cssBundle) : null,
     files: [...new Set(outputs.map(([file]) => basename(file)))],
   };
+  // --- Offline (issue 47): icons, web app manifest and the service worker (build-web-app-offline.mjs).
+  const offline = await buildOffline(root, outdir, offlineFiles(result.metafile, entry[0]));
+  manifest.webManifest = offline.webManifest;
+  manifest.serviceWorker = offline.serviceWorker;
+  manifest.precache = offline.precache;
+  manifest.files.push(...offline.files);
+  // --- end offline.
   writeFileSync(`${outdir}/manifest.json`, JSON.stringify(manifest, null, 2));
   return manifest;
 }

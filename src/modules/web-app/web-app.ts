@@ -21,6 +21,9 @@ interface AppFile {
 interface Bundle {
   script: string;
   style: string | null;
+  /** The web app manifest and the service worker (issue 47); absent from an older build. */
+  webManifest?: string | undefined;
+  serviceWorker?: AppFile | undefined;
   files: Map<string, AppFile>;
 }
 
@@ -36,6 +39,8 @@ function bundleDir(): string | null {
 const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  png: 'image/png',
+  webmanifest: 'application/manifest+json; charset=utf-8',
 };
 
 function loadBundle(): Bundle | null {
@@ -45,14 +50,25 @@ function loadBundle(): Bundle | null {
     script: string;
     style: string | null;
     files: string[];
+    webManifest?: string;
+    serviceWorker?: string;
   };
   const files = new Map<string, AppFile>();
   for (const name of manifest.files) {
     const type = TYPES[name.split('.').pop() ?? ''];
-    if (!type) continue; // source maps and the like are not served
+    if (!type || name === manifest.serviceWorker) continue; // source maps and the like are not served
     files.set(name, { type, body: readFileSync(join(dir, name)) });
   }
-  return { script: manifest.script, style: manifest.style, files };
+  const serviceWorker = manifest.serviceWorker
+    ? { type: TYPES['js']!, body: readFileSync(join(dir, manifest.serviceWorker)) }
+    : undefined;
+  return {
+    script: manifest.script,
+    style: manifest.style,
+    webManifest: manifest.webManifest,
+    serviceWorker,
+    files,
+  };
 }
 
 /** The origins the browser uploads files to (the presigned POST's address). */
@@ -71,13 +87,21 @@ export function appCsp(connect: string[]): string {
   const sources = ["'self'", ...connect.filter((o) => o !== "'self'")].join(' ');
   return (
     `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${sources}; ` +
+    "manifest-src 'self'; worker-src 'self'; " +
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
   );
 }
 
 /** The HTML every screen starts from: the style sheet, the entry script, an empty #app. */
-export function appShell(bundle: Pick<Bundle, 'script' | 'style'>, apiPrefix: string): string {
+export function appShell(
+  bundle: Pick<Bundle, 'script' | 'style' | 'webManifest'>,
+  apiPrefix: string,
+): string {
   const style = bundle.style ? `<link rel="stylesheet" href="/app/assets/${bundle.style}">\n` : '';
+  // Installable (issue 47): the web app manifest names the icons; the theme colour is the header's.
+  const pwa = bundle.webManifest
+    ? `<link rel="manifest" href="/app/assets/${bundle.webManifest}">\n<meta name="theme-color" content="#0b5e55">\n`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -86,7 +110,7 @@ export function appShell(bundle: Pick<Bundle, 'script' | 'style'>, apiPrefix: st
 <title>SDCS reporting</title>
 <meta name="robots" content="noindex">
 <link rel="icon" href="data:,">
-${style}<script type="module" src="/app/assets/${bundle.script}"></script>
+${pwa}${style}<script type="module" src="/app/assets/${bundle.script}"></script>
 </head>
 <body data-api="${apiPrefix.replace(/[^/\w-]/g, '')}">
 <div id="app"><p class="boot">Loading SDCS…</p></div>
@@ -130,6 +154,20 @@ export function registerWebApp(
   const route = { config: { public: true }, schema: { hide: true } };
   app.get('/app', route, page);
   app.get('/app/*', route, page);
+
+  // The service worker (issue 47): a fixed address the browser checks for updates (never cached
+  // by HTTP), allowed to control /app itself, not only what lies under /app/.
+  app.get('/app/sw.js', route, async (_request, reply) => {
+    const worker = load()?.serviceWorker;
+    if (!worker) return sendAsset(reply, undefined);
+    return reply
+      .type(worker.type)
+      .header('cache-control', 'no-cache')
+      .header('service-worker-allowed', '/app')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; connect-src 'self'")
+      .send(worker.body);
+  });
 
   app.get<{ Params: { file: string } }>('/app/assets/:file', route, async (request, reply) => {
     return sendAsset(reply, load()?.files.get(request.params.file));

@@ -1,6 +1,9 @@
 // The app's only way to the service: the public API under /api/v1, with the person's access
 // token from sessionStorage (never in a URL). Errors keep the API's body: code, message, issues.
 
+import { keepAnswer, keptAnswer } from './offline/cache.js';
+import { offlineTexts } from './offline/texts.js';
+
 const API = document.body.dataset.api || '/api/v1';
 const TOKEN = 'sdcs.token';
 const ORG = 'sdcs.organizationId';
@@ -23,10 +26,12 @@ export const session = {
     return sessionStorage.getItem(ORG);
   },
   save(token, organizationId) {
+    sessionStorage.removeItem('sdcs.userId'); // kept answers belong to whoever /me names next
     sessionStorage.setItem(TOKEN, token);
     sessionStorage.setItem(ORG, organizationId);
   },
   clear() {
+    sessionStorage.removeItem('sdcs.userId');
     sessionStorage.removeItem(TOKEN);
     sessionStorage.removeItem(ORG);
   },
@@ -48,19 +53,34 @@ function queryString(query) {
   return text ? `?${text}` : '';
 }
 
-/** Calls the API; answers the parsed body, or throws ApiError. */
-export async function call(method, path, { body, query, headers } = {}) {
+/** The service could not be reached (offline, or the request never got an answer). */
+export const isOffline = (error) => error instanceof ApiError && error.code === 'OFFLINE';
+
+/**
+ * Calls the API; answers the parsed body, or throws ApiError (code OFFLINE when the service cannot
+ * be reached). A GET the service cannot answer is answered from the person's kept answers
+ * (offline/cache.js) when there is one, unless `fresh` asks for the service's answer only.
+ */
+export async function call(method, path, { body, query, headers, fresh = false } = {}) {
   const token = session.token;
-  const response = await fetch(`${API}${path}${queryString(query)}`, {
-    method,
-    headers: {
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const url = `${path}${queryString(query)}`;
+  let response;
+  try {
+    response = await fetch(`${API}${url}`, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    const kept = method === 'GET' && !fresh ? await keptAnswer(url) : undefined;
+    if (kept !== undefined) return kept;
+    throw new ApiError(0, { code: 'OFFLINE', message: offlineTexts.unreachable });
+  }
   const text = await response.text();
   let parsed = null;
   try {
@@ -75,6 +95,7 @@ export async function call(method, path, { body, query, headers } = {}) {
     }
     throw new ApiError(response.status, parsed);
   }
+  if (method === 'GET') await keepAnswer(url, parsed);
   return parsed;
 }
 

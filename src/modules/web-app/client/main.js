@@ -4,6 +4,10 @@ import { html, render } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get, post, session, whenSignedOut } from './api.js';
 import { AcceptInvitation } from './invitation.js';
+import { forgetAnswers, keepAnswer, rememberUser } from './offline/cache.js';
+import { startOutbox } from './offline/outbox.js';
+import { registerServiceWorker } from './offline/register.js';
+import { OutboxStatus } from './offline/status.js';
 import { EnterPeriod } from './period.js';
 import { MyReporting } from './reporting.js';
 import { Review } from './review.js';
@@ -55,7 +59,13 @@ function App() {
     if (!session.token) return;
     setMeError(null);
     get('/me')
-      .then(setMe)
+      .then((found) => {
+        // The offline parts: answers kept for this person, the queue sent (offline/).
+        rememberUser(found.user.id);
+        keepAnswer('/me', found);
+        startOutbox();
+        setMe(found);
+      })
       .catch((error) => setMeError(errorLines(error)));
   }, [version]);
 
@@ -81,6 +91,7 @@ function App() {
   const signOut = async () => {
     if (!mayLeave()) return;
     await post('/auth/logout', {}).catch(() => undefined);
+    await forgetAnswers();
     session.clear();
     setMe(null);
     setNotice('You are signed out.');
@@ -123,9 +134,11 @@ function Frame({ me, path, isManager, onSignOut, children }) {
         }
       </div>
     </header>
+    ${me ? html`<${OutboxStatus} />` : null}
     ${children}`;
 }
 
+registerServiceWorker();
 const root = document.getElementById('app');
 root.textContent = '';
 render(html`<${App} />`, root);

@@ -3,9 +3,11 @@
 // comment an outlier asks for, and the reviewer's word on a stored value.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { errorLines, get, uploadFile } from './api.js';
+import { errorLines, get, isOffline, uploadFile } from './api.js';
 import { formatBytes, formatNumber, formatTime, REVIEW_WORDS } from './format.js';
 import { formatExact, readNumber } from './numbers.js';
+import { isPendingFile, keepFile } from './offline/outbox.js';
+import { offlineTexts } from './offline/texts.js';
 import { draftsFrom } from './period-data.js';
 import { outlierText, toStored, unitById, unitName } from './rules.js';
 import { Badge, Errors } from './ui.js';
@@ -131,7 +133,7 @@ function FileInput({ id, element, draft, update, context, described }) {
   const [link, setLink] = useState(null);
   useEffect(() => {
     setLink(null);
-    if (!draft.mediaId) return;
+    if (!draft.mediaId || isPendingFile(draft.mediaId)) return;
     get(`/media/${draft.mediaId}`)
       .then((m) => setLink(m.downloadUrl))
       .catch(() => setLink(null));
@@ -146,6 +148,12 @@ function FileInput({ id, element, draft, update, context, described }) {
       const mediaId = await uploadFile(file, { entityId, fieldName: element.key });
       update({ mediaId, fileName: file.name, size: file.size });
     } catch (error) {
+      // Offline: the file waits on this device and is uploaded when the period is sent.
+      if (isOffline(error)) {
+        const entityId = `${context.formId}/${context.siteId}/${context.year}/${context.periodUnit}`;
+        const mediaId = await keepFile(file, entityId, element.key).catch(() => null);
+        if (mediaId) return update({ mediaId, fileName: file.name, size: file.size });
+      }
       setErrors(errorLines(error));
     } finally {
       setBusy(false);
@@ -158,6 +166,7 @@ function FileInput({ id, element, draft, update, context, described }) {
         ? html`<p class="file-name">
             <span>${draft.fileName}${draft.size ? ` (${formatBytes(draft.size)})` : ''}</span>
             ${link ? html` <a href=${link} target="_blank" rel="noopener">Download</a>` : null}
+            ${isPendingFile(draft.mediaId) ? html` <span class="muted">${offlineTexts.fileWaits(draft.fileName)}</span>` : null}
             <button type="button" class="secondary small" onClick=${() => update({ mediaId: null, fileName: null, size: null })}>Remove file</button>
           </p>`
         : null

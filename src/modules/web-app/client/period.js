@@ -4,10 +4,13 @@
 // locks, rights); every keystroke is kept as a draft in this browser until the service stores it.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorLines, post } from './api.js';
+import { errorLines, isOffline, post } from './api.js';
 import { changedDrafts, draftKey, readDraft, restorable, writeDraft } from './drafts.js';
 import { formatDate, periodLabel, STATUS_WORDS } from './format.js';
 import { browserLocale, readNumber } from './numbers.js';
+import { forget as forgetQueued, isPendingFile, outboxItem } from './offline/outbox.js';
+import { QueuedNotice, queueSave, useQueued } from './offline/period-offline.js';
+import { offlineTexts } from './offline/texts.js';
 import { changedValues, draftsFrom, loadPeriod, placeIssues } from './period-data.js';
 import { ElementField } from './period-fields.js';
 import { DraftOffer, PeriodNav } from './period-nav.js';
@@ -47,13 +50,16 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   current.current = { data, drafts, original, offer };
   const load = async ({ keep = {} } = {}) => {
     const ticket = ++latest.current;
-    const [loaded, kept] = await Promise.all([
+    const [loaded, kept, queuedItem] = await Promise.all([
       loadPeriod({ formId, siteId, year, periodUnit }),
       readDraft(key),
+      outboxItem(key),
     ]);
     if (ticket !== latest.current) return;
+    // Values queued on this device (offline/outbox.js) show as typed, not as a draft to restore.
+    const applied = queuedItem ? { ...(kept?.changes ?? {}), ...keep } : keep;
     const fresh = draftsFrom(loaded);
-    const left = restorable({ changes: keep }, fresh);
+    const left = restorable({ changes: applied }, fresh);
     setData(loaded);
     setOriginal(fresh);
     setDrafts({ ...fresh, ...left });
@@ -66,7 +72,17 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
         delete offered[element.key];
     }
     setOffer(Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
+    if (queuedItem?.state === 'refused') setIssues(placeIssues(queuedItem.issues, queuedItem.targets));
   };
+  // The queue's answer while the screen is open: stored (reload), refused (beside the fields).
+  const queued = useQueued(key, (answered) => {
+    if (answered?.state === 'refused') {
+      setSaved(null);
+      return setIssues(placeIssues(answered.issues, answered.targets));
+    }
+    load().catch(() => undefined);
+    setSaved(answered ? null : offlineTexts.sent);
+  });
   useEffect(() => {
     setData(null);
     setLoadErrors([]);
@@ -86,8 +102,11 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     if (!drafts || !original) return;
     writeDraft(key, { ...(offer?.changes ?? {}), ...changedDrafts(drafts, original) });
   }, [drafts, original, offer]);
+  const waiting =
+    queued?.state === 'waiting' &&
+    Object.entries(changes).every(([k, d]) => JSON.stringify(queued.drafts?.[k]) === JSON.stringify(d));
   useLeaveGuard(
-    dirty,
+    dirty && !waiting,
     'Your unsaved changes are kept on this device as a draft, but not saved. Leave anyway?',
   );
 
@@ -97,8 +116,9 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   const runCheck = async () => {
     const now = current.current;
     const ticket = ++checkTicket.current;
-    const sendable = sendableValues(now, { year, periodUnit, locale });
+    const sendable = withoutPendingFiles(sendableValues(now, { year, periodUnit, locale }));
     if (!sendable.values.length) return setIssues(NO_ISSUES);
+    if (!navigator.onLine) return null;
     try {
       const answer = await post('/form-submissions/check', { formId, siteId, year, values: sendable.values });
       if (ticket !== checkTicket.current) return;
@@ -184,11 +204,30 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     );
     setSaving(true);
     let stored = false;
+    // Kept on this device and sent when the connection is back (offline/outbox.js); a file picked
+    // offline is uploaded by the queue too.
+    const queueHere = async () => {
+      const marks = markers.map((e) => ({
+        key: e.key,
+        marked: drafts[e.key].noActivity && drafts[e.key].rows.length === 0,
+      }));
+      await queueSave({
+        ...{ key, data, drafts, formId, siteId, year, periodUnit },
+        ...(stored ? { values: [], targets: [] } : { values, targets }),
+        markers: marks,
+      });
+      setIssues(NO_ISSUES);
+      setAttempted(false);
+      setSaved(
+        offlineTexts.queued(new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(new Date())),
+      );
+    };
     try {
       if (values.length === 0 && markers.length === 0) {
         setSaved('Nothing changed since the last save.');
         return;
       }
+      if (!navigator.onLine || values.some((v) => isPendingFile(v.value))) return await queueHere();
       if (values.length) {
         // Outliers need the person's word before anything is saved.
         const checked = await runCheck();
@@ -209,9 +248,11 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       setAttempted(false);
       // Stored: the draft keeps only an offer not answered yet.
       await writeDraft(key, offer?.changes ?? {});
+      await forgetQueued(key);
       await load();
       setSaved(`Saved at ${new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(new Date())}.`);
     } catch (error) {
+      if (isOffline(error)) return await queueHere();
       if (error.status === 400 && error.issues.length) {
         setIssues(placeIssues(error.issues, targets));
         focusFirst();
@@ -260,6 +301,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     <${PeriodNav} form=${form} sites=${data.sites} activeYears=${data.activeYears} role=${me.role} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
     ${offer && !locked ? html`<${DraftOffer} offer=${offer} locale=${locale} onRestore=${restore} onDiscard=${() => setOffer(null)} />` : null}
     ${locked ? html`<${LockNotice} lock=${lock} form=${form} year=${year} />` : null}
+    <${QueuedNotice} item=${queued} locale=${locale} choose=${(k, draft) => setDrafts((all) => ({ ...all, [k]: draft ?? original[k] }))} />
     <form onSubmit=${save} novalidate>
       <fieldset disabled=${locked || saving} class=${`elements${locked ? ' locked' : ''}`}>
         <legend class="visually-hidden">Values for ${title}</legend>
@@ -325,6 +367,12 @@ function sendableValues({ data, drafts, original }, context) {
     data.form.elements.filter((e) => localIssues(e, drafts[e.key], data, ctx).length).map((e) => e.key),
   );
   return changedValues(data, drafts, original, context.periodUnit, bad);
+}
+
+/** What the check may see: a file picked offline is not on the service yet. */
+function withoutPendingFiles({ values, targets }) {
+  const keep = values.map((v) => !isPendingFile(v.value));
+  return { values: values.filter((_, i) => keep[i]), targets: targets.filter((_, i) => keep[i]) };
 }
 
 function Back({ year }) {

@@ -1,0 +1,273 @@
+// The queue of periods saved without a connection, kept in this browser's IndexedDB until the
+// service gives a definitive answer. One item per (person, form, site, year, period), sent in the
+// order they were first saved, each with an Idempotency-Key kept until that answer: a request cut
+// off before its answer is sent again with the same key, and values the service already stores
+// are neither rewritten nor recorded again in their history. Each answer is applied:
+// stored → the draft of those values goes; refused (a lock, a permission, a rule) → kept, with the
+// service's issues, for the period screen to show beside the fields; a value someone else changed
+// meanwhile → not sent, kept for the person to choose. Files picked offline wait beside the item.
+import { createStore, del, entries, get, set } from 'idb-keyval';
+import { ApiError, call, isOffline, session, uploadFile } from '../api.js';
+import { readDraft, writeDraft } from '../drafts.js';
+import { currentOwner } from './cache.js';
+
+let itemStore = null;
+let fileStore = null;
+const items = () => {
+  itemStore ??= createStore('sdcs-outbox', 'items');
+  return itemStore;
+};
+const files = () => {
+  fileStore ??= createStore('sdcs-outbox-files', 'files');
+  return fileStore;
+};
+
+/** A file picked without a connection is named by this in its draft until it is uploaded. */
+export const PENDING = 'pending:';
+export const isPendingFile = (value) => typeof value === 'string' && value.startsWith(PENDING);
+
+const listeners = new Set();
+/** Calls `listener()` whenever the queue changes (in this tab); answers the unsubscribe. */
+export function onOutboxChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+const changed = () => {
+  for (const listener of listeners) listener();
+};
+
+/** This person's items, oldest first. */
+export async function outboxItems() {
+  const who = currentOwner();
+  if (!who) return [];
+  try {
+    const all = await entries(items());
+    return all
+      .map(([, item]) => item)
+      .filter((item) => item.owner === who)
+      .sort((a, b) => a.order - b.order);
+  } catch {
+    return [];
+  }
+}
+
+/** The item of one period (its draft key), or null. */
+export async function outboxItem(key) {
+  try {
+    const item = await get(key, items());
+    return item && item.owner === currentOwner() ? item : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps a file picked offline; answers the name its draft carries until it is uploaded. */
+export async function keepFile(file, entityId, fieldName) {
+  const id = `${PENDING}${crypto.randomUUID()}`;
+  await set(
+    id,
+    { blob: file, name: file.name, type: file.type, size: file.size, entityId, fieldName },
+    files(),
+  );
+  return id;
+}
+
+/**
+ * Queues a period's save (replacing a queued one of the same period: the draft holds every
+ * change not stored yet, so the new item carries them all). `period` names the draft key, the
+ * form, site, year and period; `values`/`targets` as changedValues builds them; `drafts` the
+ * person's drafts of the sent elements; `base` what the service stored of each when they were
+ * changed (to notice someone else's newer value); `labels` the elements' labels.
+ */
+export async function enqueue(period) {
+  const previous = await outboxItem(period.key);
+  const item = {
+    ...period,
+    owner: currentOwner(),
+    order: previous?.order ?? Date.now(),
+    idempotencyKey: crypto.randomUUID(),
+    queuedAt: new Date().toISOString(),
+    state: 'waiting',
+    issues: [],
+    conflicts: [],
+  };
+  await set(period.key, item, items());
+  changed();
+  askForSync();
+  return item;
+}
+
+/** Forgets a period's item (answered, saved online since, or dismissed by the person). */
+export async function forget(key) {
+  const item = await outboxItem(key);
+  if (!item) return;
+  await del(key, items());
+  await dropFiles(item);
+  changed();
+}
+
+/** Stores a changed item (a conflict answered). */
+export async function update(item) {
+  await set(item.key, item, items());
+  changed();
+}
+
+async function dropFiles(item) {
+  for (const value of item.values ?? []) {
+    if (isPendingFile(value.pendingFile)) await del(value.pendingFile, files()).catch(() => undefined);
+  }
+}
+
+function askForSync() {
+  navigator.serviceWorker?.ready
+    .then((registration) => registration.sync?.register('sdcs-outbox'))
+    .catch(() => undefined);
+  if (navigator.onLine) flush();
+}
+
+let running = null;
+/** Sends every waiting item of this person, in order; one run at a time (across tabs where the browser can). */
+export function flush() {
+  if (!session.token || !currentOwner() || !navigator.onLine) return Promise.resolve();
+  running ??= (navigator.locks ? navigator.locks.request('sdcs-outbox', sendAll) : sendAll()).finally(() => {
+    running = null;
+  });
+  return running;
+}
+
+async function sendAll() {
+  for (const item of await outboxItems()) {
+    if (item.state !== 'waiting') continue;
+    const fresh = await get(item.key, items());
+    if (!fresh || fresh.idempotencyKey !== item.idempotencyKey) continue; // replaced meanwhile
+    const answer = await send(fresh);
+    if (answer === 'stop') break;
+  }
+}
+
+const plain = (stored) =>
+  stored
+    ? JSON.stringify([stored.value, stored.originalValue ?? null, stored.selectedUnitId ?? null])
+    : 'null';
+
+/** The stored value is the one sent (an earlier send whose answer was lost stored it). */
+function sameAsMine(stored, value) {
+  if (!stored) return value.value === null;
+  const as = value.selectedUnitId ? stored.originalValue : stored.value;
+  return JSON.stringify(as) === JSON.stringify(value.value);
+}
+
+/** What the service stores now of each sent element (by key), to compare with `base`. */
+async function storedNow(item) {
+  const answer = await call('GET', '/form-submissions', {
+    query: { formId: item.formId, siteId: item.siteId, year: item.year, limit: 1 },
+    fresh: true,
+  });
+  const values = (answer.items[0]?.values ?? []).filter(
+    (v) => v.periodUnit === item.periodUnit && v.value !== null && !v.deletedAt,
+  );
+  const now = {};
+  for (const [key, elementId] of Object.entries(item.elementIds ?? {})) {
+    const found = values.find((v) => v.elementId === elementId);
+    now[key] = found
+      ? { value: found.value, originalValue: found.originalValue, selectedUnitId: found.selectedUnitId }
+      : null;
+  }
+  return now;
+}
+
+/** Sends one item and applies the answer; answers 'stop' when nothing more can be sent now. */
+async function send(item) {
+  try {
+    // Files picked offline first; each upload's media id is kept at once, so none is uploaded twice.
+    for (const value of item.values) {
+      if (!isPendingFile(value.pendingFile) || !isPendingFile(value.value)) continue;
+      const kept = await get(value.pendingFile, files());
+      if (!kept) throw new ApiError(400, { message: 'The file picked on this device is no longer there' });
+      const file = new File([kept.blob], kept.name, { type: kept.type });
+      value.value = await uploadFile(file, { entityId: kept.entityId, fieldName: kept.fieldName });
+      await set(item.key, item, items());
+    }
+    // A value someone else changed since the person saw it is not overwritten: they choose.
+    const now = await storedNow(item);
+    const conflicts = [];
+    const sending = [];
+    const targets = [];
+    item.values.forEach(({ pendingFile, ...value }, index) => {
+      const key = item.targets[index].key;
+      const timestamped = value.timestamp !== undefined;
+      if (!timestamped && key in (item.base ?? {}) && plain(now[key]) !== plain(item.base[key])) {
+        if (!sameAsMine(now[key], value)) {
+          conflicts.push({ key, theirs: now[key], mine: item.drafts?.[key] ?? null });
+          return;
+        }
+      }
+      sending.push(value);
+      targets.push(item.targets[index]);
+    });
+    if (sending.length) {
+      await call('POST', '/form-submissions', {
+        body: { formId: item.formId, siteId: item.siteId, year: item.year, values: sending },
+        headers: { 'idempotency-key': item.idempotencyKey },
+      });
+    }
+    for (const marker of item.markers ?? []) {
+      const body = {
+        formId: item.formId,
+        key: marker.key,
+        siteId: item.siteId,
+        year: item.year,
+        periodUnit: item.periodUnit,
+      };
+      await call('POST', `/activities/no-activity/${marker.marked ? 'mark' : 'unmark'}`, { body });
+    }
+    // Stored: those values leave the draft (the draft keeps what was not sent).
+    const storedKeys = new Set(targets.map((t) => t.key));
+    for (const marker of item.markers ?? []) storedKeys.add(marker.key);
+    const draft = await readDraft(item.key);
+    if (draft?.changes) {
+      const left = Object.fromEntries(Object.entries(draft.changes).filter(([k]) => !storedKeys.has(k)));
+      await writeDraft(item.key, left);
+    }
+    await dropFiles(item);
+    if (conflicts.length) {
+      await update({
+        ...item,
+        state: 'conflict',
+        values: [],
+        targets: [],
+        markers: [],
+        conflicts,
+        answeredAt: new Date().toISOString(),
+      });
+    } else {
+      await del(item.key, items());
+      changed();
+    }
+    return 'sent';
+  } catch (error) {
+    if (isOffline(error) || !(error instanceof ApiError) || error.status === 401) return 'stop';
+    if (error.status >= 500 || error.status === 429 || error.status === 408) return 'stop';
+    // Refused: every value is reported, with the service's issues where it named them.
+    const named = error.issues.filter((issue) => /^values\.\d+/.test(issue.path ?? ''));
+    const reason = error.issues.find((issue) => issue.message)?.message ?? error.message;
+    // Issues that name no value (a site no longer the person's, a form gone) stand beside each value.
+    const each = item.targets.map((_, index) => ({ path: `values.${index}`, message: reason }));
+    const issues = named.length ? error.issues : each.length ? each : [{ message: reason }];
+    await update({ ...item, state: 'refused', issues, answeredAt: new Date().toISOString() });
+    return 'sent';
+  }
+}
+
+/** Flushes on start, when the connection returns, and when Background Sync wakes the page. */
+let started = false;
+export function startOutbox() {
+  if (!started) {
+    started = true;
+    window.addEventListener('online', () => flush());
+    navigator.serviceWorker?.addEventListener('message', (event) => {
+      if (event.data?.type === 'sdcs-outbox-flush') flush();
+    });
+  }
+  flush();
+}
