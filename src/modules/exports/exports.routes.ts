@@ -11,7 +11,6 @@ import { EXPORT_RETRY_AFTER_SECONDS, ExportGate } from './exports.gate.ts';
 import {
   ActivitiesExportQuery,
   columnList,
-  exportHeaders,
   HistoryQuery,
   tableContent,
   ValuesQuery,
