@@ -198,7 +198,7 @@ export async function buildApp({
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);
       await api.register(membersRoutes);
-      await api.register(invitationsRoutes, { database, config, mailer });
+      await api.register(invitationsRoutes, { database, config, mailer, clock });
       await api.register(unitsRoutes);
       await api.register(datasetsRoutes, { config });
       await api.register(datasetItemsRoutes);
