@@ -32,7 +32,7 @@ import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
-import { exportsRoutes } from './modules/exports/index.ts';
+import { exportGateStats, exportsRoutes } from './modules/exports/index.ts';
 import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
 import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
@@ -159,7 +159,7 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
-  const metrics = registerMetrics(app, database, config.metricsToken);
+  const metrics = registerMetrics(app, database, config.metricsToken, exportGateStats);
   await registerOverloadProtection(app, config, metrics);
   const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};
   registerAuth(app, credentialResolver(database, config), database, credentialRefusals);
