@@ -34,7 +34,7 @@ import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
-import { exportsRoutes } from './modules/exports/index.ts';
+import { exportGateStats, exportsRoutes } from './modules/exports/index.ts';
 import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
 import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
@@ -175,7 +175,7 @@ export async function buildApp({
   });
   app.addHook('onClose', () => heavy.close());
   const load = { any: () => !heavy.idle(), busy: (org: string) => heavy.busy(org) };
-  const metrics = registerMetrics(app, database, config.metricsToken, () => heavy.stats());
+  const metrics = registerMetrics(app, database, config.metricsToken, exportGateStats, () => heavy.stats());
   await registerOverloadProtection(app, config, metrics, load);
   const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};
   registerAuth(app, credentialResolver(database, config), database, credentialRefusals);
@@ -215,7 +215,7 @@ export async function buildApp({
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);
       await api.register(membersRoutes);
-      await api.register(invitationsRoutes, { database, config, mailer });
+      await api.register(invitationsRoutes, { database, config, mailer, clock });
       await api.register(unitsRoutes);
       await api.register(datasetsRoutes, { config });
       await api.register(datasetItemsRoutes);

@@ -25,6 +25,33 @@ export function openConfiguredDatabase(config: Config): Promise<Database> {
   });
 }
 
+/** How often a start on the embedded database says it is still opening. */
+const OPENING_TICK_MS = 5_000;
+
+/**
+ * Tells the person who starts the service that the embedded database is opening, every few
+ * seconds how long it has taken, and when it is open: PGlite loads a whole PostgreSQL (WebAssembly)
+ * first, which takes a few seconds, and tens of seconds on a busy machine. On stderr, so that
+ * stdout keeps only log lines and the first-start message. Nothing for a PostgreSQL server.
+ */
+function embeddedOpeningProgress(config: Config): () => void {
+  if (config.databaseUrl) return () => undefined;
+  const since = performance.now();
+  const seconds = () => ((performance.now() - since) / 1000).toFixed(0);
+  process.stderr.write(`Opening the embedded database in ${embeddedDataDir(config)}…\n`);
+  const tick = setInterval(
+    () => process.stderr.write(`  still opening the embedded database (${seconds()} s)\n`),
+    OPENING_TICK_MS,
+  );
+  tick.unref();
+  return () => {
+    clearInterval(tick);
+    process.stderr.write(
+      `Embedded database opened in ${((performance.now() - since) / 1000).toFixed(1)} s\n`,
+    );
+  };
+}
+
 /** Readable log lines on a terminal (or when asked); JSON lines for log collectors otherwise. */
 const prettyLogs = (config: Config) =>
   config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
@@ -45,7 +72,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     return performance.now();
   };
   let t = performance.now();
+  const opened = embeddedOpeningProgress(config);
   const database = await openConfiguredDatabase(config);
+  opened();
   t = mark('openDatabaseMs', t);
   await migrate(database);
   t = mark('migrateMs', t);

@@ -163,6 +163,40 @@ describe('sdcs serve', () => {
   });
 });
 
+describe('sdcs serve on the embedded database (issue 48)', () => {
+  it('says on stderr that the database is opening, then how long it took, before it listens', async () => {
+    const e: NodeJS.ProcessEnv = {
+      ...env(),
+      SDCS_DATA_DIR: mkdtempSync(join(tmpdir(), 'sdcs-opening-')),
+      LOG_LEVEL: 'info',
+    };
+    delete e['DATABASE_URL'];
+    const child = spawn(process.execPath, [BUNDLE, 'serve'], { env: e });
+    let err = '';
+    let all = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onData = (d: Buffer) => {
+          all += d;
+          if (/SDCS listening on/.test(all)) resolve();
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', (d: Buffer) => {
+          err += d;
+          onData(d);
+        });
+        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${all}`)));
+      });
+      expect(err).toContain(`Opening the embedded database in ${e['SDCS_DATA_DIR']}/pglite…`);
+      expect(err).toMatch(/Embedded database opened in \d+\.\d s/);
+      // Opening comes before listening.
+      expect(all.indexOf('Embedded database opened')).toBeLessThan(all.indexOf('SDCS listening on'));
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  }, 60_000);
+});
+
 describe('sdcs serve with SDCS_TRUST_PROXY=true (issue 25, item 9)', () => {
   it('warns at start-up that the client-written X-Forwarded-For is trusted, and names the remedy', async () => {
     const served = await start({ SDCS_TRUST_PROXY: 'true' });

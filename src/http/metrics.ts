@@ -13,6 +13,12 @@ export interface Metrics {
   refused: Counter<'reason'>;
 }
 
+/** What the export gates have counted (the exports module's `exportGateStats`, given by the app). */
+export interface ExportFigures {
+  running: number;
+  refused: Record<'caller' | 'organization' | 'capacity', number>;
+}
+
 const sameToken = (given: string, expected: string) => {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -28,6 +34,10 @@ export function registerMetrics(
   app: FastifyInstance,
   database: Database,
   token: string | undefined,
+  exportFigures: () => ExportFigures = () => ({
+    running: 0,
+    refused: { caller: 0, organization: 0, capacity: 0 },
+  }),
   heavy?: () => HeavyStats,
 ): Metrics {
   const registry = new Registry();
@@ -62,6 +72,41 @@ export function registerMetrics(
   pool('sdcs_db_pool_connections', 'Database connections open', (s) => s.size);
   pool('sdcs_db_pool_in_use', 'Database connections checked out by requests', (s) => s.inUse);
   pool('sdcs_db_pool_waiting', 'Requests waiting for a database connection', (s) => s.waiting);
+  // The stream pool: connections of their own for exports (on PGlite the one connection, as above).
+  const streamPool = (name: string, help: string, pick: (s: ReturnType<Database['poolStats']>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(database.streamPoolStats()));
+      },
+    });
+  streamPool('sdcs_db_stream_pool_connections', 'Stream pool connections open (exports)', (s) => s.size);
+  streamPool('sdcs_db_stream_pool_in_use', 'Stream pool connections held by running exports', (s) => s.inUse);
+  streamPool('sdcs_db_stream_pool_waiting', 'Exports waiting for a stream pool connection', (s) => s.waiting);
+  new Gauge({
+    name: 'sdcs_exports_running',
+    help: 'Exports running in this process (each holds a place at the export gate)',
+    registers: [registry],
+    collect() {
+      this.set(exportFigures().running);
+    },
+  });
+  // Counted since this app started: the gates' figures are per process, so the start is the base.
+  const refusedAtStart = exportFigures().refused;
+  new Counter({
+    name: 'sdcs_exports_refused_total',
+    help: 'Exports refused before reading anything: caller (the per-caller cap, 429), organization (the per-organization cap, 429), capacity (every stream place taken, 503)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      const now = exportFigures().refused;
+      this.reset();
+      for (const reason of ['caller', 'organization', 'capacity'] as const)
+        this.inc({ reason }, Math.max(0, now[reason] - refusedAtStart[reason]));
+    },
+  });
   new Gauge({
     name: 'sdcs_sandbox_queue_length',
     help: 'Calculations waiting for a sandbox worker, over all organizations',

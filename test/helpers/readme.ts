@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -29,7 +30,7 @@ export const missingTools = (tools: string[]) =>
  * Starts the service on a fresh data directory before the file's tests (unless `skip`) and stops
  * it after them; `api` and `key` (the first-start API key) are set once it listens.
  */
-export function readmeService(skip: boolean) {
+export function readmeService(skip: boolean, options: { publicUrl?: boolean } = {}) {
   const service = { api: '', key: '', dataDir: mkdtempSync(join(tmpdir(), 'sdcs-readme-')) };
   let stop = () => {};
   beforeAll(async () => {
@@ -41,6 +42,15 @@ export function readmeService(skip: boolean) {
       LOG_FORMAT: 'json',
     };
     delete env['DATABASE_URL'];
+    if (options.publicUrl) {
+      // Upload URLs name the public address: a real port, known before the start.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise((resolve) => probe.close(resolve));
+      env['PORT'] = String(port);
+      env['PUBLIC_URL'] = `http://127.0.0.1:${port}`;
+    }
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'sdcs.mjs'), 'serve'], { env });
     stop = () => {
       child.removeAllListeners('exit');

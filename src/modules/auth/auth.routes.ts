@@ -6,7 +6,8 @@ import type { Clock } from '../../domain/clock.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { attemptBudget, withRetryAfter } from './attempt-budget.ts';
+import { accountBudget } from './account-password.ts';
+import { withRetryAfter } from './attempt-budget.ts';
 import { LoginBody, LoginResponse, MeResponse, SignupBody, SignupResponse } from './auth.schemas.ts';
 import { describeCaller, login, logout, signup } from './auth.service.ts';
 
@@ -16,11 +17,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{
   mailer: Mailer;
   clock: Clock;
 }> = async (app, { database, config, mailer, clock }) => {
-  const budget = attemptBudget(database, 'account', {
-    budget: config.accountAttemptBudget,
-    maxDelaySeconds: config.attemptBackoffMaxSeconds,
-    quietMs: config.attemptBudgetQuietMinutes * 60_000,
-  });
+  const budget = accountBudget(database, config);
   app.post(
     '/auth/signup',
     {

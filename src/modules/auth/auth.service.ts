@@ -1,18 +1,13 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
-import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import { hashPassword, isAccessToken, newAccessToken, sha256Hex } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
 import { usersRepository } from '../users/index.ts';
-import type { AttemptBudget } from './attempt-budget.ts';
-import { longestWait, WaitBeforeRetry } from './attempt-budget.ts';
-import { accountAttemptsMail } from './auth.mail.ts';
+import { checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
 import {
   activeMemberships,
   type CredentialRow,
@@ -104,16 +99,8 @@ export async function signup(database: Database, config: Config, input: SignupIn
   });
 }
 
-// Verifying against a fixed hash keeps a login for an unknown e-mail as slow as a real one.
-let dummyHash: Promise<string> | undefined;
-
 /** What a login needs besides the database: the account budget, the clock and the mailer. */
-export interface LoginDeps {
-  budget: AttemptBudget;
-  clock: Clock;
-  mailer: Mailer;
-  log: FastifyBaseLogger;
-}
+export type LoginDeps = PasswordCheckDeps;
 
 /**
  * Signs in with e-mail and password. The attempt is counted on the account's budget (across
@@ -126,35 +113,11 @@ export async function login(
   deps: LoginDeps,
   input: { email: string; password: string; organizationId?: string },
 ) {
-  const account = input.email.trim().toLowerCase();
-  const now = deps.clock();
-  const reserved = await deps.budget.reserve(account, now);
-  if (!reserved.admitted) {
-    throw new WaitBeforeRetry(
-      `Too many sign-in attempts for this account; try again in ${reserved.retryAfter} s`,
-      reserved.retryAfter,
-    );
-  }
   const user = await database.system((tx) => usersRepository.findByEmail(tx, input.email));
-  dummyHash ??= hashPassword('not-a-password');
-  const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), input.password);
-  if (!user || !ok) {
-    if (user && (await deps.budget.claimNotice(account, reserved.attempts, now))) {
-      // Told once; a mail that cannot be sent must not change the answer to the attempt.
-      await deps.mailer
-        .send(
-          accountAttemptsMail({
-            to: user.email,
-            attempts: reserved.attempts,
-            at: now,
-            longestWait: longestWait(deps.budget.settings),
-          }),
-        )
-        .catch((err: unknown) => deps.log.error({ err }, 'failed sign-in notice not sent'));
-    }
-    throw unauthorized('Invalid e-mail or password');
-  }
-  await deps.budget.refund(account, now);
+  const account = user ? { email: user.email, passwordHash: user.password_hash } : undefined;
+  // Checked (and counted) for an unknown e-mail too: as slow, and as limited, as a known one.
+  const ok = await checkAccountPassword(deps, input.email, account, input.password);
+  if (!user || !ok) throw unauthorized('Invalid e-mail or password');
   return database.system(async (tx) => {
     const memberships = await activeMemberships(tx, user.id);
     const membership = input.organizationId

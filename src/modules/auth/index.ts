@@ -7,5 +7,6 @@ export {
   WaitBeforeRetry,
   withRetryAfter,
 } from './attempt-budget.ts';
+export { accountBudget, checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
 export { authRoutes } from './auth.routes.ts';
 export { credentialResolver, issueAccessToken } from './auth.service.ts';

@@ -14,6 +14,17 @@ export interface ExportLimits {
   total: number;
 }
 
+/** Why an export was refused: the caller's limit, the organization's, or the process's places. */
+export type ExportRefusal = 'caller' | 'organization' | 'capacity';
+
+/** What every gate of this process has counted (metrics read it with `exportGateStats`). */
+const figures = { running: 0, refused: { caller: 0, organization: 0, capacity: 0 } };
+
+/** Exports running now in this process, and those refused since it started, by reason. */
+export function exportGateStats(): { running: number; refused: Record<ExportRefusal, number> } {
+  return { running: figures.running, refused: { ...figures.refused } };
+}
+
 /** The caller an export is counted against: the API key, or the person behind a token. */
 const callerKey = (caller: Caller) =>
   caller.credential.kind === 'apikey' ? `key:${caller.credential.id}` : `user:${caller.userId}`;
@@ -35,7 +46,8 @@ export class ExportGate {
   enter(caller: Caller, reply: FastifyReply): () => void {
     const who = callerKey(caller);
     const org = caller.organizationId;
-    const refuse = (error: AppError) => {
+    const refuse = (error: AppError, reason: ExportRefusal) => {
+      figures.refused[reason]++;
       reply.header('retry-after', String(EXPORT_RETRY_AFTER_SECONDS));
       return error;
     };
@@ -46,6 +58,7 @@ export class ExportGate {
           'TOO_MANY_REQUESTS',
           `You already have ${mine} exports running, the most one ${caller.credential.kind === 'apikey' ? 'API key' : 'user'} may run at once; try again when one has finished`,
         ),
+        'caller',
       );
     }
     const ours = this.#organizations.get(org) ?? 0;
@@ -55,6 +68,7 @@ export class ExportGate {
           'TOO_MANY_REQUESTS',
           `Your organization already has ${ours} exports running, the most it may run at once; try again when one has finished`,
         ),
+        'organization',
       );
     }
     if (this.#total >= this.limits.total) {
@@ -63,16 +77,19 @@ export class ExportGate {
           'SERVICE_UNAVAILABLE',
           'Every export place of the service is taken by running exports; try again shortly',
         ),
+        'capacity',
       );
     }
     this.#callers.set(who, mine + 1);
     this.#organizations.set(org, ours + 1);
     this.#total++;
+    figures.running++;
     let left = false;
     return () => {
       if (left) return;
       left = true;
       this.#total--;
+      figures.running--;
       decrement(this.#callers, who);
       decrement(this.#organizations, org);
     };

@@ -73,6 +73,7 @@ export const invitationsRepository = {
         'i.accepted_at',
         sql<boolean>`i.expires_at > now()`.as('live'),
         'u.password_hash',
+        'u.email',
         'o.name as organization_name',
       ])
       .where('i.token_hash', '=', tokenHash)

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
+import { accountBudget, withRetryAfter } from '../auth/index.ts';
 import { errors } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
 import {
@@ -19,7 +21,9 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
   config: Config;
   mailer: Mailer;
-}> = async (app, { database, config, mailer }) => {
+  clock: Clock;
+}> = async (app, { database, config, mailer, clock }) => {
+  const budget = accountBudget(database, config);
   app.post(
     '/organizations/current/invitations',
     {
@@ -58,13 +62,16 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Organization'],
         summary: 'Accept an invitation and receive an access token (no credential needed)',
         description:
-          'A new account takes the name and password given; an e-mail that already has an account confirms with that account’s password. Unknown, used or expired tokens are refused with `success: false`.',
+          'A new account takes the name and password given; an e-mail that already has an account confirms with that account’s password. Unknown, used or expired tokens are refused with `success: false`. The password of an existing account counts on that account’s attempt budget, together with its sign-ins (see `POST /auth/login`): past the budget, 429 with Retry-After before the password is checked, and the account’s owner is told by e-mail.',
         security: [],
         body: AcceptBody,
-        response: { 200: AcceptResult, ...errors(400) },
+        response: { 200: AcceptResult, ...errors(400, 429) },
       },
     },
-    (request) => acceptInvitation(database, config, request.body),
+    (request, reply) =>
+      acceptInvitation(database, config, { budget, clock, mailer, log: request.log }, request.body).catch(
+        (error) => withRetryAfter(reply, error),
+      ),
   );
 
   app.post(

@@ -2,11 +2,12 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest } from '../../domain/errors.ts';
-import { hashPassword, randomBase62, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
+import { hashPassword, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { siteScope } from '../access/index.ts';
-import { issueAccessToken } from '../auth/index.ts';
+import { coversOrganization, siteScope } from '../access/index.ts';
+import { checkAccountPassword, issueAccessToken, type PasswordCheckDeps } from '../auth/index.ts';
 import {
+  authorizeMemberSites,
   grantMessage,
   memberPolicy,
   membersRepository as members,
@@ -49,9 +50,14 @@ export async function inviteMember(
   try {
     await deps.database.tenant(org, async (tx) => {
       const siteIds = await requireSites(tx, org, input.assignedSiteIds, 'assignedSiteIds');
+      const scope = await siteScope(tx, caller);
+      // A limited manager invites to sites of theirs, and to at least one (decision 168): a member
+      // of no site is for owners and managers of every site to place.
       authorize(
-        memberPolicy.canAssignSites(await siteScope(tx, caller), siteIds),
-        'You can only invite people to sites you manage',
+        memberPolicy.canManageMemberSites(scope, await coversOrganization(tx, caller, scope), siteIds),
+        siteIds.length === 0
+          ? 'You manage only some sites: name at least one of your sites for the person you invite'
+          : 'You can only invite people to sites you manage',
       );
       const user = await repo.findOrCreateUser(tx, email);
       const existing = await members.lock(tx, org, user.id);
@@ -61,6 +67,7 @@ export async function inviteMember(
         if (open?.live) throw refuse(`${email} already has a pending invitation to this organization`);
         // The earlier invitation expired (or was never sent): this one replaces it.
         authorize(memberPolicy.canManageMember(caller, existing.role), grantMessage(existing.role));
+        await authorizeMemberSites(tx, caller, await members.siteIdsOf(tx, org, user.id));
         await repo.deleteOpen(tx, org, user.id);
         await members.setRole(tx, org, user.id, role);
       } else {
@@ -128,9 +135,15 @@ export async function describeInvitation(database: Database, token: string) {
 
 /**
  * Accepts an invitation: activates the membership and returns an access token. A new account
- * takes the name and password given; an existing account must confirm with its password.
+ * takes the name and password given; an existing account must confirm with its password, counted
+ * on its attempt budget like a sign-in.
  */
-export async function acceptInvitation(database: Database, config: Config, input: AcceptInput) {
+export async function acceptInvitation(
+  database: Database,
+  config: Config,
+  passwords: PasswordCheckDeps,
+  input: AcceptInput,
+) {
   const found = await database.system((tx) => repo.findByTokenHash(tx, sha256Hex(input.token)));
   if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');
   if (found.accepted_at) throw refuse('This invitation has already been accepted; sign in instead');
@@ -139,7 +152,10 @@ export async function acceptInvitation(database: Database, config: Config, input
   const existingAccount = found.password_hash !== null;
   let passwordHash: string | null = null;
   if (existingAccount) {
-    if (!(await verifyPassword(found.password_hash, input.password))) {
+    // The password of an existing account is checked on that account's attempt budget, as a
+    // sign-in is (decision 169): past it, 429 with Retry-After before the password is looked at.
+    const account = { email: found.email, passwordHash: found.password_hash };
+    if (!(await checkAccountPassword(passwords, found.email, account, input.password))) {
       throw refuse('An account with this e-mail address exists: enter its password to accept', [
         { path: 'password', message: 'password does not match the existing account' },
       ]);

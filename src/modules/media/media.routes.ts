@@ -19,20 +19,29 @@ import { createUpload, deleteMedia, getMedia } from './media.service.ts';
 import { handleUpload } from './media.upload.ts';
 
 /** GET /media/{id}/content: the bytes, or a JSON error (typed loosely: the handler streams). */
-const DOWNLOAD_RESPONSES: Record<number, unknown> = {
-  200: {
-    description: 'The file’s bytes, with the content type it was uploaded as',
-    headers: {
-      'content-disposition': Type.String({ description: 'attachment, with the file’s name' }),
-      'content-length': Type.Integer({ minimum: 0, description: 'The file’s size in bytes' }),
-      'cache-control': Type.String({ description: '`private, no-store`' }),
-      'x-content-type-options': Type.String({ description: '`nosniff`' }),
-      'content-security-policy': Type.String({ description: 'Nothing in the file runs' }),
+/**
+ * The answers of a download: the file's bytes under the content type it was uploaded as, which is
+ * one of the configured types (SDCS_MEDIA_TYPES) at the time of its upload. Each configured type is
+ * declared; `*` + `/*` stands for a type that a file uploaded under an earlier configuration keeps.
+ */
+function downloadResponses(mediaTypes: ReadonlyMap<string, string>): Record<number, unknown> {
+  const binary = { schema: Type.String({ format: 'binary' }) };
+  const types = [...new Set(mediaTypes.values())].sort();
+  return {
+    200: {
+      description: `The file’s bytes, with the content type it was uploaded as: the type configured for its extension (SDCS_MEDIA_TYPES; now ${types.join(', ')}). A file uploaded under an earlier configuration keeps its type, hence the wildcard.`,
+      headers: {
+        'content-disposition': Type.String({ description: 'attachment, with the file’s name' }),
+        'content-length': Type.Integer({ minimum: 0, description: 'The file’s size in bytes' }),
+        'cache-control': Type.String({ description: '`private, no-store`' }),
+        'x-content-type-options': Type.String({ description: '`nosniff`' }),
+        'content-security-policy': Type.String({ description: 'Nothing in the file runs' }),
+      },
+      content: { ...Object.fromEntries(types.map((type) => [type, binary])), '*/*': binary },
     },
-    content: { '*/*': { schema: Type.String({ format: 'binary' }) } },
-  },
-  ...errors(403, 404),
-};
+    ...errors(403, 404),
+  };
+}
 
 /** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
 const UPLOADS_PER_MINUTE = 600;
@@ -145,7 +154,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
         summary: 'The bytes of a file, by the signed URL of GET /media/{id} (local storage)',
         params: IdParams,
         querystring: Type.Object({ expires: Type.String(), signature: Type.String() }),
-        response: DOWNLOAD_RESPONSES,
+        response: downloadResponses(deps.config.mediaTypes),
       },
     },
     async (request, reply) => {

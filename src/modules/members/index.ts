@@ -2,4 +2,10 @@
 export { memberPolicy } from './members.policy.ts';
 export { membersRepository } from './members.repository.ts';
 export { membersRoutes } from './members.routes.ts';
-export { grantMessage, requireRole, requireSites } from './members.service.ts';
+export {
+  authorizeMemberSites,
+  grantMessage,
+  MEMBER_SITES_MESSAGE,
+  requireRole,
+  requireSites,
+} from './members.service.ts';

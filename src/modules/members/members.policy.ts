@@ -26,6 +26,16 @@ export const memberPolicy = {
   canGrantRole: (caller: Caller, role: Role) =>
     caller.role === 'OWNER' || (caller.role === 'MANAGER' && role !== 'OWNER'),
 
+  /**
+   * Manage (change, remove, re-invite) a member who has the sites `memberSites` (decision 168).
+   * `whole`: the caller's sites cover the whole organization (owners; managers of every site):
+   * any member. A manager limited to some sites: only a member who has sites, all within the
+   * caller's; a member of no site (who is not limited to any, or not yet placed) is left to
+   * owners and managers of every site. An empty list must not pass as "all within".
+   */
+  canManageMemberSites: (scope: SiteScope, whole: boolean, memberSites: readonly string[]) =>
+    whole || (memberSites.length > 0 && memberPolicy.canAssignSites(scope, memberSites)),
+
   /** Assign (or take away) these sites: each must be within the caller's scope. */
   canAssignSites: (scope: SiteScope, siteIds: Iterable<string>) => {
     if (scope.all) return true;

@@ -3,7 +3,7 @@ import type { Role } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/index.ts';
+import { coversOrganization, siteScope } from '../access/index.ts';
 import { sitesRepository } from '../sites/index.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 import { presentMember } from './members.present.ts';
@@ -40,6 +40,19 @@ export const grantMessage = (role: Role) =>
     : 'Managers can give the MANAGER, COLLECTOR or VIEWER role';
 
 const MANAGE_MESSAGE = 'Managers can only manage collectors and viewers';
+export const MEMBER_SITES_MESSAGE =
+  'You manage only some sites: you can change or remove only members who have sites, all of them yours; members without a site are managed by owners and managers of every site';
+
+/**
+ * Refuses (403) a manager limited to some sites who would manage a member outside them, or a
+ * member of no site (decision 168). Owners pass.
+ */
+export async function authorizeMemberSites(tx: Tx, caller: Caller, memberSites: readonly string[]) {
+  if (caller.role === 'OWNER') return;
+  const scope = await siteScope(tx, caller);
+  const whole = await coversOrganization(tx, caller, scope);
+  authorize(memberPolicy.canManageMemberSites(scope, whole, memberSites), MEMBER_SITES_MESSAGE);
+}
 const SITES_MESSAGE = 'You can only assign sites you manage';
 
 /** Refuses (400) to leave the organization without an active owner once `userId` stops being one. */
@@ -76,16 +89,13 @@ export async function updateMember(
   const siteIds =
     input.siteIds === undefined ? undefined : await requireSites(tx, org, input.siteIds, 'siteIds');
   if (role) authorize(memberPolicy.canGrantRole(caller, role), grantMessage(role));
-  if (role && role !== member.role && caller.role !== 'OWNER') {
-    // As for removal: a manager changes the role only of members whose sites are all theirs.
-    const sites = await repo.siteIdsOf(tx, org, userId);
-    authorize(
-      memberPolicy.canAssignSites(await siteScope(tx, caller), sites),
-      'You can only change the role of members of sites you manage',
-    );
-  }
+  const current = await repo.siteIdsOf(tx, org, userId);
+  // As for removal: a limited manager changes the role only of members who have sites, all theirs.
+  if (role && role !== member.role) await authorizeMemberSites(tx, caller, current);
   if (siteIds) {
-    const current = await repo.siteIdsOf(tx, org, userId);
+    // Sites are changed one by one (each added or taken away must be the caller's), but a member
+    // of no site is placed by owners and managers of every site (decision 168).
+    if (current.length === 0) await authorizeMemberSites(tx, caller, current);
     const changed = [
       ...siteIds.filter((id) => !current.includes(id)),
       ...current.filter((id) => !siteIds.includes(id)),
@@ -105,13 +115,7 @@ export async function updateMember(
 export async function removeMember(tx: Tx, caller: Caller, userId: string): Promise<void> {
   const org = caller.organizationId;
   const member = await lockMember(tx, caller, userId);
-  if (caller.role !== 'OWNER') {
-    const sites = await repo.siteIdsOf(tx, org, userId);
-    authorize(
-      memberPolicy.canAssignSites(await siteScope(tx, caller), sites),
-      'You can only remove members of sites you manage',
-    );
-  }
+  await authorizeMemberSites(tx, caller, await repo.siteIdsOf(tx, org, userId));
   if (member.role === 'OWNER' && member.status === 'active') await keepAnotherOwner(tx, org, userId);
   await repo.remove(tx, org, userId);
 }

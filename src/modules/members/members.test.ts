@@ -202,9 +202,12 @@ describe('PATCH /organizations/current/members/{userId}', () => {
     expect((await patch(local.userId, { role: 'VIEWER' })).body.role).toBe('VIEWER');
     // Taking away b, which the manager does not manage, is refused; so is adding it.
     expect((await patch(collector.userId, { siteIds: [a] })).status).toBe(403);
+    // A member of no site is not theirs to place (decision 168): the owner places them first.
     const fresh = await addMember(t, org.organizationId, 'VIEWER');
     expect((await patch(fresh.userId, { siteIds: [b] })).status).toBe(403);
-    expect((await patch(fresh.userId, { siteIds: [a1] })).status).toBe(200);
+    expect((await patch(fresh.userId, { siteIds: [a1] })).status).toBe(403);
+    await assignSites(t, org.organizationId, fresh.userId, [a1]);
+    expect((await patch(fresh.userId, { siteIds: [a, a1] })).status).toBe(200);
     // No OWNER grants, and no changes to managers (promoting a member of their own sites is fine).
     expect((await patch(fresh.userId, { role: 'OWNER' })).status).toBe(403);
     expect((await patch(fresh.userId, { role: 'MANAGER' })).body.role).toBe('MANAGER');

@@ -212,7 +212,7 @@ export const ValueItem = Type.Object({
   activities: Type.Optional(
     Type.Array(ActivitySummary, {
       description:
-        'ACTIVITY values in the answer of POST /form-submissions: the activities of the list, in its order',
+        'Only in the answer of POST /form-submissions, for ACTIVITY values: the activities of the list, in its order. GET /form-submissions and the other reads leave it out; read them with GET /activities (formId, key, siteId, year, periodUnits).',
     }),
   ),
 });

@@ -2,3 +2,4 @@
 export { targetsRepository } from './targets.repository.ts';
 export { targetsRoutes } from './targets.routes.ts';
 export type { TargetEntry } from './targets.schemas.ts';
+export { readableEntries } from './targets.service.ts';

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../domain/caller.ts';
+import type { Caller, Viewer } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { coversOrganization, policy, siteScope } from '../access/index.ts';
@@ -64,6 +64,31 @@ async function find(tx: Tx, caller: Caller, id: string): Promise<TargetRow> {
   return row;
 }
 
+/**
+ * What of a target the caller may read (decision 167): owners and members whose sites cover the
+ * whole organization read every entry; a member limited to some sites reads the entries of their
+ * sites (and the sites under them) only: not another site's figures, nor the organization's
+ * (entries without a site), as indicators give them no figure of the whole organization either.
+ * The target itself (title, baseline, metadata) belongs to an organization-wide indicator and is
+ * read by every member.
+ */
+export async function readableEntries(
+  tx: Tx,
+  viewer: Viewer,
+): Promise<(entries: readonly TargetEntry[]) => TargetEntry[]> {
+  // A public dashboard link shows what its publisher chose for the whole organization.
+  if (!('role' in viewer)) return (entries) => [...entries];
+  const scope = await siteScope(tx, viewer);
+  if (await coversOrganization(tx, viewer, scope)) return (entries) => [...entries];
+  return (entries) => entries.filter((e) => e.siteId !== null && policy.canReadSite(scope, e.siteId));
+}
+
+/** The target as `caller` may read it: its entries limited to the caller's sites. */
+async function presentFor(tx: Tx, caller: Caller, rows: TargetRow[]): Promise<Target[]> {
+  const readable = await readableEntries(tx, caller);
+  return rows.map(presentTarget).map((target) => ({ ...target, targetEntries: readable(target.targetEntries) }));
+}
+
 export async function listTargets(
   tx: Tx,
   caller: Caller,
@@ -74,11 +99,12 @@ export async function listTargets(
     !(isUuid(indicatorId) && (await repo.indicatorExists(tx, caller.organizationId, indicatorId)))
   )
     throw invalidField('indicatorId', 'indicatorId is not an indicator of this organization');
-  return (await repo.list(tx, caller.organizationId, indicatorId ?? null)).map(presentTarget);
+  return presentFor(tx, caller, await repo.list(tx, caller.organizationId, indicatorId ?? null));
 }
 
 export async function getTarget(tx: Tx, caller: Caller, id: string): Promise<Target> {
-  return presentTarget(await find(tx, caller, id));
+  const [target] = await presentFor(tx, caller, [await find(tx, caller, id)]);
+  return target!;
 }
 
 export const TARGETS_ORGANIZATION_WIDE =

@@ -65,7 +65,55 @@ async function ownerEntries(t: TestContext, plants: Plants, id: string) {
     : (res.body.targetEntries as { targetValue: number }[]).map((e) => e.targetValue);
 }
 
+/** A target of the whole organization (100) with entries for Plant 1 (40) and Plant 2 (60). */
+async function targetOnBothPlants(t: TestContext, plants: Plants): Promise<string> {
+  const res = await api(t, 'POST', '/targets', {
+    token: plants.tenant.owner.token,
+    body: {
+      indicatorId: await createIndicator(t, plants.tenant),
+      title: 'both plants',
+      targetEntries: [
+        { year: 2030, targetValue: 100 },
+        { year: 2030, targetValue: 40, siteId: plants.plant1 },
+        { year: 2030, targetValue: 60, siteId: plants.plant2 },
+      ],
+    },
+  });
+  if (res.status !== 200) throw new Error(`target not created: ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+/** Reads (decision 167): a member limited to Plant 1 reads Plant 1's entry only; the owner all three. */
+const READS = { VIEWER: 200, COLLECTOR: 200, MANAGER: 200, OWNER: 200 };
+const readable = (caller: { role: string }) => (caller.role === 'OWNER' ? [100, 40, 60] : [40]);
+const valuesOf = (target: { targetEntries: { targetValue: number }[] }) =>
+  target.targetEntries.map((e) => e.targetValue);
+
 export const siteCases: SiteCase[] = [
+  {
+    method: 'GET',
+    route: '/targets/:id',
+    place: 'a target with entries of the whole organization, Plant 1 and Plant 2',
+    expect: READS,
+    prepare: async (t, plants, caller) => ({
+      url: `/targets/${await targetOnBothPlants(t, plants)}`,
+      after: (res) => expect(valuesOf(res.body)).toEqual(readable(caller)),
+    }),
+  },
+  {
+    method: 'GET',
+    route: '/targets',
+    place: 'a target with entries of the whole organization, Plant 1 and Plant 2',
+    expect: READS,
+    prepare: async (t, plants, caller) => {
+      const id = await targetOnBothPlants(t, plants);
+      return {
+        url: '/targets',
+        after: (res) =>
+          expect(valuesOf(res.body.find((x: { id: string }) => x.id === id))).toEqual(readable(caller)),
+      };
+    },
+  },
   {
     method: 'PUT',
     route: '/targets/:id',
