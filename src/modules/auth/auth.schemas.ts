@@ -53,12 +53,22 @@ export const LoginResponse = Type.Object({
   }),
 });
 
+/** One of the languages SDCS ships, as a BCP 47 tag. */
+export const LocaleTag = Type.Union(
+  [Type.Literal('en'), Type.Literal('de'), Type.Literal('fr'), Type.Literal('es'), Type.Literal('pl')],
+  { description: 'A language SDCS ships, as a BCP 47 tag: en, de, fr, es or pl' },
+);
+
 export const MeResponse = Type.Object({
   user: Type.Object({
     id: Uuid,
     email: Type.String(),
     name: Type.String(),
     image: Type.Union([Type.String(), Type.Null()]),
+    locale: Type.Union([LocaleTag, Type.Null()], {
+      description:
+        'The language the person chose for the web app and the e-mails sent to them; null: the web app follows the browser, e-mails are in English',
+    }),
   }),
   organization: Type.Object({ id: Uuid, name: Type.String() }),
   role: RoleName,
@@ -71,3 +81,12 @@ export const MeResponse = Type.Object({
       'Sites assigned to the caller directly; each includes its descendants (owners see every site)',
   }),
 });
+
+export const MePatchBody = Type.Object(
+  {
+    locale: Type.Union([LocaleTag, Type.Null()], {
+      description: 'The language of the web app and of the e-mails sent to you; null to follow the browser',
+    }),
+  },
+  { additionalProperties: false, examples: [{ locale: 'de' }] },
+);
