@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { EXAMPLE_LOGIN } from '../../http/examples.ts';
-import { DateTime, RoleName, Uuid } from '../../http/schemas.ts';
+import { DateTime, LocaleTag, RoleName, Uuid } from '../../http/schemas.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters' });
@@ -52,12 +52,6 @@ export const LoginResponse = Type.Object({
     description: 'Every organization the user belongs to; log in with organizationId to switch',
   }),
 });
-
-/** One of the languages SDCS ships, as a BCP 47 tag. */
-export const LocaleTag = Type.Union(
-  [Type.Literal('en'), Type.Literal('de'), Type.Literal('fr'), Type.Literal('es'), Type.Literal('pl')],
-  { description: 'A language SDCS ships, as a BCP 47 tag: en, de, fr, es or pl' },
-);
 
 export const MeResponse = Type.Object({
   user: Type.Object({

@@ -13,6 +13,7 @@ import {
   requireRole,
   requireSites,
 } from '../members/index.ts';
+import { usersRepository } from '../users/index.ts';
 import { invitationMail } from './invitations.mail.ts';
 import { invitationsRepository as repo } from './invitations.repository.ts';
 
@@ -29,6 +30,8 @@ export interface InviteInput {
   email: string;
   assignedSiteIds: string[];
   role: string;
+  /** The invitee's language for the e-mail (and their account when it has none yet). */
+  locale?: string | null | undefined;
 }
 
 /**
@@ -75,6 +78,11 @@ export async function inviteMember(
         ttlDays: INVITATION_TTL_DAYS,
       });
       const { name: organizationName } = await repo.organizationName(tx, org);
+      // The inviter's choice of language, else the one the invitee already chose; kept on an
+      // account that has none yet.
+      const chosen = await usersRepository.locale(tx, user.id);
+      const locale = input.locale ?? chosen;
+      if (input.locale && !chosen) await usersRepository.setLocale(tx, user.id, input.locale);
       await deps.mailer.send(
         invitationMail({
           to: email,
@@ -83,6 +91,7 @@ export async function inviteMember(
           role,
           link: `${deps.config.publicUrl}/app/accept-invitation?token=${token}`,
           expiresAt: invitation.expires_at,
+          locale,
         }),
       );
     });
