@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get } from './api.js';
 import { formatDate, formatDay, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
-import { t } from './i18n/index.js';
+import { t, textOf } from './i18n/index.js';
 import { showMoment, showShortDay } from './review-format.js';
 import { Link, navigate } from './router.js';
 import { Badge, Errors, Loading } from './ui.js';
@@ -160,7 +160,7 @@ export function MyReporting({ query }) {
               ${corrections.map(
                 ({ form, site, period, rejected }) => html`<li>
                   <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
-                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                    ${textOf(form, 'name')} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
                   <//>
                   <span> ${t('home.valuesRejected', { count: rejected.count })}</span>
                   ${rejected.comment ? html`<span class="rejection-comment">: <q>${rejected.comment}</q> <span class="muted">(${rejected.by}, ${showMoment(rejected.at)})</span></span>` : null}
@@ -178,7 +178,7 @@ export function MyReporting({ query }) {
               ${overdue.slice(0, OVERDUE_SHOWN).map(
                 ({ form, site, period }) => html`<li>
                   <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
-                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                    ${textOf(form, 'name')} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
                   <//>
                   <span class="muted"> ${t('home.statusDue', { status: STATUS_WORDS[period.status], date: formatDate(period.dueAt) })}</span>
                 </li>`,
@@ -195,7 +195,7 @@ export function MyReporting({ query }) {
 function FormCard({ form, completeness, rejections, year, now }) {
   const totals = completeness.totals;
   return html`<section class="card" aria-labelledby=${`form-${form.id}`}>
-    <h2 id=${`form-${form.id}`}>${form.name}</h2>
+    <h2 id=${`form-${form.id}`}>${textOf(form, 'name')}</h2>
     <p class="muted">
       ${t('home.reported', { actual: totals.actualReports, expected: totals.expectedReports })}
       ${completeness.dueDays !== null ? ` · ${t('home.dueDays', { days: completeness.dueDays })}` : ''}
