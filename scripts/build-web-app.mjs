@@ -2,7 +2,8 @@
 // app's own modules in one small entry script, its style sheet, and the spreadsheet readers
 // (exceljs, papaparse, zip.js) in chunks loaded only when a manager reads a file on the import
 // screen, inside that screen's Web Worker (sheets-worker.js, built first so that the app knows its
-// content-hashed name). Every file is named by its content hash; manifest.json tells the service
+// content-hashed name), and each language but English (i18n/<tag>.json, a chunk of its own fetched
+// when the person's language needs it). Every file is named by its content hash; manifest.json tells the service
 // which entry files the page loads.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -35,7 +36,7 @@ export async function buildWebApp(root, outdir) {
     define: { 'process.env.NODE_ENV': '"production"' },
   });
   const workerOutputs = Object.entries(worker.metafile.outputs);
-  const workerEntry = workerOutputs.find(([, o]) => o.entryPoint);
+  const workerEntry = workerOutputs.find(([, o]) => o.entryPoint?.endsWith('client/sheets-worker.js'));
   if (!workerEntry) throw new Error('web app: no worker output');
   const result = await build({
     ...common,
@@ -46,7 +47,9 @@ export async function buildWebApp(root, outdir) {
     },
   });
   const outputs = [...Object.entries(result.metafile.outputs), ...workerOutputs];
-  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint);
+  // Dynamically imported modules (the import screen, each language's messages) are entry points
+  // of their own in the metafile: the page loads main.js's.
+  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('client/main.js'));
   if (!entry) throw new Error('web app: no entry output');
   const manifest = {
     script: basename(entry[0]),

@@ -97,11 +97,12 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     const { context, page, errors } = await open('de-DE');
     await enter(page, 1);
     await page.getByLabel(LABEL).fill('1,5');
-    await page.getByText('Will be saved as 1,5 kilowatt-hour').waitFor();
+    // A German browser gets the app in German (unit names are the organization's, as stored).
+    await page.getByText('Wird gespeichert als 1,5 kilowatt-hour').waitFor();
     await page.getByLabel(LABEL).blur();
     await shot(page, 'de-DE');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/^Saved at/).waitFor();
+    await page.getByRole('button', { name: 'Speichern' }).click();
+    await page.getByText(/^Gespeichert um/).waitFor();
     expect((await storedElectricity(1)).value).toBe(1.5);
     expect(errors).toEqual([]);
     await context.close();
@@ -111,15 +112,15 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
     const { context, page, errors } = await open('fr-FR');
     await enter(page, 2);
     await page.getByLabel(LABEL).fill('12 500,5');
-    await page.getByText('Will be saved as 12\u202f500,5 kilowatt-hour').waitFor();
+    await page.getByText('Sera enregistré comme 12\u202f500,5 kilowatt-hour').waitFor();
     // Another unit: what is typed in megawatt-hours, and what the service stores in kilowatt-hours.
-    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'megawatt-hour' });
+    await page.getByLabel('Unité', { exact: true }).selectOption({ label: 'megawatt-hour' });
     await page.getByLabel(LABEL).fill('12\u202f500,5');
     await page.locator('.will-store').filter({ hasText: '12\u202f500\u202f500 kilowatt-hour' }).waitFor();
-    await page.getByLabel('Unit', { exact: true }).selectOption({ label: 'kilowatt-hour' });
+    await page.getByLabel('Unité', { exact: true }).selectOption({ label: 'kilowatt-hour' });
     await shot(page, 'fr-FR');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/^Saved at/).waitFor();
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText(/^Enregistré à/).waitFor();
     expect((await storedElectricity(2)).value).toBe(12500.5);
     expect(errors).toEqual([]);
     await context.close();
@@ -503,7 +504,7 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       await message.waitFor();
       // 125005 / 40 = 3125 times April's value, more than the factor 3.
       expect((await message.textContent())?.trim()).toBe(
-        `Water drawn is 125.005 cubic metre against 40 cubic metre in April ${world.year}: more than 3 times as much. Check the value, or explain it in a comment.`,
+        `Water drawn ist 125.005 cubic metre gegenüber 40 cubic metre im April ${world.year}: mehr als das 3-Fache. Prüfen Sie den Wert oder begründen Sie ihn in einem Kommentar.`,
       );
       expect(await message.textContent()).not.toContain('m3');
       await shot(page, 'outlier-de-DE');
@@ -511,11 +512,34 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
       await context.close();
     });
 
-    for (const [locale, typed, shown, month] of [
-      ['de-DE', '125005', '125.005', 'April'],
-      ['fr-FR', '125005', '125\u202f005', 'avril'],
-      ['pl-PL', '125005', '125\u00a0005', 'kwiecień'],
-      ['en-US', '125005', '125,005', 'April'],
+    // Each browser gets the app in its language: the outlier, the rule and the offer in its words.
+    const words = {
+      'de-DE': {
+        outlier: (n: string) => `ist ${n} cubic metre gegenüber 40 cubic metre im April`,
+        rule: 'Water drawn darf nicht kleiner als 0 (cubic metre) sein.',
+        restore: /^1 nicht gespeicherten Wert \(.+\) wiederherstellen\?/,
+      },
+      'fr-FR': {
+        outlier: (n: string) => `vaut ${n} cubic metre contre 40 cubic metre en avril`,
+        rule: 'Water drawn ne peut pas être inférieur à 0 (cubic metre).',
+        restore: /^Restaurer 1 valeur non enregistrée \(.+\) \?/,
+      },
+      'pl-PL': {
+        outlier: (n: string) => `Water drawn: ${n} cubic metre wobec 40 cubic metre w okresie kwiecień`,
+        rule: 'Water drawn: wartość nie może być mniejsza niż 0 (cubic metre).',
+        restore: /^Przywrócić 1 niezapisaną wartość \(.+\)\?/,
+      },
+      'en-US': {
+        outlier: (n: string) => `is ${n} cubic metre against 40 cubic metre in April`,
+        rule: 'Water drawn cannot be less than 0 (cubic metre).',
+        restore: /Restore 1 unsaved value from /,
+      },
+    };
+    for (const [locale, typed, shown] of [
+      ['de-DE', '125005', '125.005'],
+      ['fr-FR', '125005', '125\u202f005'],
+      ['pl-PL', '125005', '125\u00a0005'],
+      ['en-US', '125005', '125,005'],
     ] as const) {
       it(`${locale} on a phone: the outlier, a rule error and the restore offer read in plain words`, async () => {
         const { context, page, errors } = await open(locale, {
@@ -528,21 +552,19 @@ describe.skipIf(!hasChromium)(`the entry screen (${hasChromium ? 'Chromium' : NO
         await field.blur();
         const message = page.locator('[data-key="water"] .outlier-message');
         await message.waitFor();
-        expect(await message.textContent()).toContain(
-          `is ${shown} cubic metre against 40 cubic metre in ${month} ${world.year}`,
-        );
+        expect(await message.textContent()).toContain(`${words[locale].outlier(shown)} ${world.year}`);
         await shot(page, `phone-${locale}-outlier`);
         await field.fill('-5');
         await field.blur();
         const error = page.locator('[data-key="water"] .field-error');
         await error.waitFor();
-        expect(await error.textContent()).toContain('Water drawn cannot be less than 0 (cubic metre).');
+        expect(await error.textContent()).toContain(words[locale].rule);
         await shot(page, `phone-${locale}-rule`);
         await field.fill(typed);
         await page.waitForTimeout(600);
         await page.reload();
         await page.locator('.draft-offer').waitFor();
-        expect(await page.locator('.draft-offer').textContent()).toMatch(/Restore 1 unsaved value from /);
+        expect(await page.locator('.draft-offer strong').textContent()).toMatch(words[locale].restore);
         await shot(page, `phone-${locale}-restore`);
         expect(errors).toEqual([]);
         await context.close();

@@ -19,6 +19,11 @@ export const RoleName = Type.Union(
   { description: 'OWNER > MANAGER > COLLECTOR > VIEWER' },
 );
 
+export const LocaleTag = Type.Union(
+  [Type.Literal('en'), Type.Literal('de'), Type.Literal('fr'), Type.Literal('es'), Type.Literal('pl')],
+  { description: 'A language SDCS ships, as a BCP 47 tag: en, de, fr, es or pl' },
+);
+
 export const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the record' }) });
 
 export const ErrorBody = Type.Object(

@@ -7,6 +7,7 @@ import {
   RecalculateResult,
 } from '../../src/modules/activities/activities.schemas.ts';
 import { ActivityDefinition } from '../../src/modules/activity-definitions/activity-definitions.schemas.ts';
+import { MeResponse } from '../../src/modules/auth/auth.schemas.ts';
 import {
   Dataset,
   DatasetImportResult,
@@ -33,6 +34,8 @@ const Success = Type.Object({ success: Type.Boolean() });
  * declare: `test/responses.test.ts` checks each against the served OpenAPI document.
  */
 export const responses = {
+  'GET /me': MeResponse,
+  'PATCH /me': MeResponse,
   'GET /activities': ActivityPage,
   'PATCH /activities/:activityId': PatchActivityResult,
   'GET /activities/:activityId/history': Type.Array(ActivityHistoryEntry),

@@ -161,13 +161,16 @@ export async function createWebAppWorld(): Promise<WebAppWorld> {
   };
 }
 
-/** Signs in through the app's sign-in screen. */
+/**
+ * Signs in through the app's sign-in screen, in whatever language the browser gets it (the fields
+ * by their ids), and waits for the home.
+ */
 export async function signIn(page: Page, base: string, email: string, password: string): Promise<void> {
   await page.goto(`${base}/app`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'My reporting' }).waitFor();
+  await page.locator('#signin-email').fill(email);
+  await page.locator('#signin-password').fill(password);
+  await page.locator('form button[type="submit"]').click();
+  await page.locator('#reporting-year').waitFor();
 }
 
 /** Sets a password for a test member (factories create members without one). */

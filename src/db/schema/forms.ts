@@ -25,6 +25,8 @@ export interface FormsTable {
   description: string | null;
   period_type: PeriodType;
   metadata: Json<Record<string, unknown>>;
+  /** The name in other languages, by BCP 47 tag (0059). */
+  names: Json<Record<string, string>>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
   deleted_at: NullableTimestamp;
@@ -44,6 +46,9 @@ export interface FormElementsTable {
   options: Json<SelectOption[] | null>;
   activity_definition_id: string | null;
   metadata: Json<Record<string, unknown>>;
+  /** The label and the help text in other languages, by BCP 47 tag (0059). */
+  labels: Json<Record<string, string>>;
+  help_texts: Json<Record<string, string>>;
   position: Generated<number>;
   /** How the element's periods combine for indicators (NUMBER elements; SUM otherwise). */
   aggregation: ColumnType<Aggregation, Aggregation | undefined, Aggregation>;

@@ -28,6 +28,8 @@ export interface UsersTable {
   name: Generated<string>;
   image: string | null;
   password_hash: string | null;
+  /** The person's language (BCP 47, one of the shipped ones), or null: the browser's. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

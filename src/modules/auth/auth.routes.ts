@@ -8,8 +8,15 @@ import { errors } from '../../http/schemas.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { accountBudget } from './account-password.ts';
 import { withRetryAfter } from './attempt-budget.ts';
-import { LoginBody, LoginResponse, MeResponse, SignupBody, SignupResponse } from './auth.schemas.ts';
-import { describeCaller, login, logout, signup } from './auth.service.ts';
+import {
+  LoginBody,
+  LoginResponse,
+  MePatchBody,
+  MeResponse,
+  SignupBody,
+  SignupResponse,
+} from './auth.schemas.ts';
+import { describeCaller, login, logout, setCallerLocale, signup } from './auth.service.ts';
 
 export const authRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
@@ -83,5 +90,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     (request) => request.tenant((tx, caller) => describeCaller(tx, caller)),
+  );
+
+  app.patch(
+    '/me',
+    {
+      config: { minRole: 'VIEWER' },
+      schema: {
+        operationId: 'auth.updateMe',
+        tags: ['Identity'],
+        summary: "Set the caller's language",
+        description:
+          "The language (`locale`) is the person's, in every organization they belong to: the web app shows itself in it, whatever the browser asks for, and the e-mails SDCS sends them (reminders, rejections) are written in it. `null` goes back to following the browser. Answers the caller as GET /me does.",
+        body: MePatchBody,
+        response: { 200: MeResponse, ...errors(400, 401) },
+      },
+    },
+    (request) => request.tenant((tx, caller) => setCallerLocale(tx, caller, request.body.locale)),
   );
 };

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { EXAMPLE_LOGIN } from '../../http/examples.ts';
-import { DateTime, RoleName, Uuid } from '../../http/schemas.ts';
+import { DateTime, LocaleTag, RoleName, Uuid } from '../../http/schemas.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Password = Type.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters' });
@@ -59,6 +59,10 @@ export const MeResponse = Type.Object({
     email: Type.String(),
     name: Type.String(),
     image: Type.Union([Type.String(), Type.Null()]),
+    locale: Type.Union([LocaleTag, Type.Null()], {
+      description:
+        'The language the person chose for the web app and the e-mails sent to them; null: the web app follows the browser, e-mails are in English',
+    }),
   }),
   organization: Type.Object({ id: Uuid, name: Type.String() }),
   role: RoleName,
@@ -71,3 +75,12 @@ export const MeResponse = Type.Object({
       'Sites assigned to the caller directly; each includes its descendants (owners see every site)',
   }),
 });
+
+export const MePatchBody = Type.Object(
+  {
+    locale: Type.Union([LocaleTag, Type.Null()], {
+      description: 'The language of the web app and of the e-mails sent to you; null to follow the browser',
+    }),
+  },
+  { additionalProperties: false, examples: [{ locale: 'de' }] },
+);

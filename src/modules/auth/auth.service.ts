@@ -4,7 +4,9 @@ import type { Caller } from '../../domain/caller.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
-import { hashPassword, isAccessToken, newAccessToken, sha256Hex } from '../../lib/secrets.ts';
+import { supportedLocale } from '../../lib/locales.ts';
+import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
+import type { Mailer } from '../../mail/mailer.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
 import { usersRepository } from '../users/index.ts';
 import { checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
@@ -157,12 +159,19 @@ export async function logout(database: Database, caller: Caller): Promise<void> 
 export async function describeCaller(tx: Tx, caller: Caller) {
   const found = await organizationAndAssignedSites(tx, caller.organizationId, caller.userId);
   if (!found) throw notFound('Organization');
+  const locale = supportedLocale(await usersRepository.locale(tx, caller.userId));
   return {
-    user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image },
+    user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image, locale },
     organization: { id: found.id, name: found.name },
     role: caller.role,
     isAdmin: caller.isAdmin,
     credential: caller.credential.kind,
     siteIds: found.site_ids,
   };
+}
+
+/** Sets the caller's language (null: follow the browser); answers the caller as GET /me does. */
+export async function setCallerLocale(tx: Tx, caller: Caller, locale: string | null) {
+  await usersRepository.setLocale(tx, caller.userId, supportedLocale(locale));
+  return describeCaller(tx, caller);
 }

@@ -94,6 +94,8 @@ export async function planElements(
       id,
       key,
       label: input.label,
+      labels: input.labels ?? {},
+      help_texts: input.helpTexts ?? {},
       type: input.type,
       required: input.required ?? false,
       unit_id: input.unitId ?? null,

@@ -9,6 +9,7 @@ const FORM_COLUMNS = [
   'description',
   'period_type',
   'metadata',
+  'names',
   'created_at',
   'updated_at',
   'due_days',
@@ -19,6 +20,8 @@ const ELEMENT_COLUMNS = [
   'form_id',
   'key',
   'label',
+  'labels',
+  'help_texts',
   'type',
   'required',
   'unit_id',
@@ -39,6 +42,8 @@ export interface ElementWrite {
   id: string;
   key: string;
   label: string;
+  labels: Record<string, string>;
+  help_texts: Record<string, string>;
   type: ElementType;
   required: boolean;
   unit_id: string | null;
@@ -58,6 +63,7 @@ export interface FormFields {
   description: string | null;
   periodType: PeriodType;
   metadata: Record<string, unknown>;
+  names: Record<string, string>;
   dueDays: number | null;
 }
 
@@ -111,6 +117,7 @@ export const formsRepository = {
         description: fields.description,
         period_type: fields.periodType,
         metadata: json(fields.metadata),
+        names: json(fields.names),
         due_days: fields.dueDays,
       })
       .returning('id')
@@ -125,6 +132,7 @@ export const formsRepository = {
         description: fields.description,
         period_type: fields.periodType,
         metadata: json(fields.metadata),
+        names: json(fields.names),
         due_days: fields.dueDays,
         updated_at: sql`now()`,
       })
@@ -186,6 +194,8 @@ export const formsRepository = {
           form_id: formId,
           key: r.key,
           label: r.label,
+          labels: json(r.labels),
+          help_texts: json(r.help_texts),
           type: r.type,
           required: r.required,
           unit_id: r.unit_id,
@@ -204,6 +214,8 @@ export const formsRepository = {
         oc.column('id').doUpdateSet((eb) => ({
           key: eb.ref('excluded.key'),
           label: eb.ref('excluded.label'),
+          labels: eb.ref('excluded.labels'),
+          help_texts: eb.ref('excluded.help_texts'),
           type: eb.ref('excluded.type'),
           required: eb.ref('excluded.required'),
           unit_id: eb.ref('excluded.unit_id'),

@@ -59,6 +59,24 @@ export const DueDays = Type.Integer({
     'Days after the end of a period when its data is due (0: at the end of the period); null or absent: no due date',
 });
 
+/**
+ * A text in other languages, by the BCP 47 tag of a language SDCS ships: `{ "de": "Strom" }`.
+ * Shown to a person whose app is in that language; the text as written is shown otherwise.
+ */
+const perLanguage = (maxLength: number, what: string) => {
+  const text = () => Type.Optional(Type.String({ minLength: 1, maxLength }));
+  return Type.Object(
+    { en: text(), de: text(), fr: text(), es: text(), pl: text() },
+    {
+      additionalProperties: false,
+      description: `${what} in other languages, by language (en, de, fr, es, pl); shown to people whose app is in that language`,
+    },
+  );
+};
+export const ElementLabels = perLanguage(500, 'The label');
+export const ElementHelpTexts = perLanguage(2000, 'A help text shown under the label');
+export const FormNames = perLanguage(200, 'The name');
+
 export const ELEMENT_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 
 const SelectOption = Type.Object(
@@ -82,6 +100,8 @@ export const ElementInput = Type.Object(
       }),
     ),
     label: Type.String({ minLength: 1, maxLength: 500, description: 'The question shown to people' }),
+    labels: Type.Optional(ElementLabels),
+    helpTexts: Type.Optional(ElementHelpTexts),
     type: ElementTypeSchema,
     required: Type.Optional(Type.Boolean({ description: 'Shown to data entry; not enforced per request' })),
     unitId: Type.Optional(
@@ -120,6 +140,7 @@ export type ElementInput = Static<typeof ElementInput>;
 export const FormBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, description: 'Display name' }),
+    names: Type.Optional(FormNames),
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     periodType: PeriodTypeSchema,
     metadata: Type.Optional(ElementMetadata),
@@ -182,6 +203,8 @@ export const Element = Type.Object({
   id: Uuid,
   key: Type.String({ description: 'Unique in the form; submissions name the element by it' }),
   label: Type.String({ description: 'The question shown to people' }),
+  labels: ElementLabels,
+  helpTexts: ElementHelpTexts,
   type: ElementTypeSchema,
   required: Type.Boolean({ description: 'Shown to data entry; not enforced per request' }),
   unitId: Nullable({ ...Uuid, description: 'NUMBER elements: the unit values are stored in' }),
@@ -204,6 +227,7 @@ export const Form = Type.Object({
   id: Uuid,
   organizationId: Uuid,
   name: Type.String({ description: 'Display name' }),
+  names: FormNames,
   description: Nullable(Type.String({ description: 'Free text for people' })),
   periodType: PeriodTypeSchema,
   metadata: ElementMetadata,

@@ -33,6 +33,7 @@ function fieldsOf(body: FormBody) {
     description: body.description ?? null,
     periodType: body.periodType,
     metadata: body.metadata ?? {},
+    names: body.names ?? {},
     dueDays: body.dueDays ?? null,
   };
 }

@@ -81,6 +81,8 @@ describe('forms: create and read', () => {
       id: expect.any(String),
       key: 'kwh',
       label: 'Electricity',
+      labels: {},
+      helpTexts: {},
       type: 'NUMBER',
       required: true,
       unitId: kwh,

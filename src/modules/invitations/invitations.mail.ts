@@ -1,5 +1,6 @@
 import type { Role } from '../../db/schema/index.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
+import { mailTexts } from '../../mail/translate.ts';
 
 const escapeHtml = (value: string) =>
   value.replace(
@@ -7,7 +8,10 @@ const escapeHtml = (value: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** The invitation e-mail: who invites, to which organization and role, and the link to accept. */
+/**
+ * The invitation e-mail, in the invitee's language (`locale`; English when none): who invites, to
+ * which organization and role, and the link to accept.
+ */
 export function invitationMail(input: {
   to: string;
   organizationName: string;
@@ -15,28 +19,30 @@ export function invitationMail(input: {
   role: Role;
   link: string;
   expiresAt: Date;
+  locale?: string | null;
 }): MailMessage {
-  const role = input.role.charAt(0) + input.role.slice(1).toLowerCase();
-  const inviter = input.inviterName || 'A colleague';
-  const until = input.expiresAt.toUTCString();
+  const { t, moment } = mailTexts(input.locale);
+  const role = t('role', { role: input.role });
+  const inviter = input.inviterName || t('invitation.colleague');
+  const until = moment(input.expiresAt);
+  const org = input.organizationName;
   const text = [
-    'Hello,',
+    t('hello'),
     '',
-    `${inviter} invites you to join ${input.organizationName} on SDCS as ${role}.`,
+    t('invitation.invites', { inviter, org, role }),
     '',
-    'Accept the invitation here:',
+    t('invitation.acceptHere'),
     input.link,
     '',
-    `The link works once, until ${until}. If you already have an SDCS account with this e-mail`,
-    'address, confirm with its password; otherwise choose a name and a password.',
+    t('invitation.once', { until }),
     '',
-    'If you did not expect this invitation, ignore this e-mail.',
+    t('invitation.ignore'),
   ].join('\n');
   const html =
-    `<p>Hello,</p><p>${escapeHtml(inviter)} invites you to join <b>${escapeHtml(input.organizationName)}</b>` +
-    ` on SDCS as ${role}.</p><p><a href="${escapeHtml(input.link)}">Accept the invitation</a></p>` +
-    `<p>The link works once, until ${escapeHtml(until)}. If you already have an SDCS account with this` +
-    ' e-mail address, confirm with its password; otherwise choose a name and a password.</p>' +
-    '<p>If you did not expect this invitation, ignore this e-mail.</p>';
-  return { to: input.to, subject: `Invitation to join ${input.organizationName} on SDCS`, text, html };
+    `<p>${escapeHtml(t('hello'))}</p>` +
+    `<p>${escapeHtml(t('invitation.invites', { inviter, org, role }))}</p>` +
+    `<p><a href="${escapeHtml(input.link)}">${escapeHtml(t('invitation.acceptLink'))}</a></p>` +
+    `<p>${escapeHtml(t('invitation.once', { until }))}</p>` +
+    `<p>${escapeHtml(t('invitation.ignore'))}</p>`;
+  return { to: input.to, subject: t('invitation.subject', { org }), text, html };
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN } from '../../http/examples.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, LocaleTag, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const InviteBody = Type.Object(
   {
@@ -14,6 +14,12 @@ export const InviteBody = Type.Object(
       maxLength: 20,
       description: 'Owner, Manager, Collector or Viewer, in any letter case (e.g. `COLLECTOR`)',
     }),
+    locale: Type.Optional(
+      Type.Union([LocaleTag, Type.Null()], {
+        description:
+          "The invitee's language: the invitation e-mail is written in it, and an account without a language of its own keeps it. Default: the language the invitee chose, else English",
+      }),
+    ),
   },
   {
     additionalProperties: false,

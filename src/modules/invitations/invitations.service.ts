@@ -14,6 +14,7 @@ import {
   requireRole,
   requireSites,
 } from '../members/index.ts';
+import { usersRepository } from '../users/index.ts';
 import { invitationMail } from './invitations.mail.ts';
 import { invitationsRepository as repo } from './invitations.repository.ts';
 
@@ -30,6 +31,8 @@ export interface InviteInput {
   email: string;
   assignedSiteIds: string[];
   role: string;
+  /** The invitee's language for the e-mail (and their account when it has none yet). */
+  locale?: string | null | undefined;
 }
 
 /**
@@ -82,6 +85,11 @@ export async function inviteMember(
         ttlDays: INVITATION_TTL_DAYS,
       });
       const { name: organizationName } = await repo.organizationName(tx, org);
+      // The inviter's choice of language, else the one the invitee already chose; kept on an
+      // account that has none yet.
+      const chosen = await usersRepository.locale(tx, user.id);
+      const locale = input.locale ?? chosen;
+      if (input.locale && !chosen) await usersRepository.setLocale(tx, user.id, input.locale);
       await deps.mailer.send(
         invitationMail({
           to: email,
@@ -90,6 +98,7 @@ export async function inviteMember(
           role,
           link: `${deps.config.publicUrl}/app/accept-invitation?token=${token}`,
           expiresAt: invitation.expires_at,
+          locale,
         }),
       );
     });

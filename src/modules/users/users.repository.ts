@@ -26,4 +26,14 @@ export const usersRepository = {
   async setPasswordHash(tx: Tx, userId: string, passwordHash: string): Promise<void> {
     await tx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
   },
+
+  /** The person's chosen language, or null (follow the browser). */
+  async locale(tx: Tx, userId: string): Promise<string | null> {
+    const row = await tx.selectFrom('users').select('locale').where('id', '=', userId).executeTakeFirst();
+    return row?.locale ?? null;
+  },
+
+  async setLocale(tx: Tx, userId: string, locale: string | null): Promise<void> {
+    await tx.updateTable('users').set({ locale }).where('id', '=', userId).execute();
+  },
 };

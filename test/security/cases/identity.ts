@@ -22,6 +22,7 @@ export const cases: SecurityCase[] = [
     prepare: async () => ({ url: '/auth/logout' }),
   },
   { method: 'GET', route: '/me', prepare: async () => ({ url: '/me' }) },
+  { method: 'PATCH', route: '/me', prepare: async () => ({ url: '/me', body: { locale: 'de' } }) },
   {
     method: 'POST',
     route: '/apikeys',

@@ -1,6 +1,7 @@
 // The app's only way to the service: the public API under /api/v1, with the person's access
 // token from sessionStorage (never in a URL). Errors keep the API's body: code, message, issues.
 
+import { t } from './i18n/index.js';
 import { keepAnswer, keptAnswer } from './offline/cache.js';
 import { offlineTexts } from './offline/texts.js';
 
@@ -10,7 +11,7 @@ const ORG = 'sdcs.organizationId';
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body?.message || `The service answered ${status}`);
+    super(body?.message || t('error.status', { status }));
     this.status = status;
     this.code = body?.code ?? null;
     this.issues = Array.isArray(body?.issues) ? body.issues : [];
@@ -122,16 +123,31 @@ export async function uploadFile(file, { entityId, fieldName }) {
     try {
       body = JSON.parse(text);
     } catch {
-      body = { message: `The upload was refused (${response.status})` };
+      body = { message: t('error.uploadRefused', { status: response.status }) };
     }
     throw new ApiError(response.status, body);
   }
   return presigned.mediaId;
 }
 
-/** The messages of an error, for people: the message, then each issue. */
+/**
+ * The service's sentences the app knows, by their English text: shown in the person's language.
+ * Other messages of the service (naming a field, a value, a site) are shown as the service wrote them.
+ */
+const KNOWN = {
+  'Invalid e-mail or password': 'error.invalidCredentials',
+  'This account has no active membership': 'error.noMembership',
+};
+
+/** The messages of an error, for people, in their language where the app knows the sentence. */
 export function errorLines(error) {
-  if (!(error instanceof ApiError)) return [error?.message || 'Something went wrong'];
+  if (!(error instanceof ApiError)) {
+    // fetch() rejects with a TypeError when the network or the service cannot be reached.
+    if (error instanceof TypeError) return [t('error.network')];
+    return [error?.message || t('error.unknown')];
+  }
   const issues = error.issues.map((issue) => issue.message).filter(Boolean);
-  return issues.length ? issues : [error.message];
+  if (issues.length) return issues;
+  if (KNOWN[error.message]) return [t(KNOWN[error.message])];
+  return [error.message];
 }

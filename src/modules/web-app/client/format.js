@@ -1,46 +1,91 @@
-// Numbers and dates in the browser's locale; the API keeps plain numbers and ISO strings.
+// Numbers and dates in the person's locale (see i18n/locale.js); the API keeps plain numbers and ISO strings.
+import { t } from './i18n/index.js';
+import { formattingLocale } from './i18n/locale.js';
 
-const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 6 });
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'long', timeZone: 'UTC' });
-const shortMonthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', timeZone: 'UTC' });
+const formatters = new Map();
+/** An Intl formatter for the current formatting locale, made once per locale and options. */
+function cached(kind, options) {
+  const locale = formattingLocale();
+  const key = `${kind}|${locale}|${JSON.stringify(options)}`;
+  let made = formatters.get(key);
+  if (!made) {
+    made =
+      kind === 'number' ? new Intl.NumberFormat(locale, options) : new Intl.DateTimeFormat(locale, options);
+    formatters.set(key, made);
+  }
+  return made;
+}
+
+const numberFormat = () => cached('number', { maximumFractionDigits: 6 });
+const dateFormat = () => cached('date', { dateStyle: 'medium', timeZone: 'UTC' });
+const timeFormat = () => cached('date', { dateStyle: 'medium', timeStyle: 'short' });
+const monthYearFormat = () => cached('date', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const shortMonthFormat = () => cached('date', { month: 'short', timeZone: 'UTC' });
+const dayFormat = () => cached('date', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 export const formatNumber = (value) =>
-  typeof value === 'number' && Number.isFinite(value) ? numberFormat.format(value) : '';
-export const formatDate = (iso) => (iso ? dateFormat.format(new Date(iso)) : '');
-const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  typeof value === 'number' && Number.isFinite(value) ? numberFormat().format(value) : '';
+export const formatDate = (iso) => (iso ? dateFormat().format(new Date(iso)) : '');
 /** "Apr 11": a due date inside its year's grid. */
-export const formatDay = (iso) => (iso ? dayFormat.format(new Date(iso)) : '');
-export const formatTime = (iso) => (iso ? timeFormat.format(new Date(iso)) : '');
+export const formatDay = (iso) => (iso ? dayFormat().format(new Date(iso)) : '');
+export const formatTime = (iso) => (iso ? timeFormat().format(new Date(iso)) : '');
+/** A size: `512 B`, then Intl's own unit names in the locale (`1.5 kB`, `1,5 MB`). */
 export const formatBytes = (bytes) => {
   if (typeof bytes !== 'number') return '';
   if (bytes < 1024) return `${formatNumber(bytes)} B`;
-  if (bytes < 1024 * 1024) return `${formatNumber(Math.round(bytes / 102.4) / 10)} KB`;
-  return `${formatNumber(Math.round(bytes / (1024 * 104.8576)) / 10)} MB`;
+  const [value, unit] =
+    bytes < 1024 * 1024
+      ? [Math.round(bytes / 102.4) / 10, 'kilobyte']
+      : [Math.round(bytes / (1024 * 104.8576)) / 10, 'megabyte'];
+  return cached('number', { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(
+    value,
+  );
 };
 
-/** "March 2026", "Q2 2026", "2026". */
+/** "March 2026", "Q2 2026", "2026" (in the person's language: "März 2026", "T2 2026"). */
 export function periodLabel(periodType, year, periodUnit) {
-  if (periodType === 'MONTHLY') return `${monthFormat.format(Date.UTC(year, periodUnit - 1, 1))} ${year}`;
-  if (periodType === 'QUARTERLY') return `Q${periodUnit} ${year}`;
+  if (periodType === 'MONTHLY') return monthYearFormat().format(Date.UTC(year, periodUnit - 1, 1));
+  if (periodType === 'QUARTERLY') return t('period.quarterYear', { quarter: periodUnit, year: String(year) });
   return String(year);
 }
 
 /** "Mar", "Q2", "Year". */
 export function shortPeriod(periodType, year, periodUnit) {
-  if (periodType === 'MONTHLY') return shortMonthFormat.format(Date.UTC(year, periodUnit - 1, 1));
-  if (periodType === 'QUARTERLY') return `Q${periodUnit}`;
+  if (periodType === 'MONTHLY') return shortMonthFormat().format(Date.UTC(year, periodUnit - 1, 1));
+  if (periodType === 'QUARTERLY') return t('period.quarter', { quarter: periodUnit });
   return String(year);
 }
 
 export const periodCount = (periodType) => ({ MONTHLY: 12, QUARTERLY: 4 })[periodType] ?? 1;
 
+/** Completeness statuses in words (read when shown, in the current language). */
 export const STATUS_WORDS = {
-  COMPLETE: 'Complete',
-  PARTIAL: 'Partial',
-  MISSING: 'Missing',
-  NO_ACTIVITY: 'No activity',
+  get COMPLETE() {
+    return t('status.complete');
+  },
+  get PARTIAL() {
+    return t('status.partial');
+  },
+  get MISSING() {
+    return t('status.missing');
+  },
+  get NO_ACTIVITY() {
+    return t('status.noActivity');
+  },
 };
 
-export const REVIEW_WORDS = { COMPLETED: 'Entered', APPROVED: 'Approved', REJECTED: 'Rejected' };
+/** Review statuses of a value in words. */
+export const REVIEW_WORDS = {
+  get COMPLETED() {
+    return t('review.status.entered');
+  },
+  get APPROVED() {
+    return t('review.status.approved');
+  },
+  get REJECTED() {
+    return t('review.status.rejected');
+  },
+};
+
+/** A role in words: Owner, Manager, Collector, Viewer. */
+export const roleName = (role) => t('role', { role });

@@ -5,15 +5,19 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, post, session } from './api.js';
+import { roleName } from './format.js';
+import { t } from './i18n/index.js';
 import { Link } from './router.js';
-import { roleWord } from './signin.js';
 import { Errors, Loading } from './ui.js';
+
+/** `<b>…</b>` in a message: strong text. */
+const strong = (chunks) => html`<strong>${chunks}</strong>`;
 
 function Page({ title, children }) {
   return html`<main class="narrow" id="main"><section class="card"><h1>${title}</h1>${children}</section></main>`;
 }
 
-const signInLink = html`<${Link} href="/app/sign-in">Sign in to SDCS<//>`;
+const signInLink = () => html`<${Link} href="/app/sign-in">${t('signin.title')}<//>`;
 
 export function AcceptInvitation({ token, onSignedIn }) {
   const [invitation, setInvitation] = useState(null);
@@ -52,66 +56,67 @@ export function AcceptInvitation({ token, onSignedIn }) {
   };
 
   if (!token) {
-    return html`<${Page} title="Invitation link incomplete">
-      <p>This link has no invitation in it. Open the link from the invitation e-mail again, or ask for a new invitation.</p>
-      <p>Already a member? ${signInLink}.</p>
+    return html`<${Page} title=${t('invite.incompleteTitle')}>
+      <p>${t('invite.incomplete')}</p>
+      <p>${t('invite.alreadyMember')} ${signInLink()}.</p>
     <//>`;
   }
   if (lookupErrors && !lookupErrors.length) {
-    return html`<${Page} title="This invitation link is not valid">
-      <p>The link may have been copied incompletely, or the invitation was withdrawn. Ask the person who invited you for a new invitation.</p>
-      <p>Already a member? ${signInLink}.</p>
+    return html`<${Page} title=${t('invite.invalidTitle')}>
+      <p>${t('invite.invalid')}</p>
+      <p>${t('invite.alreadyMember')} ${signInLink()}.</p>
     <//>`;
   }
   if (lookupErrors) {
-    return html`<${Page} title="Join your organization on SDCS"><${Errors} lines=${lookupErrors} /><//>`;
+    return html`<${Page} title=${t('invite.joinTitle')}><${Errors} lines=${lookupErrors} /><//>`;
   }
   if (!invitation)
-    return html`<${Page} title="Join your organization on SDCS"><${Loading} what="your invitation" /><//>`;
+    return html`<${Page} title=${t('invite.joinTitle')}><${Loading} what=${t('loading.invitation')} /><//>`;
   const org = invitation.organizationName;
   if (invitation.state === 'accepted') {
-    return html`<${Page} title=${`You have joined ${org}`}>
-      <p>This invitation to <strong>${org}</strong> has already been accepted.</p>
-      <p>${signInLink} with your e-mail address and password.</p>
+    return html`<${Page} title=${t('invite.joinedTitle', { org })}>
+      <p>${t('invite.accepted', { org, b: strong })}</p>
+      <p>${signInLink()} ${t('invite.withPassword')}</p>
     <//>`;
   }
   if (invitation.state === 'expired') {
-    return html`<${Page} title="This invitation has expired">
-      <p>The invitation to <strong>${org}</strong> was valid for 7 days. Ask the person who invited you to send a new one.</p>
-      <p>Already a member? ${signInLink}.</p>
+    return html`<${Page} title=${t('invite.expiredTitle')}>
+      <p>${t('invite.expired', { org, b: strong, days: 7 })}</p>
+      <p>${t('invite.alreadyMember')} ${signInLink()}.</p>
     <//>`;
   }
   const existing = invitation.hasAccount;
-  return html`<${Page} title=${`Join ${org} on SDCS`}>
-    <p>${invitation.inviterName ? html`<strong>${invitation.inviterName}</strong> invites you` : 'You are invited'}, <strong>${invitation.email}</strong>, to report sustainability data for <strong>${org}</strong> with the role <strong>${roleWord(invitation.role)}</strong>.</p>
+  const invited = { org, email: invitation.email, role: roleName(invitation.role), b: strong };
+  return html`<${Page} title=${t('invite.joinOrgTitle', { org })}>
     <p>${
-      existing
-        ? 'This address already has an SDCS account: enter its password to accept.'
-        : 'Choose the name your colleagues will see and a password of at least 8 characters.'
+      invitation.inviterName
+        ? t('invite.invitedBy', { ...invited, inviter: invitation.inviterName })
+        : t('invite.invited', invited)
     }</p>
+    <p>${existing ? t('invite.existingAccount') : t('invite.newAccount', { min: 8 })}</p>
     <form onSubmit=${submit} novalidate>
       <div class="field">
-        <label for="accept-email">E-mail address</label>
+        <label for="accept-email">${t('field.email')}</label>
         <input id="accept-email" type="email" autocomplete="username" value=${invitation.email} readonly />
       </div>
       ${
         existing
           ? null
           : html`<div class="field">
-            <label for="accept-name">Your name</label>
+            <label for="accept-name">${t('invite.yourName')}</label>
             <input id="accept-name" autocomplete="name" required maxlength="200" value=${name}
               onInput=${(e) => setName(e.currentTarget.value)} />
           </div>`
       }
       <div class="field">
-        <label for="accept-password">Password</label>
+        <label for="accept-password">${t('field.password')}</label>
         <input id="accept-password" type="password" required minlength=${existing ? undefined : '8'}
           autocomplete=${existing ? 'current-password' : 'new-password'}
           value=${password} onInput=${(e) => setPassword(e.currentTarget.value)} />
       </div>
       <${Errors} lines=${errors} />
-      <button type="submit" disabled=${busy}>Accept and continue</button>
+      <button type="submit" disabled=${busy}>${t('invite.acceptContinue')}</button>
     </form>
-    <p class="hint">Accepted this invitation already? ${signInLink}.</p>
+    <p class="hint">${t('invite.acceptedAlready')} ${signInLink()}.</p>
   <//>`;
 }

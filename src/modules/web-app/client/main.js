@@ -3,7 +3,16 @@ import './app.css';
 import { html, render } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get, post, session, whenSignedOut } from './api.js';
+import { roleName } from './format.js';
+import { t, useLanguage } from './i18n/index.js';
 import { AcceptInvitation } from './invitation.js';
+import {
+  followAccount,
+  LanguagePicker,
+  startLanguage,
+  switchLanguage,
+  whenLanguageChanges,
+} from './language.js';
 import { forgetAnswers, keepAnswer, rememberUser } from './offline/cache.js';
 import { startOutbox } from './offline/outbox.js';
 import { registerServiceWorker } from './offline/register.js';
@@ -12,7 +21,7 @@ import { EnterPeriod } from './period.js';
 import { MyReporting } from './reporting.js';
 import { Review } from './review.js';
 import { Link, mayLeave, navigate, useLocation } from './router.js';
-import { roleWord, SignIn } from './signin.js';
+import { SignIn } from './signin.js';
 import { Errors, Loading } from './ui.js';
 
 const Import = lazyScreen(() => import('./import.js'), 'Import');
@@ -33,8 +42,8 @@ function lazyScreen(load, name) {
           .catch((e) => setError(e));
       }
     }, []);
-    if (error) return html`<${Errors} lines=${['This screen could not be loaded: reload the page.']} />`;
-    return Loaded ? html`<${Loaded} ...${props} />` : html`<${Loading} what="the screen" />`;
+    if (error) return html`<${Errors} lines=${[t('app.screenNotLoaded')]} />`;
+    return Loaded ? html`<${Loaded} ...${props} />` : html`<${Loading} what=${t('loading.screen')} />`;
   };
 }
 
@@ -50,7 +59,7 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setMe(null);
-      setNotice('Your session ended: sign in again.');
+      setNotice(t('app.sessionEnded'));
       setVersion((v) => v + 1);
     });
   }, []);
@@ -64,6 +73,7 @@ function App() {
         rememberUser(found.user.id);
         keepAnswer('/me', found);
         startOutbox();
+        followAccount(found.user.locale);
         setMe(found);
       })
       .catch((error) => setMeError(errorLines(error)));
@@ -86,7 +96,7 @@ function App() {
     return html`<${Frame}><${SignIn} onSignedIn=${signedIn} notice=${notice} /><//>`;
   }
   if (meError) return html`<${Frame}><main id="main"><${Errors} lines=${meError} /></main><//>`;
-  if (!me) return html`<${Frame}><main id="main"><${Loading} what="your account" /></main><//>`;
+  if (!me) return html`<${Frame}><main id="main"><${Loading} what=${t('loading.account')} /></main><//>`;
 
   const signOut = async () => {
     if (!mayLeave()) return;
@@ -94,7 +104,10 @@ function App() {
     await forgetAnswers();
     session.clear();
     setMe(null);
-    setNotice('You are signed out.');
+    setNotice(t('app.signedOut'));
+    // The next person on this device starts from the browser's language again.
+    sessionStorage.removeItem('sdcs.locale');
+    switchLanguage(null, { remember: false });
     navigate('/app/sign-in', { replace: true, force: true });
   };
   const isManager = MANAGERS.has(me.role);
@@ -115,23 +128,24 @@ function App() {
 
 function Frame({ me, path, isManager, onSignOut, children }) {
   const current = (href) => (path === href ? 'page' : undefined);
-  return html`<a class="skip" href="#main">Skip to content</a>
+  return html`<a class="skip" href="#main">${t('app.skip')}</a>
     <header class="top">
       <div class="top-inner">
         <span class="brand">SDCS</span>
         ${
           me
-            ? html`<nav aria-label="Main">
-                <${Link} class="nav-link" href="/app" aria-current=${current('/app')}>My reporting<//>
-                ${isManager ? html`<${Link} class="nav-link" href="/app/review" aria-current=${current('/app/review')}>Review<//>` : null}
-                ${isManager ? html`<${Link} class="nav-link" href="/app/import" aria-current=${current('/app/import')}>Import<//>` : null}
+            ? html`<nav aria-label=${t('nav.label')}>
+                <${Link} class="nav-link" href="/app" aria-current=${current('/app')}>${t('nav.reporting')}<//>
+                ${isManager ? html`<${Link} class="nav-link" href="/app/review" aria-current=${current('/app/review')}>${t('nav.review')}<//>` : null}
+                ${isManager ? html`<${Link} class="nav-link" href="/app/import" aria-current=${current('/app/import')}>${t('nav.import')}<//>` : null}
               </nav>
               <div class="who">
-                <span>${me.user.name || me.user.email} · ${me.organization.name} (${roleWord(me.role)})</span>
-                <button type="button" class="secondary small" onClick=${onSignOut}>Sign out</button>
+                <span>${me.user.name || me.user.email} · ${me.organization.name} (${roleName(me.role)})</span>
+                <button type="button" class="secondary small" onClick=${onSignOut}>${t('app.signOut')}</button>
               </div>`
             : null
         }
+        <${LanguagePicker} signedIn=${Boolean(me)} />
       </div>
     </header>
     ${me ? html`<${OutboxStatus} />` : null}
@@ -139,6 +153,17 @@ function Frame({ me, path, isManager, onSignOut, children }) {
 }
 
 registerServiceWorker();
+/** The app in the current language: a new language draws every screen afresh. */
+function Root() {
+  const [language, setLanguage] = useState(null);
+  useEffect(() => whenLanguageChanges(setLanguage), []);
+  return html`<${App} key=${language ?? ''} />`;
+}
+
 const root = document.getElementById('app');
-root.textContent = '';
-render(html`<${App} />`, root);
+useLanguage(startLanguage())
+  .catch(() => useLanguage('en'))
+  .then(() => {
+    root.textContent = '';
+    render(html`<${Root} />`, root);
+  });

@@ -4,8 +4,11 @@
 // en-US (a misplaced thousands separator) is refused instead of being read as 15.
 import { NumberParser } from '@internationalized/number';
 
-/** The browser's locale (what Intl formats with when no locale is given). */
-export const browserLocale = () => new Intl.NumberFormat().resolvedOptions().locale;
+import { t } from './i18n/index.js';
+import { formattingLocale } from './i18n/locale.js';
+
+/** The person's formatting locale (the app's language, with the browser's region when it fits). */
+export const browserLocale = () => formattingLocale();
 
 const SPACES = /[\u0020\u00a0\u2009\u202f]/g;
 const APOSTROPHES = /['\u2019\u02bc]/g;
@@ -47,7 +50,6 @@ export function readNumber(text, locale = browserLocale()) {
   const typed = String(text ?? '').trim();
   if (typed === '') return { value: null };
   const s = numberSymbols(locale);
-  const separator = s.spaceGroup ? 'a space' : quote(s.group);
   let body = typed;
   const negative = MINUS.test(body);
   if (negative) body = body.slice(1).trimStart();
@@ -57,9 +59,10 @@ export function readNumber(text, locale = browserLocale()) {
     `^(\\d+(?:${escapeRegExp(s.group)}\\d+)*)(?:${escapeRegExp(s.decimal)}(\\d+))?$`,
   ).exec(body);
   if (!shape) {
-    if (!/\d/.test(body)) return { error: `${quote(typed)} is not a number: write it like ${s.example}.` };
-    const why = /e/i.test(body) ? 'write the number in full, without an exponent, like' : 'write it like';
-    return { error: `${quote(typed)} is not written as a number here: ${why} ${s.example}.` };
+    if (!/\d/.test(body))
+      return { error: t('number.notNumber', { typed: quote(typed), example: s.example }) };
+    const key = /e/i.test(body) ? 'number.exponent' : 'number.notWritten';
+    return { error: t(key, { typed: quote(typed), example: s.example }) };
   }
   const [, integer, fraction = ''] = shape;
   const groups = integer.split(s.group);
@@ -68,19 +71,25 @@ export function readNumber(text, locale = browserLocale()) {
     // Grouped digits must be grouped as the locale groups them ("1,234", not "1,5" or "12,34").
     const expected = s.grouping.format(BigInt(digits));
     if (expected !== integer.replace(/^0+(?=\d)/, '')) {
-      const decimal =
-        groups.length === 2 && !fraction ? ` For a decimal number, type ${groups.join(s.decimal)}.` : '';
+      const decimal = groups.length === 2 && !fraction ? groups.join(s.decimal) : '';
       return {
-        error: `${quote(typed)} is ambiguous: here ${separator} separates thousands, as in ${s.example}.${decimal}`,
+        error: t('number.ambiguous', {
+          typed: quote(typed),
+          separator: s.spaceGroup ? 'space' : 'sign',
+          sign: quote(s.group),
+          example: s.example,
+          decimal,
+          hasDecimal: decimal ? 'yes' : 'no',
+        }),
       };
     }
   }
   const significant = `${digits}${fraction}`.replace(/^0+/, '').replace(/0+$/, '');
   if (significant.length > MAX_DIGITS) {
-    return { error: `${quote(typed)} has more digits than can be stored exactly (at most ${MAX_DIGITS}).` };
+    return { error: t('number.tooManyDigits', { typed: quote(typed), max: MAX_DIGITS }) };
   }
   const value = s.parser.parse(`${negative ? '-' : ''}${digits}${fraction ? `${s.decimal}${fraction}` : ''}`);
-  if (!Number.isFinite(value)) return { error: `${quote(typed)} is not a number that can be stored.` };
+  if (!Number.isFinite(value)) return { error: t('number.notStorable', { typed: quote(typed) }) };
   return { value: value === 0 ? 0 : value };
 }
 

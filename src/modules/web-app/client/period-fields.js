@@ -5,6 +5,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get, isOffline, uploadFile } from './api.js';
 import { formatBytes, formatNumber, formatTime, REVIEW_WORDS } from './format.js';
+import { t, textOf } from './i18n/index.js';
 import { formatExact, readNumber } from './numbers.js';
 import { isPendingFile, keepFile } from './offline/outbox.js';
 import { offlineTexts } from './offline/texts.js';
@@ -28,7 +29,8 @@ export function ElementField({ element, data, draft, changed, issues, update, co
     'aria-describedby': invalid ? errorId : undefined,
   };
   const unit = element.unitId ? unitName(unitById(data.units, element.unitId)) : '';
-  const label = html`<label for=${id}>${element.label}${unit ? html` <span class="unit">(${unit})</span>` : null}${element.required ? html` <span class="required">required</span>` : null}</label>`;
+  const label = html`<label for=${id}>${textOf(element, 'label')}${unit ? html` <span class="unit">(${unit})</span>` : null}${element.required ? html` <span class="required">${t('field.required')}</span>` : null}</label>`;
+  const help = textOf(element, 'helpText');
   let control;
   switch (element.type) {
     case 'NUMBER':
@@ -39,13 +41,13 @@ export function ElementField({ element, data, draft, changed, issues, update, co
       break;
     case 'BOOLEAN':
       control = html`<select id=${id} value=${draft.text} onChange=${(e) => update({ text: e.currentTarget.value })} ...${described}>
-        <option value="">Not answered</option><option value="true">Yes</option><option value="false">No</option>
+        <option value="">${t('field.notAnswered')}</option><option value="true">${t('field.yes')}</option><option value="false">${t('field.no')}</option>
       </select>`;
       break;
     case 'SELECT':
       control = html`<select id=${id} value=${draft.text} onChange=${(e) => update({ text: e.currentTarget.value })} ...${described}>
-        <option value="">Choose…</option>
-        ${(element.options ?? []).map((o) => html`<option value=${o.value}>${o.label}</option>`)}
+        <option value="">${t('field.choose')}</option>
+        ${(element.options ?? []).map((o) => html`<option value=${o.value}>${textOf(o, 'label')}</option>`)}
       </select>`;
       break;
     case 'DATE':
@@ -61,13 +63,14 @@ export function ElementField({ element, data, draft, changed, issues, update, co
       control = html`<${ActivityRows} id=${id} element=${element} data=${data} draft=${draft} update=${update} issues=${errors} />`;
       break;
     default:
-      control = html`<p class="muted">This kind of element (${element.type}) cannot be entered here.</p>`;
+      control = html`<p class="muted">${t('field.unknownType', { type: element.type })}</p>`;
   }
   const grouped = element.type === 'ACTIVITY' || element.type === 'TIMESTAMP';
   const rejected = stored[0]?.status === 'REJECTED';
   return html`<div class=${`element type-${element.type.toLowerCase()}${invalid ? ' has-error' : ''}${rejected ? ' rejected' : ''}`}
     data-key=${element.key} onFocusOut=${onLeave}>
-    ${grouped ? html`<h2 class="element-title" id=${`${id}-title`}>${element.label}${element.required ? html` <span class="required">required</span>` : null}</h2>` : label}
+    ${grouped ? html`<h2 class="element-title" id=${`${id}-title`}>${textOf(element, 'label')}${element.required ? html` <span class="required">${t('field.required')}</span>` : null}</h2>` : label}
+    ${help ? html`<p class="hint">${help}</p>` : null}
     ${control}
     ${invalid ? html`<p class="field-error" id=${errorId}>${fieldIssues.map((i) => html`<span>${i.message} </span>`)}</p>` : null}
     ${outliers.length ? html`<${OutlierComment} id=${id} element=${element} outliers=${outliers} draft=${draft} update=${update} context=${context} />` : null}
@@ -78,13 +81,13 @@ export function ElementField({ element, data, draft, changed, issues, update, co
 function ReviewLine({ value, review, element, data }) {
   const converted =
     element.type === 'NUMBER' && value.selectedUnitId && value.selectedUnitId !== element.unitId
-      ? html` · stored as ${formatNumber(value.value)} ${unitName(unitById(data.units, element.unitId))}`
+      ? html` · ${t('field.storedAs', { value: formatNumber(value.value), unit: unitName(unitById(data.units, element.unitId)) })}`
       : null;
   return html`<p class="review">
     <${Badge} tone=${REVIEW_TONES[value.status]}>${REVIEW_WORDS[value.status]}<//>
-    <span class="muted"> ${value.status === 'COMPLETED' ? 'by' : '· entered by'} ${value.userName || value.userEmail}, ${formatTime(value.recordedAt)}${converted}</span>
-    ${review ? html`<span class="review-comment"> ${REVIEW_WORDS[value.status]} by ${review.userName}${review.comment ? `: “${review.comment}”` : ''}</span>` : null}
-    ${value.status === 'REJECTED' ? html`<span class="to-correct">Correct this value and save again.</span>` : null}
+    <span class="muted"> ${t(value.status === 'COMPLETED' ? 'field.by' : 'field.enteredBy', { name: value.userName || value.userEmail, time: formatTime(value.recordedAt) })}${converted}</span>
+    ${review ? html`<span class="review-comment"> ${t(review.comment ? 'field.reviewedComment' : 'field.reviewed', { status: REVIEW_WORDS[value.status], name: review.userName, comment: review.comment })}</span>` : null}
+    ${value.status === 'REJECTED' ? html`<span class="to-correct">${t('field.correct')}</span>` : null}
   </p>`;
 }
 
@@ -100,7 +103,7 @@ function NumberInput({ id, element, data, draft, update, described, locale, show
       onInput=${(e) => update({ text: e.currentTarget.value })} ...${described} aria-describedby=${describedBy} />
     ${
       choices.length > 1
-        ? html`<span class="unit-picker"><label for=${`${id}-unit`}>Unit</label>
+        ? html`<span class="unit-picker"><label for=${`${id}-unit`}>${t('field.unit')}</label>
           <select id=${`${id}-unit`} value=${draft.unitId} onChange=${(e) => update({ unitId: e.currentTarget.value })}>
             ${choices.map((u) => html`<option value=${u.id}>${unitName(u)}</option>`)}
           </select></span>`
@@ -116,14 +119,14 @@ function TimestampRows({ id, draft, update }) {
   return html`<div class="rows" role="group" aria-labelledby=${`${id}-title`}>
     ${draft.rows.map(
       (row, index) => html`<div class="row-card">
-        <div class="field"><label for=${`${id}-${index}-at`}>Date and time</label>
+        <div class="field"><label for=${`${id}-${index}-at`}>${t('field.dateTime')}</label>
           <input id=${`${id}-${index}-at`} type="datetime-local" value=${row.at} onInput=${(e) => setRow(index, { at: e.currentTarget.value })} /></div>
-        <div class="field"><label for=${`${id}-${index}-value`}>Value</label>
+        <div class="field"><label for=${`${id}-${index}-value`}>${t('field.value')}</label>
           <input id=${`${id}-${index}-value`} type="text" inputmode="decimal" value=${row.text} onInput=${(e) => setRow(index, { text: e.currentTarget.value })} /></div>
-        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>Remove reading ${index + 1}</button>
+        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>${t('field.removeReading', { number: index + 1 })}</button>
       </div>`,
     )}
-    <button type="button" class="secondary add-row" onClick=${() => update({ rows: [...draft.rows, { at: '', text: '' }] })}>Add a reading</button>
+    <button type="button" class="secondary add-row" onClick=${() => update({ rows: [...draft.rows, { at: '', text: '' }] })}>${t('field.addReading')}</button>
   </div>`;
 }
 
@@ -165,14 +168,14 @@ function FileInput({ id, element, draft, update, context, described }) {
       draft.mediaId
         ? html`<p class="file-name">
             <span>${draft.fileName}${draft.size ? ` (${formatBytes(draft.size)})` : ''}</span>
-            ${link ? html` <a href=${link} target="_blank" rel="noopener">Download</a>` : null}
+            ${link ? html` <a href=${link} target="_blank" rel="noopener">${t('field.download')}</a>` : null}
             ${isPendingFile(draft.mediaId) ? html` <span class="muted">${offlineTexts.fileWaits(draft.fileName)}</span>` : null}
-            <button type="button" class="secondary small" onClick=${() => update({ mediaId: null, fileName: null, size: null })}>Remove file</button>
+            <button type="button" class="secondary small" onClick=${() => update({ mediaId: null, fileName: null, size: null })}>${t('field.removeFile')}</button>
           </p>`
         : null
     }
     <input id=${id} type="file" onChange=${choose} ...${described} />
-    ${busy ? html`<p class="status" role="status">Uploading…</p>` : null}
+    ${busy ? html`<p class="status" role="status">${t('field.uploading')}</p>` : null}
     <${Errors} lines=${errors} />
   </div>`;
 }
@@ -200,21 +203,21 @@ function ActivityRows({ id, element, data, draft, update, issues }) {
           )}
         </div>
         ${rowIssues.filter((i) => !definition.inputs.some((input) => input.name === i.input)).map((i) => html`<p class="field-error">${i.message}</p>`)}
-        ${calculated ? html`<p class="calculated">Calculated value: <strong>${formatNumber(calculated.value)}</strong>${resultUnit ? ` ${resultUnit}` : ''}</p>` : null}
-        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>Remove ${definition.name} ${index + 1}</button>
+        ${calculated ? html`<p class="calculated">${t('field.calculated')} <strong>${formatNumber(calculated.value)}</strong>${resultUnit ? ` ${resultUnit}` : ''}</p>` : null}
+        <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>${t('field.removeRow', { name: definition.name, number: index + 1 })}</button>
       </div>`;
     })}
     <div class="row-actions">
-      <button type="button" class="secondary" onClick=${() => update({ rows: [...draft.rows, emptyRow()], noActivity: false })}>Add ${definition.name}</button>
+      <button type="button" class="secondary" onClick=${() => update({ rows: [...draft.rows, emptyRow()], noActivity: false })}>${t('field.addRow', { name: definition.name })}</button>
       ${
         draft.rows.length === 0
           ? html`<span class="check"><input id=${`${id}-none`} type="checkbox" checked=${draft.noActivity}
               onChange=${(e) => update({ noActivity: e.currentTarget.checked })} />
-              <label for=${`${id}-none`}>No activity this period</label></span>`
+              <label for=${`${id}-none`}>${t('field.noActivity')}</label></span>`
           : null
       }
     </div>
-    ${listed.length && unchanged ? html`<p class="calculated">Total: <strong>${formatNumber(listed.reduce((s, a) => s + a.value, 0))}</strong>${resultUnit ? ` ${resultUnit}` : ''}</p>` : null}
+    ${listed.length && unchanged ? html`<p class="calculated">${t('field.total')} <strong>${formatNumber(listed.reduce((s, a) => s + a.value, 0))}</strong>${resultUnit ? ` ${resultUnit}` : ''}</p>` : null}
   </div>`;
 }
 
@@ -231,12 +234,12 @@ function ActivityInput({ id, input, text, onText, error, changed }) {
   let control;
   if (input.editor?.type === 'select') {
     control = html`<select ...${attrs} value=${text} onChange=${(e) => onText(e.currentTarget.value)}>
-      <option value="">Choose…</option>
+      <option value="">${t('field.choose')}</option>
       ${input.editor.options.map((o) => html`<option value=${o.value}>${o.label}</option>`)}
     </select>`;
   } else if (input.type === 'boolean') {
     control = html`<select ...${attrs} value=${text} onChange=${(e) => onText(e.currentTarget.value)}>
-      <option value="">Not answered</option><option value="true">Yes</option><option value="false">No</option>
+      <option value="">${t('field.notAnswered')}</option><option value="true">${t('field.yes')}</option><option value="false">${t('field.no')}</option>
     </select>`;
   } else if (input.type === 'date') {
     control = html`<input ...${attrs} type="date" value=${text} onInput=${(e) => onText(e.currentTarget.value)} />`;
@@ -245,10 +248,10 @@ function ActivityInput({ id, input, text, onText, error, changed }) {
       placeholder=${input.example ?? ''} value=${text} onInput=${(e) => onText(e.currentTarget.value)} />`;
   }
   return html`<div class="field">
-    <label for=${id}>${humanize(input.name)}${input.required ? html` <span class="required">required</span>` : null}</label>
+    <label for=${id}>${humanize(input.name)}${input.required ? html` <span class="required">${t('field.required')}</span>` : null}</label>
     ${control}
     ${error ? html`<p class="field-error" id=${errorId}>${error.message}</p>` : null}
-    ${readId ? html`<p class="will-store" id=${readId}>Will be saved as <strong>${formatExact(read.value)}</strong></p>` : null}
+    ${readId ? html`<p class="will-store" id=${readId}>${t('field.willStore')} <strong>${formatExact(read.value)}</strong></p>` : null}
   </div>`;
 }
 
@@ -271,7 +274,7 @@ function WillStore({ id, text, typedUnit, base, locale }) {
   if (read.error || read.value === null) return null;
   const converted = typedUnit && base && typedUnit.id !== base.id;
   return html`<p class="will-store" id=${id}>
-    Will be saved as <strong>${formatExact(read.value, locale)}</strong>${typedUnit ? ` ${unitName(typedUnit)}` : ''}${
+    ${t('field.willStore')} <strong>${formatExact(read.value, locale)}</strong>${typedUnit ? ` ${unitName(typedUnit)}` : ''}${
       converted
         ? html` (<strong>${formatExact(toStored(read.value, typedUnit, base), locale)}</strong> ${unitName(base)})`
         : null
@@ -286,7 +289,7 @@ function OutlierComment({ id, element, outliers, draft, update, context }) {
     <p class="outlier-message" id=${`${id}-outlier`}>
       ${outliers.map((o) => html`<span>${outlierText(element, o, context)} </span>`)}
     </p>
-    <label for=${commentId}>Why is this value right? <span class="required">needed to save it</span></label>
+    <label for=${commentId}>${t('field.whyRight')} <span class="required">${t('field.neededToSave')}</span></label>
     <textarea id=${commentId} rows="2" maxlength="2000" value=${draft.comment ?? ''} aria-describedby=${`${id}-outlier`}
       onInput=${(e) => update({ comment: e.currentTarget.value })}></textarea>
   </div>`;

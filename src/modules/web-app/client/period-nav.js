@@ -2,6 +2,7 @@
 // to restore a draft kept in this browser.
 import { html } from 'htm/preact';
 import { periodCount, periodLabel } from './format.js';
+import { t } from './i18n/index.js';
 import { Link } from './router.js';
 
 /** Who may enter data: COLLECTOR and above (VIEWER reads only). */
@@ -49,9 +50,9 @@ export function PeriodNav({ form, sites, activeYears, role, siteId, year, period
       ? html`<div class="nav-group"><span class="nav-label">${label}</span>
           <ul>${links.map((l) => html`<li><${Link} href=${l.href}>${l.text}<//></li>`)}</ul></div>`
       : null;
-  return html`<nav class="period-nav" aria-label="Other periods and sites">
-    ${list('Period', periods)}
-    ${list('Site', others)}
+  return html`<nav class="period-nav" aria-label=${t('nav.otherPeriods')}>
+    ${list(t('nav.period'), periods)}
+    ${list(t('nav.site'), others)}
   </nav>`;
 }
 
@@ -65,11 +66,11 @@ export function DraftOffer({ offer, locale, onRestore, onDiscard }) {
     today ? { timeStyle: 'short' } : { dateStyle: 'medium', timeStyle: 'short' },
   ).format(at);
   return html`<section class="draft-offer" aria-labelledby="draft-offer-title">
-    <p id="draft-offer-title"><strong>Restore ${count === 1 ? '1 unsaved value' : `${count} unsaved values`} from ${when}?</strong></p>
-    <p class="muted">They were typed on this device and not saved yet.</p>
+    <p id="draft-offer-title"><strong>${t('draft.restoreQuestion', { count, when })}</strong></p>
+    <p class="muted">${t('draft.typedHere')}</p>
     <div class="row-actions">
-      <button type="button" onClick=${onRestore}>Restore</button>
-      <button type="button" class="secondary" onClick=${onDiscard}>Discard them</button>
+      <button type="button" onClick=${onRestore}>${t('draft.restore')}</button>
+      <button type="button" class="secondary" onClick=${onDiscard}>${t('draft.discard')}</button>
     </div>
   </section>`;
 }

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, isOffline, post } from './api.js';
 import { changedDrafts, draftKey, readDraft, restorable, writeDraft } from './drafts.js';
 import { formatDate, periodLabel, STATUS_WORDS } from './format.js';
+import { t, textOf } from './i18n/index.js';
 import { browserLocale, readNumber } from './numbers.js';
 import { forget as forgetQueued, isPendingFile, outboxItem } from './offline/outbox.js';
 import { QueuedNotice, queueSave, useQueued } from './offline/period-offline.js';
@@ -105,10 +106,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   const waiting =
     queued?.state === 'waiting' &&
     Object.entries(changes).every(([k, d]) => JSON.stringify(queued.drafts?.[k]) === JSON.stringify(d));
-  useLeaveGuard(
-    dirty && !waiting,
-    'Your unsaved changes are kept on this device as a draft, but not saved. Leave anyway?',
-  );
+  useLeaveGuard(dirty && !waiting, t('period.leaveQuestion'));
 
   // The service's check, asked when a changed field is left (debounced; only the latest answer counts).
   const checkTicket = useRef(0);
@@ -144,7 +142,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   useEffect(watchPointer, []);
 
   if (loadErrors.length) return html`<main id="main"><${Back} /><${Errors} lines=${loadErrors} /></main>`;
-  if (!data) return html`<main id="main"><${Loading} what="the period" /></main>`;
+  if (!data) return html`<main id="main"><${Loading} what=${t('loading.period')} /></main>`;
 
   const { form, site, period, lock } = data;
   const locked = Boolean(lock) || Boolean(period?.locked);
@@ -224,7 +222,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     };
     try {
       if (values.length === 0 && markers.length === 0) {
-        setSaved('Nothing changed since the last save.');
+        setSaved(t('period.nothingChanged'));
         return;
       }
       if (!navigator.onLine || values.some((v) => isPendingFile(v.value))) return await queueHere();
@@ -250,7 +248,11 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       await writeDraft(key, offer?.changes ?? {});
       await forgetQueued(key);
       await load();
-      setSaved(`Saved at ${new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(new Date())}.`);
+      setSaved(
+        t('period.savedAt', {
+          time: new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(new Date()),
+        }),
+      );
     } catch (error) {
       if (isOffline(error)) return await queueHere();
       if (error.status === 400 && error.issues.length) {
@@ -277,26 +279,18 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       byKey[e.key].some((i) => i.type === 'outlier' && !i.acknowledged) && !drafts[e.key].comment?.trim(),
   ).length;
   const summary = [
-    ...(invalidKeys && attempted
-      ? [
-          `Nothing was saved: ${invalidKeys === 1 ? 'one value needs' : `${invalidKeys} values need`} a correction (shown beside ${invalidKeys === 1 ? 'the field' : 'their fields'}).`,
-        ]
-      : []),
-    ...(uncommented && attempted
-      ? [
-          `${uncommented === 1 ? 'One value is' : `${uncommented} values are`} unusual: say why in the comment beside ${uncommented === 1 ? 'it' : 'each'}, or correct ${uncommented === 1 ? 'it' : 'them'}.`,
-        ]
-      : []),
+    ...(invalidKeys && attempted ? [t('period.summaryInvalid', { count: invalidKeys })] : []),
+    ...(uncommented && attempted ? [t('period.summaryUnusual', { count: uncommented })] : []),
     ...issues.general,
   ];
   return html`<main id="main" class="period-screen">
     <${Back} year=${year} />
-    <h1>${form.name}: ${title}</h1>
+    <h1>${t('period.title', { form: textOf(form, 'name'), period: title })}</h1>
     <p class="subtitle">
-      <span>${site?.siteName ?? 'Site'}</span>
+      <span>${site?.siteName ?? t('nav.site')}</span>
       ${period ? html` · <${Badge} tone=${period.status === 'COMPLETE' || period.status === 'NO_ACTIVITY' ? 'good' : period.status === 'PARTIAL' ? 'warn' : 'bad'}>${STATUS_WORDS[period.status]}<//>` : null}
-      ${period?.dueAt ? html` · due ${formatDate(period.dueAt)}` : null}
-      ${period?.overdue ? html` · <${Badge} tone="bad">Late<//>` : null}
+      ${period?.dueAt ? html` · ${t('home.due', { date: formatDate(period.dueAt) })}` : null}
+      ${period?.overdue ? html` · <${Badge} tone="bad">${t('home.late')}<//>` : null}
     </p>
     <${PeriodNav} form=${form} sites=${data.sites} activeYears=${data.activeYears} role=${me.role} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
     ${offer && !locked ? html`<${DraftOffer} offer=${offer} locale=${locale} onRestore=${restore} onDiscard=${() => setOffer(null)} />` : null}
@@ -304,7 +298,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     <${QueuedNotice} item=${queued} locale=${locale} choose=${(k, draft) => setDrafts((all) => ({ ...all, [k]: draft ?? original[k] }))} />
     <form onSubmit=${save} novalidate>
       <fieldset disabled=${locked || saving} class=${`elements${locked ? ' locked' : ''}`}>
-        <legend class="visually-hidden">Values for ${title}</legend>
+        <legend class="visually-hidden">${t('period.valuesFor', { period: title })}</legend>
         ${form.elements.map(
           (element) => html`<${ElementField} element=${element} data=${data} draft=${drafts[element.key]}
             changed=${element.key in changes}
@@ -317,7 +311,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
           <${Errors} id="save-errors" lines=${summary} />
           <p class="saved" role="status" aria-live="polite">${saved ?? ''}</p>
         </div>
-        ${locked ? null : html`<button type="submit" disabled=${saving}>${saving ? 'Saving…' : 'Save'}</button>`}
+        ${locked ? null : html`<button type="submit" disabled=${saving}>${saving ? t('period.saving') : t('period.save')}</button>`}
       </div>
     </form>
   </main>`;
@@ -376,15 +370,16 @@ function withoutPendingFiles({ values, targets }) {
 }
 
 function Back({ year }) {
-  return html`<p class="back"><${Link} href=${year ? `/app?year=${year}` : '/app'}>← My reporting<//></p>`;
+  return html`<p class="back"><${Link} href=${year ? `/app?year=${year}` : '/app'}>← ${t('nav.reporting')}<//></p>`;
 }
 
 function LockNotice({ lock, form, year }) {
-  const scope = lock
-    ? `${lock.periodUnit === null ? `the whole year ${year}` : periodLabel(form.periodType, year, lock.periodUnit)}${lock.siteName ? ` at ${lock.siteName}` : ' for every site'}`
-    : 'this period';
+  const what =
+    lock?.periodUnit === null
+      ? t('lock.wholeYear', { year: String(year) })
+      : periodLabel(form.periodType, year, lock?.periodUnit);
   return html`<div class="lock" role="note">
-    <strong>This period is locked: it can be read but not changed.</strong>
-    ${lock ? html`<p>Locked by ${lock.createdByName} on ${formatDate(lock.createdAt)} (lock of ${scope}). Ask them to unlock it if a value must change.</p>` : null}
+    <strong>${t('lock.title')}</strong>
+    ${lock ? html`<p>${t(lock.siteName ? 'lock.bySite' : 'lock.byAll', { name: lock.createdByName, date: formatDate(lock.createdAt), what, site: lock.siteName })}</p>` : null}
   </div>`;
 }

@@ -4,8 +4,9 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get } from './api.js';
-import { formatDate, formatDay, formatNumber, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
-import { showMoment, showNumber, showShortDay } from './review-format.js';
+import { formatDate, formatDay, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
+import { t, textOf } from './i18n/index.js';
+import { showMoment, showShortDay } from './review-format.js';
 import { Link, navigate } from './router.js';
 import { Badge, Errors, Loading } from './ui.js';
 
@@ -35,14 +36,19 @@ const DAY_MS = 86_400_000;
  * not started; else its completeness status.
  */
 export function periodState(form, year, p, rejected, now) {
-  if (p.locked) return { word: 'Closed', tone: 'muted', late: false, due: false };
-  if (rejected) return { word: 'Needs correction', tone: 'bad', late: p.overdue, due: false };
+  if (p.locked) return { word: t('home.closed'), tone: 'muted', late: false, due: false };
+  if (rejected) return { word: t('home.needsCorrection'), tone: 'bad', late: p.overdue, due: false };
   const unfinished = p.status === 'MISSING' || p.status === 'PARTIAL';
   if (unfinished && periodStart(form.periodType, year, p.periodUnit) > now)
-    return { word: 'Not started', tone: 'muted', late: false, due: false };
+    return { word: t('home.notStarted'), tone: 'muted', late: false, due: false };
   const end = periodEnd(form.periodType, year, p.periodUnit);
   if (unfinished && end > now)
-    return { word: `Open until ${showShortDay(end - DAY_MS)}`, tone: 'open', late: false, due: false };
+    return {
+      word: t('home.openUntil', { day: showShortDay(end - DAY_MS) }),
+      tone: 'open',
+      late: false,
+      due: false,
+    };
   return { word: STATUS_WORDS[p.status], tone: TONES[p.status], late: p.overdue, due: unfinished };
 }
 
@@ -130,33 +136,33 @@ export function MyReporting({ query }) {
 
   return html`<main id="main">
     <div class="title-row">
-      <h1>My reporting</h1>
+      <h1>${t('nav.reporting')}</h1>
       <div class="field inline">
-        <label for="reporting-year">Year</label>
+        <label for="reporting-year">${t('home.year')}</label>
         <select id="reporting-year" value=${year} onChange=${chooseYear}>
           ${years.sort((a, b) => b - a).map((y) => html`<option value=${y}>${y}</option>`)}
         </select>
       </div>
     </div>
     <${Errors} lines=${errors} />
-    ${!data && !errors.length ? html`<${Loading} what="your reporting" />` : null}
+    ${!data && !errors.length ? html`<${Loading} what=${t('loading.reporting')} />` : null}
     ${
       data && entries.length === 0
-        ? html`<p class="empty">No form is active on your sites in ${year}. Ask your manager if you expected one.</p>`
+        ? html`<p class="empty">${t('home.noForms', { year: String(year) })}</p>`
         : null
     }
-    ${onlyForm && data ? html`<p><${Link} href=${`/app?year=${year}`}>Show all forms<//></p>` : null}
+    ${onlyForm && data ? html`<p><${Link} href=${`/app?year=${year}`}>${t('home.allForms')}<//></p>` : null}
     ${
       corrections.length
         ? html`<section class="card attention" aria-labelledby="corrections-title">
-            <h2 id="corrections-title">Needs correction (${formatNumber(corrections.length)})</h2>
+            <h2 id="corrections-title">${t('home.needsCorrectionCount', { count: corrections.length })}</h2>
             <ul class="overdue-list corrections">
               ${corrections.map(
                 ({ form, site, period, rejected }) => html`<li>
                   <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
-                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                    ${textOf(form, 'name')} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
                   <//>
-                  <span> ${rejected.count === 1 ? '1 value rejected' : `${showNumber(rejected.count)} values rejected`}</span>
+                  <span> ${t('home.valuesRejected', { count: rejected.count })}</span>
                   ${rejected.comment ? html`<span class="rejection-comment">: <q>${rejected.comment}</q> <span class="muted">(${rejected.by}, ${showMoment(rejected.at)})</span></span>` : null}
                 </li>`,
               )}
@@ -167,18 +173,18 @@ export function MyReporting({ query }) {
     ${
       overdue.length
         ? html`<section class="card attention" aria-labelledby="overdue-title">
-            <h2 id="overdue-title">Overdue (${formatNumber(overdue.length)})</h2>
+            <h2 id="overdue-title">${t('home.overdueCount', { count: overdue.length })}</h2>
             <ul class="overdue-list">
               ${overdue.slice(0, OVERDUE_SHOWN).map(
                 ({ form, site, period }) => html`<li>
                   <${Link} href=${enterHref(form.id, site.siteId, year, period.periodUnit)}>
-                    ${form.name} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
+                    ${textOf(form, 'name')} · ${site.siteName} · ${periodLabel(form.periodType, year, period.periodUnit)}
                   <//>
-                  <span class="muted"> ${STATUS_WORDS[period.status]}, due ${formatDate(period.dueAt)}</span>
+                  <span class="muted"> ${t('home.statusDue', { status: STATUS_WORDS[period.status], date: formatDate(period.dueAt) })}</span>
                 </li>`,
               )}
             </ul>
-            ${overdue.length > OVERDUE_SHOWN ? html`<p class="muted">…and ${formatNumber(overdue.length - OVERDUE_SHOWN)} more, marked Late below.</p>` : null}
+            ${overdue.length > OVERDUE_SHOWN ? html`<p class="muted">${t('home.overdueMore', { count: overdue.length - OVERDUE_SHOWN })}</p>` : null}
           </section>`
         : null
     }
@@ -189,10 +195,10 @@ export function MyReporting({ query }) {
 function FormCard({ form, completeness, rejections, year, now }) {
   const totals = completeness.totals;
   return html`<section class="card" aria-labelledby=${`form-${form.id}`}>
-    <h2 id=${`form-${form.id}`}>${form.name}</h2>
+    <h2 id=${`form-${form.id}`}>${textOf(form, 'name')}</h2>
     <p class="muted">
-      ${formatNumber(totals.actualReports)} of ${formatNumber(totals.expectedReports)} periods reported
-      ${completeness.dueDays !== null ? ` · due ${formatNumber(completeness.dueDays)} days after each period` : ''}
+      ${t('home.reported', { actual: totals.actualReports, expected: totals.expectedReports })}
+      ${completeness.dueDays !== null ? ` · ${t('home.dueDays', { days: completeness.dueDays })}` : ''}
     </p>
     ${completeness.items.map(
       (site) => html`<div class="site">
@@ -205,15 +211,15 @@ function FormCard({ form, completeness, rejections, year, now }) {
               <${Link} href=${enterHref(form.id, site.siteId, year, p.periodUnit)}>
                 <span class="period-name">${shortPeriod(form.periodType, year, p.periodUnit)}${form.periodType === 'YEARLY' ? null : html`<span class="visually-hidden"> ${year}</span>`}</span>
                 <span class="period-status">${state.word}</span>
-                ${rejected && !p.locked ? html`<span class="period-note">${rejected.count === 1 ? '1 value rejected' : `${showNumber(rejected.count)} values rejected`}</span>` : null}
-                ${state.late ? html`<${Badge} tone="bad">Late<//>` : null}
-                ${state.due && p.dueAt ? html`<span class="period-due">due ${formatDay(p.dueAt)}</span>` : null}
+                ${rejected && !p.locked ? html`<span class="period-note">${t('home.valuesRejected', { count: rejected.count })}</span>` : null}
+                ${state.late ? html`<${Badge} tone="bad">${t('home.late')}<//>` : null}
+                ${state.due && p.dueAt ? html`<span class="period-due">${t('home.due', { date: formatDay(p.dueAt) })}</span>` : null}
               <//>
             </li>`;
           })}
         </ul>
       </div>`,
     )}
-    ${completeness.pagination?.hasMore ? html`<p class="muted">Only the first ${completeness.items.length} sites are shown.</p>` : null}
+    ${completeness.pagination?.hasMore ? html`<p class="muted">${t('home.firstSites', { count: completeness.items.length })}</p>` : null}
   </section>`;
 }

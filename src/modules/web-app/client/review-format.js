@@ -1,12 +1,23 @@
-// How the review screen and the home show stored values to people: in the browser's locale,
+// How the review screen and the home show stored values to people: in the person's locale,
 // with option labels, units and file sizes, never a stored code or an ISO string.
+import { t, textOf } from './i18n/index.js';
+import { formattingLocale } from './i18n/locale.js';
 
-const locale = undefined; // the browser's
-const number = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
-const day = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
-const moment = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
-const month = new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' });
-const monthOnly = new Intl.DateTimeFormat(locale, { month: 'long', timeZone: 'UTC' });
+const made = new Map();
+/** One Intl formatter per formatting locale and options. */
+const intl = (kind, options) => {
+  const key = `${kind}|${formattingLocale()}|${JSON.stringify(options)}`;
+  if (!made.has(key)) {
+    const Format = kind === 'number' ? Intl.NumberFormat : Intl.DateTimeFormat;
+    made.set(key, new Format(formattingLocale(), options));
+  }
+  return made.get(key);
+};
+const number = { format: (v) => intl('number', { maximumFractionDigits: 6 }).format(v) };
+const day = { format: (v) => intl('date', { dateStyle: 'medium', timeZone: 'UTC' }).format(v) };
+const moment = { format: (v) => intl('date', { dateStyle: 'medium', timeStyle: 'short' }).format(v) };
+const month = { format: (v) => intl('date', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(v) };
+const monthOnly = { format: (v) => intl('date', { month: 'long', timeZone: 'UTC' }).format(v) };
 
 /** A number as the reader writes it ("12,500.5" in en-US, "12 500,5" in fr-FR); '' for anything else. */
 export const showNumber = (value) =>
@@ -25,7 +36,7 @@ export const showMoment = (iso) => (iso ? moment.format(new Date(iso)) : '');
 /** A file size in B, KB or MB (1 KB = 1,024 bytes), with the reader's decimal sign. */
 export function showBytes(bytes) {
   if (typeof bytes !== 'number') return '';
-  const one = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
+  const one = intl('number', { maximumFractionDigits: 1 });
   if (bytes < 1024) return `${number.format(bytes)} B`;
   if (bytes < 1024 * 1024) return `${one.format(bytes / 1024)} KB`;
   return `${one.format(bytes / (1024 * 1024))} MB`;
@@ -38,12 +49,25 @@ export const periodsIn = (periodType) => PERIODS[periodType] ?? 1;
 /** A period in words: "March 2025", "Q2 2025", "2025"; without a year "March", "Q2", "The year". */
 export function periodWords(periodType, year, unit) {
   if (periodType === 'MONTHLY') return (year ? month : monthOnly).format(Date.UTC(year || 2000, unit - 1, 1));
-  if (periodType === 'QUARTERLY') return year ? `Q${unit} ${year}` : `Q${unit}`;
-  return year ? String(year) : 'The year';
+  if (periodType === 'QUARTERLY')
+    return year
+      ? t('period.quarterYear', { quarter: unit, year: String(year) })
+      : t('period.quarter', { quarter: unit });
+  return year ? String(year) : t('period.theYear');
 }
 
 /** The status of a value in the review's words. */
-export const VALUE_WORDS = { COMPLETED: 'Entered', APPROVED: 'Approved', REJECTED: 'Rejected' };
+export const VALUE_WORDS = {
+  get COMPLETED() {
+    return t('review.status.entered');
+  },
+  get APPROVED() {
+    return t('review.status.approved');
+  },
+  get REJECTED() {
+    return t('review.status.rejected');
+  },
+};
 
 /**
  * A stored value in words for its element (from GET /forms): the option's label for SELECT, Yes/No,
@@ -59,18 +83,26 @@ export function valueWords(item, element, units) {
       return `${showNumber(value)}${unit ? ` ${unit}` : ''}`;
     }
     case 'SELECT':
-      return element?.options?.find((o) => o.value === value)?.label ?? String(value);
+      return (
+        textOf(
+          element?.options?.find((o) => o.value === value),
+          'label',
+        ) ?? String(value)
+      );
     case 'BOOLEAN':
-      return value ? 'Yes' : 'No';
+      return value ? t('field.yes') : t('field.no');
     case 'DATE':
       return showDay(value);
     case 'TIMESTAMP':
-      return `${typeof value === 'number' ? showNumber(value) : String(value)} (at ${showMoment(item.timestamp)})`;
+      return t('review.valueAt', {
+        value: typeof value === 'number' ? showNumber(value) : String(value),
+        time: showMoment(item.timestamp),
+      });
     default:
       return typeof value === 'number' ? showNumber(value) : String(value);
   }
 }
 
-const shortDay = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 /** "Mar 31": a day of a year already named around it (a time in ms or an ISO string). */
-export const showShortDay = (at) => shortDay.format(new Date(at));
+export const showShortDay = (at) =>
+  intl('date', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(at));

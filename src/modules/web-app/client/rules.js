@@ -3,6 +3,7 @@
 // the period. The service checks the same rules again (and what only it knows: locks, rights,
 // outliers); these messages name the field and its unit in plain words.
 import { formatDate, periodLabel } from './format.js';
+import { t, textOf } from './i18n/index.js';
 import { formatExact, readNumber } from './numbers.js';
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -28,20 +29,27 @@ export function toStored(value, typedUnit, baseUnit) {
 }
 
 const outside = (label, day, bounds, what) =>
-  `${label}: ${formatDate(day)} is outside ${what} (${formatDate(bounds.start)} to ${formatDate(bounds.end)}).`;
+  t('rule.outside', {
+    label,
+    day: formatDate(day),
+    period: what,
+    start: formatDate(bounds.start),
+    end: formatDate(bounds.end),
+  });
 
 /** A NUMBER element's value against its rules; answers a message or null. */
 export function numberRule(element, value, baseUnit) {
   const unit = unitName(baseUnit);
-  const inUnit = unit ? ` (${unit})` : '';
+  const label = textOf(element, 'label');
+  const withUnit = unit ? 'unit' : 'none';
   if (typeof element.minValue === 'number' && value < element.minValue) {
-    return `${element.label} cannot be less than ${formatExact(element.minValue)}${inUnit}.`;
+    return t('rule.min', { label, limit: formatExact(element.minValue), unit, withUnit });
   }
   if (typeof element.maxValue === 'number' && value > element.maxValue) {
-    return `${element.label} cannot be more than ${formatExact(element.maxValue)}${inUnit}.`;
+    return t('rule.max', { label, limit: formatExact(element.maxValue), unit, withUnit });
   }
   if (element.integer && Math.abs(value - Math.round(value)) > 1e-9 * Math.max(1, Math.abs(value))) {
-    return `${element.label} must be a whole number${unit ? ` of ${unit}` : ''}.`;
+    return t('rule.integer', { label, unit, withUnit });
   }
   return null;
 }
@@ -68,16 +76,20 @@ export function localIssues(element, draft, data, context) {
     }
     case 'DATE':
       if (draft.text && !inPeriod(draft.text))
-        issues.push({ message: outside(element.label, draft.text, bounds, context.title) });
+        issues.push({ message: outside(textOf(element, 'label'), draft.text, bounds, context.title) });
       break;
     case 'TIMESTAMP':
       draft.rows.forEach((row, index) => {
         const read = readNumber(row.text, context.locale);
-        if (read.error) issues.push({ row: index, message: `Reading ${index + 1}: ${read.error}` });
+        if (read.error)
+          issues.push({ row: index, message: t('rule.reading', { number: index + 1, error: read.error }) });
         if (row.at) {
           const day = new Date(row.at).toISOString().slice(0, 10);
           if (!inPeriod(day))
-            issues.push({ row: index, message: outside(`Reading ${index + 1}`, day, bounds, context.title) });
+            issues.push({
+              row: index,
+              message: outside(t('rule.readingName', { number: index + 1 }), day, bounds, context.title),
+            });
         }
       });
       break;
@@ -93,7 +105,7 @@ export function localIssues(element, draft, data, context) {
             issues.push({
               row: index,
               input: input.name,
-              message: outside('This date', text, bounds, context.title),
+              message: outside(t('rule.thisDate'), text, bounds, context.title),
             });
           }
         }
@@ -117,12 +129,18 @@ export function outlierText(element, issue, context) {
   const unit = issue.unit ? unitName(issue.unit) : '';
   const of = (n) => `${formatExact(n, context.locale)}${unit ? ` ${unit}` : ''}`;
   const times = formatExact(factor, context.locale);
-  const how = {
-    more: `more than ${times} times as much`,
-    less: `less than 1/${times} of it`,
-    zero: reference.value === 0 ? 'it was zero' : 'it is zero now',
-    sign: 'the sign changed',
-  }[change];
+  const how = ['more', 'less', 'zero', 'sign'].includes(change)
+    ? change === 'zero' && reference.value === 0
+      ? 'wasZero'
+      : change
+    : 'none';
   const period = periodLabel(context.periodType, reference.year, reference.periodUnit);
-  return `${element.label} is ${of(value)} against ${of(reference.value)} in ${period}${how ? `: ${how}` : ''}. Check the value, or explain it in a comment.`;
+  return t('rule.outlier', {
+    label: textOf(element, 'label'),
+    value: of(value),
+    reference: of(reference.value),
+    period,
+    how,
+    times,
+  });
 }

@@ -2,6 +2,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { errorLines, post, session } from './api.js';
+import { roleName } from './format.js';
+import { t } from './i18n/index.js';
 import { Errors } from './ui.js';
 
 export function SignIn({ onSignedIn, notice }) {
@@ -40,36 +42,34 @@ export function SignIn({ onSignedIn, notice }) {
 
   return html`<main class="narrow" id="main">
     <section class="card">
-      <h1>Sign in to SDCS</h1>
+      <h1>${t('signin.title')}</h1>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
       <form onSubmit=${submit} novalidate>
         <div class="field">
-          <label for="signin-email">E-mail address</label>
+          <label for="signin-email">${t('field.email')}</label>
           <input id="signin-email" type="email" autocomplete="username" required value=${email}
             onInput=${(e) => setEmail(e.currentTarget.value)} />
         </div>
         <div class="field">
-          <label for="signin-password">Password</label>
+          <label for="signin-password">${t('field.password')}</label>
           <input id="signin-password" type="password" autocomplete="current-password" required value=${password}
             onInput=${(e) => setPassword(e.currentTarget.value)} />
         </div>
         ${
           organizations
             ? html`<div class="field">
-              <label for="signin-organization">Organization</label>
+              <label for="signin-organization">${t('signin.organization')}</label>
               <select id="signin-organization" value=${organizationId}
                 onChange=${(e) => setOrganizationId(e.currentTarget.value)}>
-                ${organizations.map((o) => html`<option value=${o.id}>${o.name} (${roleWord(o.role)})</option>`)}
+                ${organizations.map((o) => html`<option value=${o.id}>${o.name} (${roleName(o.role)})</option>`)}
               </select>
-              <p class="hint">You belong to several organizations: choose the one to report for.</p>
+              <p class="hint">${t('signin.chooseOrganization')}</p>
             </div>`
             : null
         }
         <${Errors} lines=${errors} />
-        <button type="submit" disabled=${busy}>${organizations ? 'Continue' : 'Sign in'}</button>
+        <button type="submit" disabled=${busy}>${organizations ? t('signin.continue') : t('signin.submit')}</button>
       </form>
     </section>
   </main>`;
 }
-
-export const roleWord = (role) => role.charAt(0) + role.slice(1).toLowerCase();

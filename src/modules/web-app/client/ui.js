@@ -1,5 +1,6 @@
 // Small pieces shared by the screens.
 import { html } from 'htm/preact';
+import { t } from './i18n/index.js';
 
 /** Errors, announced to screen readers as they appear. */
 export function Errors({ lines, id }) {
@@ -9,7 +10,7 @@ export function Errors({ lines, id }) {
 }
 
 export function Loading({ what }) {
-  return html`<p class="status" role="status">Loading ${what}…</p>`;
+  return html`<p class="status" role="status">${t('loading', { what })}</p>`;
 }
 
 /** A status word in a coloured badge (the word carries the meaning, not the colour). */

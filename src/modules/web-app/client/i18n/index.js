@@ -1,0 +1,82 @@
+// The app's texts: ICU messages (placeholders, plurals, selects) formatted by intl-messageformat in
+// the person's language. English is bundled; the other languages are separate content-hashed
+// chunks fetched when chosen (import() of their JSON, split out by the build).
+import { IntlMessageFormat } from 'intl-messageformat';
+import en from './en.json';
+import { setFormattingLocale } from './locale.js';
+
+/** The languages offered, each named in itself (a person who cannot read the current one still finds theirs). */
+export const LANGUAGES = [
+  { tag: 'en', name: 'English' },
+  { tag: 'de', name: 'Deutsch' },
+  { tag: 'fr', name: 'Français' },
+  { tag: 'es', name: 'Español' },
+  { tag: 'pl', name: 'Polski' },
+];
+
+const loaders = {
+  de: () => import('./de.json'),
+  fr: () => import('./fr.json'),
+  es: () => import('./es.json'),
+  pl: () => import('./pl.json'),
+};
+
+let language = 'en';
+let messages = en;
+let formats = new Map();
+
+/** The language the app shows itself in (en, de, fr, es, pl). */
+export const currentLanguage = () => language;
+
+/** The shipped language a BCP 47 tag asks for (`de-AT` -> `de`), or null. */
+export function supportedLanguage(tag) {
+  const base = String(tag ?? '')
+    .split('-')[0]
+    .toLowerCase();
+  return LANGUAGES.some((l) => l.tag === base) ? base : null;
+}
+
+/** The first shipped language among the browser's, else English. */
+export function browserLanguage() {
+  const tags = globalThis.navigator?.languages ?? [globalThis.navigator?.language];
+  for (const tag of tags) {
+    const found = supportedLanguage(tag);
+    if (found) return found;
+  }
+  return 'en';
+}
+
+/** Loads `tag`'s messages (once) and makes it the app's language; answers the language used. */
+export async function useLanguage(tag) {
+  const chosen = supportedLanguage(tag) ?? 'en';
+  const loaded = chosen === 'en' ? en : (await loaders[chosen]()).default;
+  language = chosen;
+  messages = loaded;
+  formats = new Map();
+  setFormattingLocale(chosen);
+  if (globalThis.document) document.documentElement.lang = chosen;
+  return chosen;
+}
+
+/**
+ * The text of message `key` with its `values` (ICU: `{name}`, `{count, plural, one {…} other {…}}`).
+ * A key the language lacks falls back to English (the completeness test keeps that from happening).
+ */
+export function t(key, values) {
+  let format = formats.get(key);
+  if (!format) {
+    const source = messages[key] ?? en[key];
+    if (source === undefined) return key;
+    format = new IntlMessageFormat(source, messages[key] === undefined ? 'en' : language);
+    formats.set(key, format);
+  }
+  return format.format(values);
+}
+
+/**
+ * What an organization wrote, in the person's language when it gave one: `textOf(element, 'label')`
+ * answers `element.labels[language]` when present, else `element.label` as written.
+ */
+export function textOf(thing, field) {
+  return thing?.[`${field}s`]?.[language] || thing?.[field];
+}

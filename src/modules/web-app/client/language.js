@@ -1,0 +1,54 @@
+// Choosing the app's language: the person's choice (stored on their account by PATCH /me, and
+// for this tab in sessionStorage so that a reload or the sign-in page keeps it), else the browser's.
+import { html } from 'htm/preact';
+import { call, session } from './api.js';
+import {
+  browserLanguage,
+  currentLanguage,
+  LANGUAGES,
+  supportedLanguage,
+  t,
+  useLanguage,
+} from './i18n/index.js';
+
+const CHOSEN = 'sdcs.locale';
+let redraw = () => {};
+
+/** The language to start in: the one chosen in this tab, else the browser's. */
+export const startLanguage = () => supportedLanguage(sessionStorage.getItem(CHOSEN)) ?? browserLanguage();
+
+/** `callback(language)` redraws the app once another language is loaded. */
+export function whenLanguageChanges(callback) {
+  redraw = callback;
+}
+
+/** Switches to `tag` (loading its messages) and redraws; `remember` keeps it for this tab. */
+export async function switchLanguage(tag, { remember = true } = {}) {
+  const language = supportedLanguage(tag) ?? browserLanguage();
+  if (remember) sessionStorage.setItem(CHOSEN, language);
+  if (language === currentLanguage()) return;
+  await useLanguage(language);
+  redraw(language);
+}
+
+/** The account's language (GET /me `user.locale`): it wins over the browser's. */
+export function followAccount(locale) {
+  if (locale && supportedLanguage(locale) !== currentLanguage()) switchLanguage(locale);
+}
+
+/** The language menu in the header: stored on the account when signed in. */
+export function LanguagePicker({ signedIn }) {
+  const choose = async (event) => {
+    const language = event.currentTarget.value;
+    if (signedIn && session.token) {
+      await call('PATCH', '/me', { body: { locale: language } }).catch(() => undefined);
+    }
+    await switchLanguage(language);
+  };
+  return html`<div class="language">
+    <label for="language-choice" class="visually-hidden">${t('language.label')}</label>
+    <select id="language-choice" class="small" value=${currentLanguage()} onChange=${choose}>
+      ${LANGUAGES.map((l) => html`<option value=${l.tag} lang=${l.tag}>${l.name}</option>`)}
+    </select>
+  </div>`;
+}

@@ -1,0 +1,124 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from './helpers/app.ts';
+import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { createWebAppWorld, setPassword, type WebAppWorld } from './helpers/web-app-world.ts';
+
+// The app in the person's language, in a real browser (Chromium through playwright-core): the
+// browser's language when the person chose none, the person's choice (PATCH /me) whatever the
+// browser says; axe-core finds nothing in any language. Screenshots go to test-output/.
+
+const OUT = 'test-output';
+const PASSWORD = 'correct horse battery';
+let world: WebAppWorld;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(OUT, { recursive: true });
+  world = await createWebAppWorld();
+  await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+}, 120_000);
+
+async function shot(page: Page, name: string) {
+  const violations = await axeViolations(page);
+  await page.screenshot({ path: `${OUT}/web-app-language-${name}.png`, fullPage: true });
+  expect(violations, name).toEqual([]);
+}
+
+async function signInAs(
+  page: Page,
+  email: string,
+  labels: { email: string; password: string; submit: string },
+) {
+  await page.goto(`${world.base}/app/sign-in`);
+  await page.getByLabel(labels.email).fill(email);
+  await page.getByLabel(labels.password, { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: labels.submit }).click();
+}
+
+describe.skipIf(!hasChromium)(`the app's language (${hasChromium ? 'Chromium' : NO_CHROMIUM})`, () => {
+  it('de-DE browser: sign-in, home and entry screen are German', async () => {
+    const context = await browser!.newContext({ locale: 'de-DE', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    await page.goto(`${world.base}/app/sign-in`);
+    await page.getByRole('heading', { name: 'Bei SDCS anmelden' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    await shot(page, 'de-sign-in');
+    await signInAs(page, world.tenant.manager.email, {
+      email: 'E-Mail-Adresse',
+      password: 'Passwort',
+      submit: 'Anmelden',
+    });
+    await page.getByRole('heading', { name: 'Meine Berichterstattung' }).waitFor();
+    await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+    await shot(page, 'de-home');
+    await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
+    await page.getByRole('button', { name: 'Speichern' }).waitFor();
+    // The month in German, from Intl.
+    await page.getByRole('heading', { name: new RegExp(`März ${world.year}`) }).waitFor();
+    expect(await page.getByText('Zeitraum', { exact: true }).count()).toBeGreaterThan(0);
+    await shot(page, 'de-entry');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a person who chose French gets French in an English or German browser; the choice is on GET /me', async () => {
+    const token = world.tenant.manager.token;
+    const set = await api(world.t, 'PATCH', '/me', { token, body: { locale: 'fr' } });
+    expect(set.status).toBe(200);
+    for (const locale of ['en-US', 'de-DE']) {
+      const context = await browser!.newContext({ locale, timezoneId: 'UTC' });
+      const page = await context.newPage();
+      const errors = collectErrors(page);
+      const words =
+        locale === 'en-US'
+          ? { email: 'E-mail address', password: 'Password', submit: 'Sign in' }
+          : { email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelden' };
+      await signInAs(page, world.tenant.manager.email, words);
+      await page.getByRole('heading', { name: 'Mes déclarations' }).waitFor();
+      expect(await page.locator('html').getAttribute('lang')).toBe('fr');
+      expect(await page.getByLabel('Langue').inputValue()).toBe('fr');
+      await shot(page, `fr-home-${locale}`);
+      await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/3`);
+      await page.getByRole('button', { name: 'Enregistrer' }).waitFor();
+      await shot(page, `fr-entry-${locale}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  }, 90_000);
+
+  it('choosing a language in the header stores it on the account; every language passes axe', async () => {
+    const context = await browser!.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    await signInAs(page, world.tenant.manager.email, {
+      email: 'E-mail address',
+      password: 'Password',
+      submit: 'Sign in',
+    });
+    const headings = {
+      es: 'Mis informes',
+      pl: 'Moja sprawozdawczość',
+      de: 'Meine Berichterstattung',
+      en: 'My reporting',
+    };
+    for (const [tag, heading] of Object.entries(headings)) {
+      await page.locator('#language-choice').selectOption(tag);
+      await page.getByRole('heading', { name: heading }).waitFor();
+      await shot(page, `${tag}-home-chosen`);
+      const me = await api(world.t, 'GET', '/me', { token: world.tenant.manager.token });
+      expect(me.body.user.locale).toBe(tag);
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+});
