@@ -5,8 +5,7 @@ import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../d
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { supportedLocale } from '../../lib/locales.ts';
-import { hashPassword, isAccessToken, newAccessToken, sha256Hex, verifyPassword } from '../../lib/secrets.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import { hashPassword, isAccessToken, newAccessToken, sha256Hex } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
 import { usersRepository } from '../users/index.ts';
 import { checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
