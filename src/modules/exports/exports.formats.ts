@@ -73,7 +73,8 @@ export function encoderOf(format: ExportFormat, options: WriterOptions = {}): Ro
   if (format === 'xlsx')
     return xlsxEncoder({
       sheetName: options.sheetName ?? 'export',
-      modified: options.modified ?? new Date(),
+      // A workbook's own date: the export's start, given by the caller from the service's clock.
+      modified: options.modified ?? new Date(0),
     });
   if (format === 'parquet') return parquetEncoder();
   return csvEncoder({ bom: options.bom ?? true, eol: options.eol ?? '\r\n', neutralize: neutralizeCell });

@@ -101,7 +101,7 @@ export async function sendExport(
   const signal = clientGone(request, reply);
   signal.addEventListener('abort', () => out.destroy(), { once: true });
   const bom = (request.query as { bom?: boolean } | undefined)?.bom ?? true;
-  const writer = createWriter(format, out, { sheetName: plan.name, bom, modified: new Date() });
+  const writer = createWriter(format, out, { sheetName: plan.name, bom, modified: request.server.clock() });
   const produce = async () => {
     await writer.start(plan.columns);
     await sent(reply);
