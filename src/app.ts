@@ -49,6 +49,7 @@ import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/in
 import {
   PLAIN_HANDLERS,
   type SlotGuard,
+  scheduleKeyCleanup,
   submissionsQueueRoutes,
   submissionsRoutes,
   type ValuesPipeline,
@@ -260,6 +261,12 @@ export async function buildApp({
     stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
   });
   app.addHook('onClose', async () => stopCleanup?.());
+  // Idempotency-Keys of POST /form-submissions older than 24 hours go, then hourly (decision 194).
+  let stopKeyCleanup: (() => void) | undefined;
+  app.addHook('onListen', async () => {
+    stopKeyCleanup ??= scheduleKeyCleanup(database, clock, app.log);
+  });
+  app.addHook('onClose', async () => stopKeyCleanup?.());
   // The embedded database has no autovacuum: the service checks its tables every minute.
   let stopUpkeep: (() => void) | undefined;
   app.addHook('onListen', async () => {

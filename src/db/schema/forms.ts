@@ -94,6 +94,17 @@ export interface FormSubmissionsTable {
   updated_at: CreatedAt;
 }
 
+/** An Idempotency-Key of POST /form-submissions and the answer it was given (decision 194). */
+export interface FormSubmissionKeysTable {
+  organization_id: string;
+  user_id: string;
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  response: Json<unknown>;
+  created_at: CreatedAt;
+}
+
 export interface FormElementSubmissionsTable {
   id: Generated<string>;
   organization_id: string;

@@ -19,6 +19,7 @@ import type {
   FormElementsTable,
   FormSitesTable,
   FormSubmissionCountsTable,
+  FormSubmissionKeysTable,
   FormSubmissionsTable,
   FormsTable,
   FormValueHistoryTable,
@@ -68,6 +69,7 @@ export interface DB {
   form_elements: FormElementsTable;
   form_sites: FormSitesTable;
   form_submissions: FormSubmissionsTable;
+  form_submission_keys: FormSubmissionKeysTable;
   form_submission_counts: FormSubmissionCountsTable;
   form_element_submissions: FormElementSubmissionsTable;
   form_value_history: FormValueHistoryTable;

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { EXAMPLE_ADAPTER_VERSION, EXAMPLE_IDS } from '../../http/examples.ts';
+import { idempotencyKey } from '../../http/idempotency.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
 
@@ -17,11 +18,9 @@ export type SheetCell = Static<typeof SheetCell>;
 export type SheetRow = Record<string, SheetCell>;
 
 export const ImportHeaders = Type.Object({
-  'idempotency-key': Type.String({
-    pattern: '^[\\x21-\\x7e]{1,200}$',
-    description:
-      '1-200 printable ASCII characters without spaces, unique per import and user; reuse it unchanged on retries. Keys are kept at least 24 hours (currently for as long as the run is kept).',
-  }),
+  'idempotency-key': idempotencyKey(
+    '1-200 printable ASCII characters without spaces, unique per import and user; reuse it unchanged on retries. Keys are kept at least 24 hours (currently for as long as the run is kept).',
+  ),
 });
 
 export const ImportBody = Type.Object(

@@ -1,7 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { SourceImportStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { AppError, conflict, invalidField, notFound } from '../../domain/errors.ts';
+import { AppError, invalidField, notFound } from '../../domain/errors.ts';
+import { idempotencyConflict } from '../../http/idempotency.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type CalcLimits, CalcSession } from '../activities/index.ts';
@@ -23,23 +24,13 @@ import { type ImportBody, type ImportResult, MAX_ROWS } from './imports.schemas.
 import { batchOf, createFormSites } from './imports.store.ts';
 import { presentRun, type RunRow } from './source-imports.present.ts';
 
-const KEY_REUSED =
-  'This Idempotency-Key was already used with a different request body; send the original body to get its result, or use a new key';
-const KEY_BUSY =
-  'A request with this Idempotency-Key is still being processed; retry shortly to get its result';
-
-function keyConflict(message: string): AppError {
-  const error = conflict(message);
-  return new AppError('CONFLICT', error.message, [{ path: 'Idempotency-Key', message }]);
-}
-
 /** The stored answer of a run holding the key, or a 409 telling why there is none to give. */
 export function replay(
   existing: { fingerprint: string; response: unknown },
   fingerprint: string,
 ): ImportResult {
-  if (existing.fingerprint !== fingerprint) throw keyConflict(KEY_REUSED);
-  if (!existing.response) throw keyConflict(KEY_BUSY);
+  if (existing.fingerprint !== fingerprint) throw idempotencyConflict('reused');
+  if (!existing.response) throw idempotencyConflict('busy');
   return { ...(existing.response as ImportResult), replayed: true };
 }
 

@@ -15,6 +15,7 @@ export {
   type ValuesSession,
 } from './element-types.ts';
 export { snapshotOf } from './submissions.history.ts';
+export { scheduleKeyCleanup } from './submissions.keys.ts';
 export { submissionsQueueRoutes } from './submissions.queue.routes.ts';
 export { submissionsRepository } from './submissions.repository.ts';
 export { resolveTargets } from './submissions.resolve.ts';

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { callerOf } from '../../http/auth.ts';
+import { idempotencyKey, REPLAYED_HEADER } from '../../http/idempotency.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { valueHistory } from './submissions.history.ts';
+import { requestKey } from './submissions.keys.ts';
 import { reviewValue } from './submissions.review.ts';
 import {
   CheckAnswer,
@@ -22,6 +24,28 @@ import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
 
 const TAGS = ['Form submissions'];
 
+/** The optional Idempotency-Key of POST /form-submissions (decision 194). */
+const SubmitHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    idempotencyKey(
+      'Optional. 1-200 printable ASCII characters without spaces, unique per submission and user; reuse it unchanged on retries. Kept at least 24 hours.',
+    ),
+  ),
+});
+
+/** The 200 answer, with the header that marks a replayed one. */
+const SubmitResponse = {
+  ...SubmitAnswer,
+  headers: {
+    [REPLAYED_HEADER]: {
+      type: 'string',
+      enum: ['true'],
+      description:
+        'Present on the stored answer of an earlier request with the same Idempotency-Key and body, given again; nothing was written by this request',
+    },
+  },
+};
+
 export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipeline }> = async (
   app,
   { pipeline },
@@ -35,13 +59,26 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
         tags: TAGS,
         summary: 'Create or update the submission of a form, site and year (collectors)',
         description:
-          'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`; deleting what holds no value changes nothing and is left out). TIMESTAMP times are ISO 8601; without an offset they are UTC.',
+          'Name the form, the site and each value’s element by id or by a metadata field (elements also by key). Each value is stored by (element, periodUnit), or by (element, timestamp) for TIMESTAMP elements, whose periodUnit is the UTC month of the timestamp. `value: null` deletes. The request is all or nothing; the answer lists the values of this request in its order (a deletion shows `value: null` and `deletedAt`; deleting what holds no value changes nothing and is left out). TIMESTAMP times are ISO 8601; without an offset they are UTC. With an optional `Idempotency-Key`, retrying with the same key and the same body returns the stored answer with the header `Idempotent-Replayed: true` and writes nothing (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are the caller’s own and are kept at least 24 hours. A request refused (400, 403, 409) or failed keeps no key: a retry with the same key runs afresh.',
+        headers: SubmitHeaders,
         body: SubmitBody,
-        response: { 200: SubmitAnswer, ...errors(400, 401, 403, 409) },
+        response: { 200: SubmitResponse, ...errors(400, 401, 403, 409) },
       },
     },
-    (request, reply) =>
-      storeValues(pipeline, tenantRun(request), callerOf(request), request.body, clientGone(request, reply)),
+    async (request, reply) => {
+      const key = requestKey(request.headers['idempotency-key'], request.body);
+      const answer = await storeValues(
+        pipeline,
+        tenantRun(request),
+        callerOf(request),
+        request.body,
+        clientGone(request, reply),
+        key,
+      );
+      if (answer.replayed) reply.header(REPLAYED_HEADER, 'true');
+      // Only a 200 is stored with a key (a refusal keeps none).
+      return reply.code(answer.status as 200).send(answer.body);
+    },
   );
 
   app.post(
