@@ -301,4 +301,33 @@ describe('keys with placeholders: every coefficient they can resolve to is check
     expect([...res.issues[0].siteNames].sort()).toEqual(['Plant DE 1', 'Plant DE 2', 'Plant FR 1']);
     expect([...res.issues[0].siteIds].sort()).toEqual([sites.de1, sites.de2, sites.fr1].sort());
   });
+
+  it('a listed indicator’s unitMismatch names the indicator’s unit too, and the operand’s apart', async () => {
+    const org = tenant.organizationId;
+    const own = await createDataset(t, org, { name: 'Listed factors' });
+    const itemId = await createDatasetItem(t, org, own, {
+      key: 'listed',
+      value: 0.4,
+      year: 2024,
+      unit: 'kgCO2e',
+      inputUnitId: units['kWh'],
+    });
+    await make('listed', [e('elec'), op('*'), { type: 'datasetItem', value: itemId }]);
+    await t.database.system((tx) =>
+      tx.updateTable('dataset_items').set({ input_unit_id: units['t']! }).where('id', '=', itemId).execute(),
+    );
+    const list = await api(t, 'GET', '/indicators', { token: tenant.owner.token });
+    expect(list.status).toBe(200);
+    const listed = list.body.find((i: { id: string }) => i.id === ids['listed']);
+    // With the dimension it now makes (energy × emissions per mass), stated apart.
+    expect(listed.issues.map((i: { type: string }) => i.type).sort()).toEqual([
+      'dimensionMismatch',
+      'unitMismatch',
+    ]);
+    expect(listed.issues.find((i: { type: string }) => i.type === 'unitMismatch')).toMatchObject({
+      indicatorUnitSymbol: 'kgCO2e',
+      operandUnitSymbol: 'kWh',
+      inputUnitSymbol: 't',
+    });
+  });
 });

@@ -122,7 +122,7 @@ export function presentIndicator(
     })),
     widgetUsage: widgetUsageOf(row, usage, usedBy, byId),
     issues: [
-      ...listIssues(parts, refs),
+      ...listIssues(parts, refs, row.unit_id ? (refs.units.get(row.unit_id)?.symbol ?? null) : null),
       // Saved before units were checked: it still computes, but its unit does not add up.
       ...dimensionProblems(parts, refs, row.unit_id, byId).map((p) => ({
         ...NO_ISSUE_FIELDS,

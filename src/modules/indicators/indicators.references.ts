@@ -104,6 +104,7 @@ export const NO_ISSUE_FIELDS = {
   datasetName: null,
   datasetItemName: null,
   indicatorUnitSymbol: null,
+  operandUnitSymbol: null,
   inputUnitSymbol: null,
 };
 
@@ -138,7 +139,11 @@ export function multipliedPairs(parts: ExpressionPart[]): [number, number][] {
  * What is wrong with a saved expression now: referenced elements deleted since, coefficients
  * gone, units that no longer convert. Pure: works on loaded references.
  */
-export function listIssues(parts: ExpressionPart[], refs: References): ListIssue[] {
+export function listIssues(
+  parts: ExpressionPart[],
+  refs: References,
+  indicatorUnitSymbol: string | null = null,
+): ListIssue[] {
   const issues: ListIssue[] = [];
   parts.forEach((part, i) => {
     if (part.type === 'formElement' || part.type === 'activity') {
@@ -184,7 +189,8 @@ export function listIssues(parts: ExpressionPart[], refs: References): ListIssue
         datasetId: item!.dataset_id,
         datasetName: item!.dataset_name,
         datasetItemName: item!.name,
-        indicatorUnitSymbol: from.symbol,
+        indicatorUnitSymbol,
+        operandUnitSymbol: from.symbol,
         inputUnitSymbol: to.symbol,
       });
   }

@@ -80,6 +80,9 @@ export const ListIssue = Type.Object({
   datasetName: S,
   datasetItemName: S,
   indicatorUnitSymbol: Type.Union([Type.String(), Type.Null()], {
+    description: 'unitMismatch: the indicator’s unit (null when it has none), as in a computed value’s issue',
+  }),
+  operandUnitSymbol: Type.Union([Type.String(), Type.Null()], {
     description: 'unitMismatch: the unit of the operand (element) that cannot be converted',
   }),
   inputUnitSymbol: Type.Union([Type.String(), Type.Null()], {
