@@ -45,7 +45,7 @@ describe('the README’s tour, pasted in order into one shell', () => {
       expect(lines).toContain('{"value":480,"unit":"kgCO2e","formatted":"0.48 tCO2e"}');
       // The dashboards and the two-country blocks after it still print what the README says.
       expect(lines).toContain('{"period":"total","label":"2024","value":0.9,"formatted":"0.9 tCO2e"}');
-      expect(lines).toContain('{"value":242,"unit":"tCO2e","issues":[]}');
+      expect(lines).toContain('{"value":215.21,"unit":"tCO2e","issues":[]}');
     },
     180_000,
   );

@@ -343,6 +343,8 @@ describe.skipIf(!hasChromium)(`the reporting web app (${hasChromium ? 'Chromium'
     await page.goto(`${world.base}/app`);
     await page.getByLabel('E-mail address').waitFor();
     await page.keyboard.press('Tab'); // the skip link
+    await page.keyboard.press('Tab'); // the language menu
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('language-choice');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('signin-email');
     await page.keyboard.type(person.email);

@@ -105,6 +105,8 @@ describe.skipIf(!hasChromium)(`the app's language (${hasChromium ? 'Chromium' : 
       password: 'Password',
       submit: 'Sign in',
     });
+    // Signed in (the header's navigation is there, in whatever language) before choosing.
+    await page.locator('header nav').waitFor();
     const headings = {
       es: 'Mis informes',
       pl: 'Moja sprawozdawczość',

@@ -144,6 +144,8 @@ export function organizationAndAssignedSites(tx: Tx, organizationId: string, use
         select ms.site_id::text from membership_sites ms
          where ms.organization_id = o.id and ms.user_id = ${userId}
          order by ms.site_id)`.as('site_ids'),
+      // The person's language, in the same statement (GET /me stays one read).
+      sql<string | null>`(select u.locale from users u where u.id = ${userId})`.as('locale'),
     ])
     .where('o.id', '=', organizationId)
     .executeTakeFirst();

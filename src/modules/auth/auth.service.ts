@@ -158,7 +158,7 @@ export async function logout(database: Database, caller: Caller): Promise<void> 
 export async function describeCaller(tx: Tx, caller: Caller) {
   const found = await organizationAndAssignedSites(tx, caller.organizationId, caller.userId);
   if (!found) throw notFound('Organization');
-  const locale = supportedLocale(await usersRepository.locale(tx, caller.userId));
+  const locale = supportedLocale(found.locale);
   return {
     user: { id: caller.userId, email: caller.email, name: caller.name, image: caller.image, locale },
     organization: { id: found.id, name: found.name },
