@@ -20,4 +20,5 @@ export const isExactNumber = (value: number): boolean => Math.abs(value) <= Numb
 
 /** The end of the refusal of a number past ±(2^53 − 1). */
 export const TOO_LARGE =
-  'is beyond ±9007199254740991 (2^53 − 1), past which numbers lose precision: it is refused rather than stored rounded';
+  'is beyond ±9007199254740991 (2^53 − 1), past which numbers lose precision: it is refused rather than stored rounded ' +
+  '(a larger unit keeps such figures in range: tonnes rather than grams, MWh rather than Wh)';
