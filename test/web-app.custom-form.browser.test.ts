@@ -1,9 +1,17 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
-import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import {
+  axeViolations,
+  CHROMIUM,
+  collectErrors,
+  hasChromium,
+  launchChromium,
+  NO_CHROMIUM,
+} from './helpers/browser.ts';
 import { assignSites } from './helpers/factories.ts';
 import {
   createWebAppWorld,
@@ -31,6 +39,11 @@ return h('div', { class: 'fuel-form' },
   h('label', { for: 'l' }, 'Litres'),
   h('input', { id: 'l', inputmode: 'decimal', value: values.litres ?? '', onInput: (e) => set('litres', e.target.value) }),
   values.litres ? h('p', null, 'About ', t.number(Number(values.litres) * 0.84, { maximumFractionDigits: 1 }), ' kg of fuel') : null);`;
+
+/** The README's example component (a Litres field), as the README shows it. */
+const README_UI_CODE = /<!-- ui-code:start -->\s*```js\n([\s\S]*?)\n```/.exec(
+  readFileSync(new URL('../README.md', import.meta.url), 'utf8'),
+)![1]!;
 
 let world: WebAppWorld;
 let browser: Browser | undefined;
@@ -79,8 +92,11 @@ async function setUiCode(uiCode: string) {
   expect(put.status, JSON.stringify(put.body)).toBe(200);
 }
 
-async function open(periodUnit: number): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser!.newContext({
+async function open(
+  periodUnit: number,
+  using: Browser = browser!,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await using.newContext({
     locale: 'en-GB',
     timezoneId: 'UTC',
     viewport: { width: 1280, height: 900 },
@@ -134,12 +150,11 @@ describe.skipIf(!hasChromium)(`custom activity forms in a sandbox ${hasChromium 
     await context.close();
   });
 
-  it('a value the frame sends goes through the locale’s number reading like a typed one', async () => {
-    await setUiCode(FUEL_FORM);
+  it('the README’s example: a value the frame sends goes through the locale’s number reading', async () => {
+    await setUiCode(README_UI_CODE);
     const { context, page } = await open(5);
     await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
     const inFrame = page.frameLocator('iframe.custom-form');
-    await inFrame.getByLabel('Fuel type').selectOption('petrol');
     await inFrame.getByLabel('Litres').fill('1,5');
     await page.getByRole('button', { name: 'Save' }).click();
     // "1,5" is no number in en-GB: refused beside the row, named as the definition names the input.
@@ -240,23 +255,83 @@ return h('div', null,
 
   it('a component that never returns leaves the page responsive and the generic form in its place', async () => {
     await setUiCode('while (true) {}');
-    const { context, page } = await open(7);
-    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
-    const started = performance.now();
-    await page.getByRole('button', { name: 'Save' }).click({ timeout: 2000 });
-    expect(performance.now() - started).toBeLessThan(2000);
-    await page.getByText('This activity’s own form could not be shown').waitFor();
-    await expect(page.locator('iframe.custom-form').count()).resolves.toBe(0);
-    await page.locator('#el-fuel-0-fuel').selectOption('petrol');
-    await page.locator('#el-fuel-0-litres').fill('10');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/^Saved at/).waitFor();
-    const stored = await storedFuel(7);
-    expect(stored[0]!.input).toEqual({ fuel: 'petrol', litres: 10 });
-    await page.screenshot({ path: `${OUT}/web-app-custom-form-generic.png`, fullPage: true });
-    await context.close();
+    await neverReturns(7, browser!, true);
   });
 
+  it('… also when Chromium keeps the frame in the page’s process (site isolation off)', async () => {
+    // Chromium isolates the sandboxed frame by default (an out-of-process frame); without site
+    // isolation it shares the page's process and thread: the Worker keeps the loop off it.
+    const shared = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-site-isolation-trials'],
+    });
+    try {
+      await setUiCode('while (true) {}');
+      await neverReturns(8, shared, false);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('drafts and the offline queue keep what was entered in the frame', async () => {
+    await setUiCode(FUEL_FORM);
+    const { context, page } = await open(9);
+    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
+    const inFrame = page.frameLocator('iframe.custom-form');
+    await inFrame.getByLabel('Fuel type').selectOption('petrol');
+    await inFrame.getByLabel('Litres').fill('75');
+    await page.waitForTimeout(600);
+    await page.reload();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await expect(inFrame.getByLabel('Litres').inputValue()).resolves.toBe('75');
+    await expect(inFrame.getByLabel('Fuel type').inputValue()).resolves.toBe('petrol');
+    // Offline: the save waits on this device, and is sent when the connection returns.
+    await context.setOffline(true);
+    await inFrame.getByLabel('Litres').fill('80');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved on this device at/).waitFor();
+    await expect(storedFuel(9)).resolves.toEqual([]);
+    await context.setOffline(false);
+    await page.getByText('Your values kept on this device were sent and stored.').waitFor();
+    const stored = await storedFuel(9);
+    expect(stored.map((a) => a.input)).toEqual([{ fuel: 'petrol', litres: 80 }]);
+    expect(stored[0]!.value).toBeCloseTo(80 * FUEL_FACTORS.petrol, 6);
+    await context.close();
+  });
+});
+
+/** Whether Chromium runs the frame in a process of its own (an out-of-process iframe target). */
+async function frameOutOfProcess(using: Browser, page: Page): Promise<boolean> {
+  await page.waitForFunction(() => document.querySelector('iframe.custom-form') !== null);
+  const cdp = await using.newBrowserCDPSession();
+  const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+    targetInfos: { type: string; url: string }[];
+  };
+  await cdp.detach();
+  return targetInfos.some((info) => info.type === 'iframe' && info.url.endsWith('/app/ui-frame.html'));
+}
+
+async function neverReturns(periodUnit: number, using: Browser, outOfProcess: boolean) {
+  const { context, page } = await open(periodUnit, using);
+  await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
+  await expect(frameOutOfProcess(using, page)).resolves.toBe(outOfProcess);
+  const started = performance.now();
+  await page.getByRole('button', { name: 'Save' }).click({ timeout: 2000 });
+  expect(performance.now() - started).toBeLessThan(2000);
+  await page.getByText('This activity’s own form could not be shown').waitFor();
+  await expect(page.locator('iframe.custom-form').count()).resolves.toBe(0);
+  await page.locator('#el-fuel-0-fuel').selectOption('petrol');
+  await page.locator('#el-fuel-0-litres').fill('10');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText(/^Saved at/).waitFor();
+  const stored = await storedFuel(periodUnit);
+  expect(stored[0]!.input).toEqual({ fuel: 'petrol', litres: 10 });
+  await page.screenshot({ path: `${OUT}/web-app-custom-form-generic-${periodUnit}.png`, fullPage: true });
+  await context.close();
+}
+
+describe.skipIf(!hasChromium)(`uiCode at save ${hasChromium ? '' : NO_CHROMIUM}`, () => {
   it('refuses a uiCode with a syntax error at save, naming the line and column', async () => {
     const res = await api(world.t, 'PUT', `/activity-definitions/${definitionId}`, {
       token: world.tenant.owner.token,

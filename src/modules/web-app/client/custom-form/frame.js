@@ -26,7 +26,11 @@ function stop(reason, detail) {
   worker?.terminate();
   worker = null;
   render(null, document.body);
-  tell({ type: 'failed', reason, ...(detail ? { detail: String(detail).slice(0, 200) } : {}) });
+  tell({
+    type: 'failed',
+    reason: typeof reason === 'string' ? reason : 'unusable',
+    ...(typeof detail === 'string' ? { detail: detail.slice(0, 200) } : {}),
+  });
 }
 
 /** A render is asked: it must come back within ANSWER_MS, or the worker is ended. */
@@ -35,9 +39,14 @@ function expectAnswer() {
   timer = setTimeout(() => stop('timeout'), ANSWER_MS);
 }
 
-function toVnode(node) {
-  if (typeof node === 'string') return node;
+const MAX_NODES = 2000;
+const MAX_DEPTH = 64;
+
+/** The worker's plain tree as Preact nodes; throws on a tree too large or too deep. */
+function toVnode(node, count = { n: 0 }, depth = 0) {
+  if (typeof node === 'string') return node.slice(0, 10_000);
   if (!node || typeof node !== 'object' || !SAFE_TAGS.has(node.tag)) return null;
+  if (++count.n > MAX_NODES || depth > MAX_DEPTH) throw new Error('too large');
   const props = safeProps(node.tag, node.props, (handler) => (e) => {
     const el = e.currentTarget;
     worker?.postMessage({
@@ -48,7 +57,7 @@ function toVnode(node) {
       target: { value: el.value, checked: el.checked, name: el.name, id: el.id },
     });
   });
-  const children = Array.isArray(node.children) ? node.children.map(toVnode) : [];
+  const children = Array.isArray(node.children) ? node.children.map((c) => toVnode(c, count, depth + 1)) : [];
   return h(node.tag, props, ...children);
 }
 
@@ -59,7 +68,11 @@ function fromWorker(event) {
   const message = event.data;
   if (message?.type === 'tree') {
     clearTimeout(timer);
-    render(toVnode(message.tree), document.body);
+    try {
+      render(toVnode(message.tree), document.body);
+    } catch {
+      return stop('unusable');
+    }
     tell({ type: 'rendered', height: document.documentElement.scrollHeight });
   } else if (message?.type === 'set') {
     if (typeof message.name === 'string') tell({ type: 'set', name: message.name, value: message.value });

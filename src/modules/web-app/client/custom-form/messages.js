@@ -51,7 +51,10 @@ export function readFrameMessage(data, inputs, locale) {
       return height === null ? null : { type: data.type, height: Math.ceil(height) };
     }
     case 'failed':
-      return { type: 'failed', reason: String(data.reason).slice(0, 40) };
+      return {
+        type: 'failed',
+        reason: typeof data.reason === 'string' ? data.reason.slice(0, 40) : 'unknown',
+      };
     default:
       return null;
   }
