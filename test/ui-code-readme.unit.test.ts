@@ -15,6 +15,6 @@ describe('the README’s uiCode example', () => {
   it('is in the README, parses, and is what the worked example stores', () => {
     expect(README_UI_CODE).toContain("h('input'");
     expect(uiCodeProblem(README_UI_CODE!)).toBeNull();
-    expect(marked('scenario')).toContain(`"uiCode": ${JSON.stringify(README_UI_CODE)},`);
+    expect(marked('scenario')).toContain(`\nUI=$(cat <<'JS'\n${README_UI_CODE}\nJS\n)\n`);
   });
 });
