@@ -48,5 +48,5 @@ export async function buildFrame(root, outdir) {
 `;
   const file = 'ui-frame.html';
   writeFileSync(`${outdir}/${file}`, html);
-  return { file, scriptHash: sha256(script), styleHash: sha256(style), revision: createHash('sha256').update(html).digest('hex').slice(0, 8).toUpperCase() };
+  return { file, scriptHash: sha256(script), styleHash: sha256(style) };
 }

@@ -36,7 +36,7 @@ export function offlineFiles(metafile, entry) {
  * `precached` is the list of built files the service worker keeps (the page's script, style and
  * chunks; not the import screen's spreadsheet worker, which only works online anyway).
  */
-export async function buildOffline(root, outdir, precached, frame) {
+export async function buildOffline(root, outdir, precached) {
   const source = `${root}src/modules/web-app/client/offline`;
   const files = [];
   const icons = [];
@@ -72,8 +72,6 @@ export async function buildOffline(root, outdir, precached, frame) {
   const list = [
     { url: '/app', revision: hash8(kept.join('\n')) },
     ...kept.map((name) => ({ url: `/app/assets/${name}`, revision: null })),
-    // The custom form's frame (issue 51), kept for offline entry too.
-    ...(frame ? [{ url: '/app/ui-frame.html', revision: frame.revision }] : []),
   ];
   await build({
     entryPoints: [`${source}/sw.js`],

@@ -60,7 +60,7 @@ export async function buildWebApp(root, outdir) {
   // The custom activity form's frame (issue 51), a document of its own (build-web-app-frame.mjs).
   manifest.frame = await buildFrame(root, outdir);
   // --- Offline (issue 47): icons, web app manifest and the service worker (build-web-app-offline.mjs).
-  const offline = await buildOffline(root, outdir, offlineFiles(result.metafile, entry[0]), manifest.frame);
+  const offline = await buildOffline(root, outdir, offlineFiles(result.metafile, entry[0]));
   manifest.webManifest = offline.webManifest;
   manifest.serviceWorker = offline.serviceWorker;
   manifest.precache = offline.precache;

@@ -46,10 +46,7 @@ describe('the installable app', () => {
     expect(urls).toContain(`/app/assets/${built.webManifest}`);
     expect(urls.some((u: string) => /\/import-\w+\.js$/.test(u))).toBe(true);
     expect(urls.some((u: string) => /exceljs|sheets-worker/.test(u))).toBe(false);
-    // The custom form's frame (issue 51): a fixed address, its revision the hash of its document.
-    expect(list.find((e) => e.url === '/app/ui-frame.html')!.revision).toMatch(/^[0-9A-F]{8}$/);
-    expect((await get('/app/ui-frame.html')).statusCode).toBe(200);
-    for (const url of urls.filter((u: string) => u !== '/app' && u !== '/app/ui-frame.html')) {
+    for (const url of urls.filter((u: string) => u !== '/app')) {
       expect(url).toMatch(/-[0-9A-Z]{8}\.(js|css|png|webmanifest)$/);
       expect((await get(url)).statusCode, url).toBe(200);
     }

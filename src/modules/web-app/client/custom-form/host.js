@@ -38,6 +38,9 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
   };
 
   useEffect(() => {
+    // Offline the frame cannot load: Chromium does not let the app's service worker answer a
+    // sandboxed frame's navigation. The generic form at once, not after the time limit.
+    if (!navigator.onLine) return live.current.onFail('offline');
     expect(FIRST_ANSWER_MS);
     let started = false;
     let budget = { second: 0, count: 0 };
@@ -55,8 +58,10 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
         if (!message) return;
         if (message.type === 'failed') return fail(message.reason);
         if (message.type === 'rendered') clearTimeout(timer.current);
-        if (message.type === 'set') live.current.onText(message.name, message.text);
-        else setHeight(Math.max(24, message.height));
+        // A locked period (or one being saved) disables its fieldset; the frame's controls are not.
+        if (message.type === 'set') {
+          if (!element.closest('fieldset:disabled')) live.current.onText(message.name, message.text);
+        } else setHeight(Math.max(24, message.height));
       };
       sent.current = JSON.stringify(values);
       const init = {

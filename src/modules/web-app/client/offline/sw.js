@@ -14,7 +14,7 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 // Screens first (routes answer in the order they were registered): the precache's own route would
 // answer /app from the cache even online.
 const SHELL = '/app';
-// The custom form's frame (issue 51) is no screen: the precache below answers it, never the shell.
+// The custom form's frame (issue 51) is no screen: never answered with the shell.
 const FRAME = '/app/ui-frame.html';
 registerRoute(
   ({ request, url }) =>
