@@ -148,7 +148,21 @@ describe.skipIf(!hasChromium)(`custom activity forms in a sandbox ${hasChromium 
     await page.screenshot({ path: `${OUT}/web-app-custom-form-saved.png`, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
-  });
+
+    // The review shows the inputs as the definition names them, never through the component.
+    const manager = await browser!.newContext({ locale: 'en-GB', timezoneId: 'UTC' });
+    const review = await manager.newPage();
+    await setPassword(world.t, world.tenant.manager.userId, PASSWORD);
+    await signIn(review, world.base, world.tenant.manager.email, PASSWORD);
+    await review.goto(`${world.base}/app/review?form=${world.form.id}&period=4`);
+    await review.getByRole('button', { name: /^1 activity/ }).click();
+    const table = review.locator('table.activity-rows');
+    await expect(table.locator('thead').textContent()).resolves.toMatch(/^fuellitresCalculated/);
+    await expect(table.locator('tbody').textContent()).resolves.toContain('Diesel1,250.5');
+    await expect(review.locator('iframe').count()).resolves.toBe(0);
+    await review.screenshot({ path: `${OUT}/web-app-custom-form-review.png`, fullPage: true });
+    await manager.close();
+  }, 60_000);
 
   it('the README’s example: a value the frame sends goes through the locale’s number reading', async () => {
     await setUiCode(README_UI_CODE);
