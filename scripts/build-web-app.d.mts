@@ -9,4 +9,5 @@ export function buildWebApp(
   webManifest: string;
   serviceWorker: string;
   precache: { url: string; revision: string | null }[];
+  frame: { file: string; scriptHash: string; styleHash: string };
 }>;

@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { build } from 'esbuild';
+import { buildFrame } from './build-web-app-frame.mjs';
 import { buildOffline, offlineFiles } from './build-web-app-offline.mjs';
 
 /** Builds the app into `outdir` (replaced); answers the manifest it wrote. */
@@ -56,6 +57,8 @@ export async function buildWebApp(root, outdir) {
     style: entry[1].cssBundle ? basename(entry[1].cssBundle) : null,
     files: [...new Set(outputs.map(([file]) => basename(file)))],
   };
+  // The custom activity form's frame (issue 51), a document of its own (build-web-app-frame.mjs).
+  manifest.frame = await buildFrame(root, outdir);
   // --- Offline (issue 47): icons, web app manifest and the service worker (build-web-app-offline.mjs).
   const offline = await buildOffline(root, outdir, offlineFiles(result.metafile, entry[0]));
   manifest.webManifest = offline.webManifest;

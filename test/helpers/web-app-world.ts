@@ -109,7 +109,8 @@ export async function createWebAppWorld(): Promise<WebAppWorld> {
           },
           { name: 'litres', type: 'number', required: true, exportName: 'litres', example: '120' },
         ]),
-        ui_code: 'document.body.dataset.uiCodeRan = "yes"; return null;',
+        // No component of its own: the generic form (web-app.custom-form.browser.test.ts sets one).
+        ui_code: '',
       })
       .where('id', '=', fuel)
       .execute(),

@@ -52,7 +52,8 @@ const editableFields = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   uiCode: Type.String({
     maxLength: MAX_UI_CODE,
-    description: 'Body of the input form’s UI component, without the function header and closing brace',
+    description:
+      'Body of the input form’s UI component, without the function header and closing brace: the web app wraps it as `function component({ h, inputs, values, set, units, locale, t })` (`h` hyperscript as Preact’s, `inputs` the input definitions, `values` the current values as text, `set(name, value)` changes one input, `units` the unit catalog, `locale` the person’s locale, `t.number`/`t.date` formatters) and it returns the tree to show. It runs in the browser in a sandboxed frame with no network, never on the service. Empty: the generic form from `inputs`. Checked for syntax on save (400 naming uiCode with the line and column). See docs/custom-forms.md.',
   }),
   calcCode: Type.String({
     minLength: 1,

@@ -17,6 +17,7 @@ import type {
   CreateDefinitionBody,
   UpdateDefinitionBody,
 } from './activity-definitions.schemas.ts';
+import { uiCodeProblem } from './activity-definitions.ui-code.ts';
 
 const COMMON_IS_ADMIN_ONLY = 'Only platform admins can share an activity definition with every organization';
 
@@ -57,7 +58,7 @@ export function slugify(name: string): string {
 
 /**
  * Checks what the schema cannot: unique input names, select options of the input's type, a
- * metadataSchema Ajv can compile, and calcCode that compiles (in the sandbox). Runs before the
+ * metadataSchema Ajv can compile, calcCode that compiles (in the sandbox) and uiCode that parses. Runs before the
  * transaction; throws one 400 listing every problem.
  */
 export async function checkDefinitionContent(body: UpdateDefinitionBody): Promise<DefinitionFields> {
@@ -78,6 +79,8 @@ export async function checkDefinitionContent(body: UpdateDefinitionBody): Promis
   }
   const syntax = await checkSyntax(fields.calcCode);
   if (syntax) issues.push({ path: 'calcCode', message: `calcCode: ${syntax.message}` });
+  const uiProblem = uiCodeProblem(fields.uiCode);
+  if (uiProblem) issues.push({ path: 'uiCode', message: uiProblem });
   if (issues.length > 0) throw badRequest('Invalid input data', issues);
   return fields;
 }

@@ -25,6 +25,8 @@ interface Bundle {
   webManifest?: string | undefined;
   serviceWorker?: AppFile | undefined;
   files: Map<string, AppFile>;
+  /** The custom activity form's frame (issue 51); absent from an older build. */
+  frame?: { body: Buffer; csp: string } | undefined;
 }
 
 /** `dist/app` beside the bundled service; from the sources, the project's `dist/app`. */
@@ -52,6 +54,7 @@ function loadBundle(): Bundle | null {
     files: string[];
     webManifest?: string;
     serviceWorker?: string;
+    frame?: { file: string; scriptHash: string; styleHash: string };
   };
   const files = new Map<string, AppFile>();
   for (const name of manifest.files) {
@@ -62,7 +65,14 @@ function loadBundle(): Bundle | null {
   const serviceWorker = manifest.serviceWorker
     ? { type: TYPES['js']!, body: readFileSync(join(dir, manifest.serviceWorker)) }
     : undefined;
+  const frame = manifest.frame
+    ? {
+        body: readFileSync(join(dir, manifest.frame.file)),
+        csp: frameCsp(manifest.frame.scriptHash, manifest.frame.styleHash),
+      }
+    : undefined;
   return {
+    frame,
     script: manifest.script,
     style: manifest.style,
     webManifest: manifest.webManifest,
@@ -87,8 +97,22 @@ export function appCsp(connect: string[]): string {
   const sources = ["'self'", ...connect.filter((o) => o !== "'self'")].join(' ');
   return (
     `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${sources}; ` +
-    "manifest-src 'self'; worker-src 'self'; " +
+    "manifest-src 'self'; worker-src 'self'; frame-src 'self'; " +
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+  );
+}
+
+/**
+ * The CSP of the custom form's frame (issue 51): its one inline script and style sheet by hash,
+ * workers from its own blobs, no request of any kind, no form, no frame, and a sandbox even when
+ * the document is opened on its own (the app's iframe adds `sandbox="allow-scripts"` as well).
+ */
+export function frameCsp(scriptHash: string, styleHash: string): string {
+  return (
+    `default-src 'none'; script-src '${scriptHash}'; style-src '${styleHash}'; worker-src blob:; ` +
+    "connect-src 'none'; img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; " +
+    "frame-src 'none'; child-src 'none'; form-action 'none'; base-uri 'none'; " +
+    "frame-ancestors 'self'; sandbox allow-scripts"
   );
 }
 
@@ -167,6 +191,20 @@ export function registerWebApp(
       .header('x-content-type-options', 'nosniff')
       .header('content-security-policy', "default-src 'none'; connect-src 'self'")
       .send(worker.body);
+  });
+
+  // The custom activity form's frame (issue 51): a document of its own, with its own CSP.
+  app.get('/app/ui-frame.html', route, async (_request, reply) => {
+    const frame = load()?.frame;
+    if (!frame) return sendAsset(reply, undefined);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cross-origin-resource-policy', 'same-origin')
+      .header('content-security-policy', frame.csp)
+      .send(frame.body);
   });
 
   app.get<{ Params: { file: string } }>('/app/assets/:file', route, async (request, reply) => {

@@ -4,6 +4,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorLines, get, isOffline, uploadFile } from './api.js';
+import { CustomRow, hasCustomForm } from './custom-form/host.js';
 import { formatBytes, formatNumber, formatTime, REVIEW_WORDS } from './format.js';
 import { t, textOf } from './i18n/index.js';
 import { formatExact, readNumber } from './numbers.js';
@@ -60,7 +61,7 @@ export function ElementField({ element, data, draft, changed, issues, update, co
       control = html`<${FileInput} id=${id} element=${element} draft=${draft} update=${update} context=${context} described=${described} />`;
       break;
     case 'ACTIVITY':
-      control = html`<${ActivityRows} id=${id} element=${element} data=${data} draft=${draft} update=${update} issues=${errors} />`;
+      control = html`<${ActivityRows} id=${id} element=${element} data=${data} draft=${draft} update=${update} issues=${errors} locale=${context.locale} />`;
       break;
     default:
       control = html`<p class="muted">${t('field.unknownType', { type: element.type })}</p>`;
@@ -180,8 +181,11 @@ function FileInput({ id, element, draft, update, context, described }) {
   </div>`;
 }
 
-function ActivityRows({ id, element, data, draft, update, issues }) {
+function ActivityRows({ id, element, data, draft, update, issues, locale }) {
   const definition = data.definitions.get(element.key);
+  // The definition's own form (issue 51), until a frame of it fails: then the generic fields.
+  const [failed, setFailed] = useState(null);
+  const custom = hasCustomForm(definition) && !failed;
   const listed = data.activities.get(element.key).activities;
   const setRow = (index, name, text) =>
     update({ rows: draft.rows.map((r, i) => (i === index ? { ...r, [name]: text } : r)), noActivity: false });
@@ -190,19 +194,25 @@ function ActivityRows({ id, element, data, draft, update, issues }) {
   const resultUnit = unitName(unitById(data.units, definition.unitId));
   return html`<div class="rows" role="group" aria-labelledby=${`${id}-title`}>
     ${definition.description ? html`<p class="muted">${definition.description}</p>` : null}
+    ${failed ? html`<p class="notice" role="status">${t('customForm.failed')}</p>` : null}
     ${draft.rows.map((row, index) => {
       const rowIssues = issues.filter((i) => i.row === index);
       const calculated = unchanged ? listed[index] : null;
       return html`<div class=${`row-card${rowIssues.length ? ' has-error' : ''}`} data-row=${index}>
         <p class="row-title">${definition.name} ${index + 1}</p>
-        <div class="row-fields">
+        ${
+          custom
+            ? html`<${CustomRow} title=${`${definition.name} ${index + 1}`} definition=${definition} row=${row}
+              units=${data.units} locale=${locale} onText=${(name, text) => setRow(index, name, text)} onFail=${setFailed} />`
+            : html`<div class="row-fields">
           ${definition.inputs.map(
             (input) => html`<${ActivityInput} id=${`${id}-${index}-${input.name}`} input=${input}
             text=${row[input.name] ?? ''} onText=${(text) => setRow(index, input.name, text)}
             error=${rowIssues.find((i) => i.input === input.name)} changed=${!unchanged} />`,
           )}
-        </div>
-        ${rowIssues.filter((i) => !definition.inputs.some((input) => input.name === i.input)).map((i) => html`<p class="field-error">${i.message}</p>`)}
+        </div>`
+        }
+        ${rowIssues.filter((i) => custom || !definition.inputs.some((input) => input.name === i.input)).map((i) => html`<p class="field-error">${custom && i.input ? `${humanize(i.input)}: ` : ''}${i.message}</p>`)}
         ${calculated ? html`<p class="calculated">${t('field.calculated')} <strong>${formatNumber(calculated.value)}</strong>${resultUnit ? ` ${resultUnit}` : ''}</p>` : null}
         <button type="button" class="secondary small" onClick=${() => update({ rows: draft.rows.filter((_, i) => i !== index) })}>${t('field.removeRow', { name: definition.name, number: index + 1 })}</button>
       </div>`;
