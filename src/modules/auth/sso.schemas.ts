@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { EXAMPLE_SSO_CODE } from '../../http/examples.ts';
 import { DateTime, Uuid } from '../../http/schemas.ts';
 
 const Domain = Type.String({
@@ -121,7 +122,7 @@ export const ExchangeBody = Type.Object(
       description: 'The one-time code the callback put in the app’s address (`#sso=<code>`)',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ code: EXAMPLE_SSO_CODE }] },
 );
 
 export const ExchangeResponse = Type.Object({
