@@ -29,7 +29,7 @@ import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
 import { apiKeysRoutes } from './modules/apikeys/index.ts';
-import { authRoutes, credentialResolver } from './modules/auth/index.ts';
+import { authRoutes, credentialResolver, ssoRoutes } from './modules/auth/index.ts';
 import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
@@ -212,6 +212,7 @@ export async function buildApp({
     async (api) => {
       await api.register(healthRoutes, { database });
       await api.register(authRoutes, { database, config, mailer, clock });
+      await api.register(ssoRoutes, { database, config });
       await api.register(apiKeysRoutes, { maxLiveKeys: config.maxApiKeysPerOrganization });
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);

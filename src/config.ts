@@ -102,6 +102,15 @@ export interface Config {
   orgRateLimitPerMinute: number;
   /** Live (unrevoked, unexpired) API keys one organization may hold (decision 0155). */
   maxApiKeysPerOrganization: number;
+  /**
+   * OIDC sign-in (decision 220): identity providers may be reached over plain http (never in
+   * production; for a provider on the same host in tests and trials), SDCS_OIDC_ALLOW_HTTP.
+   */
+  oidcAllowHttp: boolean;
+  /** How long a started OIDC sign-in may take at the provider, in seconds (SDCS_OIDC_LOGIN_TTL_SECONDS). */
+  oidcLoginTtlSeconds: number;
+  /** How long the provider may take to answer one request, in milliseconds (SDCS_OIDC_TIMEOUT_MS). */
+  oidcTimeoutMs: number;
 }
 
 export interface S3Config {
@@ -344,6 +353,9 @@ export function loadConfig(env: Env = process.env): Config {
       100_000_000,
     ),
     maxApiKeysPerOrganization: int(env, 'SDCS_MAX_API_KEYS_PER_ORGANIZATION', 20, 1, 10_000),
+    oidcAllowHttp: bool(env, 'SDCS_OIDC_ALLOW_HTTP', false),
+    oidcLoginTtlSeconds: int(env, 'SDCS_OIDC_LOGIN_TTL_SECONDS', 600, 30, 3_600),
+    oidcTimeoutMs: int(env, 'SDCS_OIDC_TIMEOUT_MS', 10_000, 100, 120_000),
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../src/app.ts';
 import type { Role } from '../src/db/schema/index.ts';
@@ -7,7 +8,9 @@ import {
   EXAMPLE_IDS,
   EXAMPLE_INVITATION_TOKEN,
   EXAMPLE_LOGIN,
+  EXAMPLE_SSO_CODE,
 } from '../src/http/examples.ts';
+import { sha256Hex } from '../src/lib/secrets.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { api, type TestContext, useTestApp } from './helpers/app.ts';
 import {
@@ -290,6 +293,20 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
     if (!ids[key]) throw new Error(`seedWorld has no record for EXAMPLE_IDS.${key}`);
   }
   map.set(EXAMPLE_INVITATION_TOKEN, token);
+  // A finished OIDC sign-in of the owner: its one-time code (as the callback hands it to the app).
+  const ssoCode = `sdcs_sso_${randomBytes(16).toString('hex')}`;
+  await t.database.system((tx) =>
+    tx
+      .insertInto('oidc_handoffs')
+      .values({
+        code_hash: sha256Hex(ssoCode),
+        organization_id: tenant.organizationId,
+        user_id: tenant.owner.userId,
+        expires_at: new Date(Date.now() + 600_000),
+      })
+      .execute(),
+  );
+  map.set(EXAMPLE_SSO_CODE, ssoCode);
   map.set(EXAMPLE_ADAPTER_VERSION, adapter.adapterVersion as string);
   return { tenant, replacements: map };
 }
@@ -442,6 +459,7 @@ describe('the OpenAPI document for people trying it out', () => {
 const PLACEHOLDER_VALUES = [
   ...Object.values(EXAMPLE_IDS),
   EXAMPLE_INVITATION_TOKEN,
+  EXAMPLE_SSO_CODE,
   EXAMPLE_ADAPTER_VERSION,
   EXAMPLE_LOGIN.email,
 ];

@@ -36,6 +36,9 @@ export const EXAMPLE_ADAPTER_VERSION = '0123456789abcdef0123456789abcdef01234567
 /** The token of an invitation e-mail (the `token` of its link). */
 export const EXAMPLE_INVITATION_TOKEN = 'sdcs_inv_PASTE-THE-TOKEN-OF-THE-INVITATION-LINK';
 
+/** The one-time code an OIDC sign-in hands the app (the `sso` of `/app/sign-in#sso=<code>`). */
+export const EXAMPLE_SSO_CODE = 'sdcs_sso_PASTE-THE-CODE-OF-THE-SIGN-IN-ADDRESS';
+
 /** The account of the login example. */
 export const EXAMPLE_LOGIN = { email: 'ada@example.com', password: 'correct horse battery staple' } as const;
 

@@ -3,7 +3,13 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Role } from '../db/schema/index.ts';
 import { ROLES, roleAtLeast } from '../domain/roles.ts';
-import { EXAMPLE_ADAPTER_VERSION, EXAMPLE_IDS, EXAMPLE_INVITATION_TOKEN, EXAMPLE_LOGIN } from './examples.ts';
+import {
+  EXAMPLE_ADAPTER_VERSION,
+  EXAMPLE_IDS,
+  EXAMPLE_INVITATION_TOKEN,
+  EXAMPLE_LOGIN,
+  EXAMPLE_SSO_CODE,
+} from './examples.ts';
 import { errors } from './schemas.ts';
 
 /**
@@ -144,6 +150,7 @@ function forbiddenExample(minRole: Role): Record<string, unknown> {
 const PLACEHOLDERS: [string, string][] = [
   ...Object.entries(EXAMPLE_IDS).map(([name, id]): [string, string] => [id, name]),
   [EXAMPLE_INVITATION_TOKEN, 'the token of an invitation e-mail'],
+  [EXAMPLE_SSO_CODE, 'the one-time code of a finished single sign-on'],
   [EXAMPLE_ADAPTER_VERSION, 'the adapter version of a source adapter definition'],
   [EXAMPLE_LOGIN.email, 'an existing account'],
 ];

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -39,3 +39,31 @@ export async function verifyPassword(passwordHash: string | null, password: stri
 export const newApiKey = () => `sdcs_${randomBase62(43)}`;
 export const newAccessToken = () => `sdcs_at_${randomBase62(43)}`;
 export const isAccessToken = (token: string) => token.startsWith('sdcs_at_');
+
+/**
+ * Secrets the service must read back (an identity provider's client secret), sealed with
+ * AES-256-GCM under a key derived from SDCS_SECRET for one purpose: `v1.<iv>.<tag>.<ciphertext>`
+ * in base64url. Changing SDCS_SECRET makes sealed values unreadable (they must be entered again).
+ */
+function sealingKey(secret: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'sdcs-sealed', purpose, 32));
+}
+
+export function sealSecret(secret: string, purpose: string, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(secret, purpose), iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return ['v1', iv, cipher.getAuthTag(), body]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+/** The plaintext of `sealSecret`'s answer; throws when it was sealed under another secret or changed. */
+export function openSecret(secret: string, purpose: string, sealed: string): string {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined)
+    throw new Error('not a sealed secret');
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(secret, purpose), Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}

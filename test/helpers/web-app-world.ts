@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
 import { hashPassword } from '../../src/lib/secrets.ts';
 import { readOutbox } from '../../src/mail/outbox.ts';
 import { api, openTestDatabase, type TestContext, testConfig } from './app.ts';
@@ -52,13 +53,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function createWebAppWorld(): Promise<WebAppWorld> {
+/** `overrides`: configuration of a test's own (OIDC over http, say). */
+export async function createWebAppWorld(overrides: Partial<Config> = {}): Promise<WebAppWorld> {
   const opened = await openTestDatabase();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const config = testConfig({
     publicUrl: base,
     dataDir: join(tmpdir(), `sdcs-web-app-${randomBytes(6).toString('hex')}`),
+    ...overrides,
   });
   mkdirSync(config.dataDir, { recursive: true });
   const app: FastifyInstance = await buildApp({ database: opened.database, config });

@@ -63,3 +63,39 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
   created_at: CreatedAt;
 }
+
+/** An organization's OIDC identity provider (decision 220). */
+export interface OrganizationSsoTable {
+  organization_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string;
+  email_claim: Generated<string>;
+  display_name: string;
+  allowed_domains: ColumnType<string[], string[] | undefined, string[]>;
+  join_as_viewer: Generated<boolean>;
+  sso_only: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** An OIDC sign-in under way: state (hashed), nonce and PKCE verifier, used once. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  organization_id: string;
+  nonce: string;
+  code_verifier: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+/** The one-time code an OIDC callback hands the app, exchanged once for an access token. */
+export interface OidcHandoffsTable {
+  code_hash: string;
+  organization_id: string;
+  user_id: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}

@@ -28,6 +28,9 @@ import type {
   AccessTokensTable,
   ApiKeysTable,
   MembershipsTable,
+  OidcHandoffsTable,
+  OidcLoginsTable,
+  OrganizationSsoTable,
   OrganizationsTable,
   UsersTable,
 } from './identity.ts';
@@ -62,6 +65,9 @@ export interface DB {
   memberships: MembershipsTable;
   access_tokens: AccessTokensTable;
   api_keys: ApiKeysTable;
+  organization_sso: OrganizationSsoTable;
+  oidc_logins: OidcLoginsTable;
+  oidc_handoffs: OidcHandoffsTable;
   sites: SitesTable;
   membership_sites: MembershipSitesTable;
   units: UnitsTable;

@@ -20,6 +20,8 @@ import {
   revokeAccessToken,
   touchApiKey,
 } from './auth.repository.ts';
+import { ssoRepository } from './sso.repository.ts';
+import { ssoOnlyRefusal } from './sso.settings.ts';
 
 /** Resolves a bearer value (access token or API key) to the caller, or null if unknown. */
 export function credentialResolver(database: Database, config: Config): CredentialResolver {
@@ -120,7 +122,18 @@ export async function login(
   const ok = await checkAccountPassword(deps, input.email, account, input.password);
   if (!user || !ok) throw unauthorized('Invalid e-mail or password');
   return database.system(async (tx) => {
-    const memberships = await activeMemberships(tx, user.id);
+    const all = await activeMemberships(tx, user.id);
+    // Organizations whose members sign in with their identity provider only are not opened by a
+    // password; the person's other organizations are (decision 220).
+    const closed = await ssoRepository.ssoOnly(
+      tx,
+      all.map((m) => m.organization_id),
+    );
+    const closedIn = new Map(closed.map((c) => [c.organization_id, c.display_name]));
+    const memberships = all.filter((m) => !closedIn.has(m.organization_id));
+    const wanted = input.organizationId ?? (memberships.length === 0 ? all[0]?.organization_id : undefined);
+    const refusal = wanted === undefined ? undefined : closedIn.get(wanted);
+    if (refusal !== undefined) throw ssoOnlyRefusal(refusal);
     const membership = input.organizationId
       ? memberships.find((m) => m.organization_id === input.organizationId)
       : memberships[0];

@@ -5,7 +5,12 @@ import { authorize, badRequest } from '../../domain/errors.ts';
 import { hashPassword, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { coversOrganization, siteScope } from '../access/index.ts';
-import { checkAccountPassword, issueAccessToken, type PasswordCheckDeps } from '../auth/index.ts';
+import {
+  checkAccountPassword,
+  issueAccessToken,
+  type PasswordCheckDeps,
+  passwordRefusal,
+} from '../auth/index.ts';
 import {
   authorizeMemberSites,
   grantMessage,
@@ -157,6 +162,10 @@ export async function acceptInvitation(
   if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');
   if (found.accepted_at) throw refuse('This invitation has already been accepted; sign in instead');
   if (!found.live) throw refuse('This invitation has expired; ask for a new invitation');
+  // An organization that signs in with its identity provider only: the first sign-in there
+  // accepts the invitation (decision 220), a password does not.
+  const closed = await passwordRefusal(database, found.organization_id);
+  if (closed) throw refuse(closed.message);
 
   const existingAccount = found.password_hash !== null;
   let passwordHash: string | null = null;

@@ -1,5 +1,19 @@
-import { api } from '../../helpers/app.ts';
+import { randomUUID } from 'node:crypto';
+import { api, type TestContext } from '../../helpers/app.ts';
+import type { Tenant } from '../../helpers/factories.ts';
 import type { SecurityCase } from '../matrix.ts';
+
+/** OIDC settings for the tenant (owners), so that reading or removing them succeeds. */
+const SSO = {
+  issuer: 'https://login.example.com',
+  clientId: 'sdcs',
+  clientSecret: 'a-client-secret',
+  displayName: 'Example ID',
+};
+async function withSso(t: TestContext, tenant: Tenant) {
+  const res = await api(t, 'PUT', '/organizations/current/sso', { token: tenant.owner.token, body: SSO });
+  if (res.status !== 200) throw new Error(`SSO settings not set: ${JSON.stringify(res.body)}`);
+}
 
 export const cases: SecurityCase[] = [
   { method: 'GET', route: '/health', prepare: async () => ({ url: '/health' }) },
@@ -22,6 +36,48 @@ export const cases: SecurityCase[] = [
     prepare: async () => ({ url: '/auth/logout' }),
   },
   { method: 'GET', route: '/me', prepare: async () => ({ url: '/me' }) },
+  {
+    method: 'GET',
+    route: '/organizations/current/sso',
+    prepare: async (t, tenant) => {
+      await withSso(t, tenant);
+      return { url: '/organizations/current/sso' };
+    },
+  },
+  {
+    method: 'PUT',
+    route: '/organizations/current/sso',
+    prepare: async () => ({ url: '/organizations/current/sso', body: SSO }),
+  },
+  {
+    method: 'DELETE',
+    route: '/organizations/current/sso',
+    prepare: async (t, tenant) => {
+      await withSso(t, tenant);
+      return { url: '/organizations/current/sso' };
+    },
+  },
+  // The browser's flow is public; an organization of no provider answers 404, a callback
+  // without a state sends the browser back with the reason (the provider is never contacted).
+  {
+    method: 'GET',
+    route: '/auth/oidc/:organizationId',
+    prepare: async (t, tenant) => {
+      await withSso(t, tenant);
+      return { url: `/auth/oidc/${tenant.organizationId}` };
+    },
+  },
+  {
+    method: 'GET',
+    route: '/auth/oidc/:organizationId/start',
+    prepare: async () => ({ url: `/auth/oidc/${randomUUID()}/start` }),
+  },
+  { method: 'GET', route: '/auth/oidc/callback', prepare: async () => ({ url: '/auth/oidc/callback' }) },
+  {
+    method: 'POST',
+    route: '/auth/oidc/exchange',
+    prepare: async () => ({ url: '/auth/oidc/exchange', body: { code: 'sdcs_sso_unknown' } }),
+  },
   { method: 'PATCH', route: '/me', prepare: async () => ({ url: '/me', body: { locale: 'de' } }) },
   {
     method: 'POST',

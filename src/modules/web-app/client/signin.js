@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { errorLines, post, session } from './api.js';
 import { roleName } from './format.js';
 import { t } from './i18n/index.js';
+import { SingleSignOn } from './sso.js';
 import { Errors } from './ui.js';
 
 export function SignIn({ onSignedIn, notice }) {
@@ -44,6 +45,7 @@ export function SignIn({ onSignedIn, notice }) {
     <section class="card">
       <h1>${t('signin.title')}</h1>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
+      <${SingleSignOn} onSignedIn=${onSignedIn} />
       <form onSubmit=${submit} novalidate>
         <div class="field">
           <label for="signin-email">${t('field.email')}</label>
