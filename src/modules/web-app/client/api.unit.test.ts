@@ -3,12 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // The refusals the app shows (decision 212): the code's sentence in the person's language where the
 // service's message only restates the code; the service's own words where they say more (issues,
 // a conflict's reason). api.js reads the page's data-api when loaded: a bare document stands in.
-let api: typeof import('./api.js');
-let i18n: typeof import('./i18n/index.js');
+// The app's modules are JavaScript without declarations: typed loosely here.
+let api: any;
+let i18n: any;
 
 beforeAll(async () => {
   (globalThis as any).document ??= { body: { dataset: {} }, documentElement: {} };
+  // @ts-expect-error the app's JavaScript has no declaration file
   api = await import('./api.js');
+  // @ts-expect-error the app's JavaScript has no declaration file
   i18n = await import('./i18n/index.js');
 });
 
