@@ -78,6 +78,26 @@ describe('message catalogs', () => {
   });
 });
 
+// The public dashboard page (src/modules/dashboard-page) has catalogs of its own, by the same rules.
+describe('the public dashboard page’s catalogs', () => {
+  const PAGE = join(import.meta.dirname, '..', 'src', 'modules', 'dashboard-page', 'assets', 'messages');
+  const page = (tag: string): Record<string, string> =>
+    JSON.parse(readFileSync(join(PAGE, `${tag}.json`), 'utf8'));
+  for (const tag of LOCALES) {
+    it(`${tag}: English's keys, valid ICU messages with English's arguments`, () => {
+      const messages = page(tag);
+      expect(Object.keys(messages).sort()).toEqual(Object.keys(page('en')).sort());
+      for (const [key, message] of Object.entries(messages)) {
+        expect(() => new IntlMessageFormat(message, tag), `${tag} ${key}`).not.toThrow();
+        expect(argumentsOf(message), `${tag} ${key}`).toEqual(argumentsOf(page('en')[key]!));
+        if (tag === 'pl' && /\{\w+, plural/.test(message))
+          for (const category of ['one', 'few', 'many', 'other'])
+            expect(message, key).toContain(` ${category} {`);
+      }
+    });
+  }
+});
+
 // The rule of the source check, over src/modules/web-app/client/*.js:
 // 1. In an htm template (html`…`), the text between tags has no letters: words come from `${t(…)}`.
 // 2. The attributes people read or hear (aria-label, title, placeholder, alt, label) hold no
