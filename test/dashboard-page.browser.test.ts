@@ -375,6 +375,60 @@ describe.skipIf(!hasChromium)(
       await page.close();
     });
 
+    it('speaks the viewer’s language (the browser’s, or ?lang=): texts, numbers, months and plurals', async () => {
+      const german = await browser!.newPage({ locale: 'de-DE', viewport: { width: 1280, height: 900 } });
+      const errors = collectErrors(german);
+      await german.goto(`${base}/d/${ID}`);
+      await german.waitForSelector('#gate:not([hidden])');
+      expect(await german.getAttribute('html', 'lang')).toBe('de');
+      expect(await german.textContent('#gate-title')).toBe('Dieses Dashboard ist geschützt');
+      expect(await german.textContent('#gate-intro')).toBe(
+        'Geben Sie das Passwort ein, das Sie erhalten haben.',
+      );
+      expect(await axeViolations(german), 'the German gate').toEqual([]);
+      await german.fill('#gate-password', 'secret');
+      await german.click('#gate-submit');
+      await german.waitForSelector('body[data-rendered="true"]');
+      expect(await german.textContent('[data-widget-id="w1"] .kpi-value')).toBe('8.400 kWh');
+      const germanLine = await chartData(german, 'w2');
+      expect(germanLine.labels[2]).toBe('März 2026');
+      expect(germanLine.datasets[1]!.label).toBe('Reduce 10% (Ziel)');
+      expect(await german.textContent('[data-widget-id="w4"] th')).toBe('Zeitraum');
+      expect(await german.textContent('#computed-at')).toMatch(/^Stand der Zahlen: /);
+      expect(await german.textContent('label[for="site-filter"]')).toBe('Standort');
+      expect(await axeViolations(german), 'the German dashboard').toEqual([]);
+      mkdirSync(OUTPUT, { recursive: true });
+      await german.screenshot({ path: join(OUTPUT, 'dashboard-page-de.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await german.close();
+
+      // ?lang= wins over the browser; Polish plurals by the library (5 minut, 2 minuty).
+      const polish = await browser!.newPage({ locale: 'de-DE' });
+      await polish.goto(`${base}/d/${ID}?lang=pl`);
+      await polish.waitForSelector('#gate:not([hidden])');
+      expect(await polish.getAttribute('html', 'lang')).toBe('pl');
+      expect(await polish.textContent('#gate-submit')).toBe('Otwórz pulpit');
+      for (const [seconds, text] of [
+        ['300', 'Zbyt wiele prób. Spróbuj ponownie za 5 minut.'],
+        ['120', 'Zbyt wiele prób. Spróbuj ponownie za 2 minuty.'],
+      ] as const) {
+        accessAnswer = {
+          status: 429,
+          headers: { 'retry-after': seconds },
+          body: { code: 'RATE_LIMITED', message: '', issues: [] },
+        };
+        await polish.fill('#gate-password', 'secret');
+        await polish.click('#gate-submit');
+        await polish.waitForFunction(
+          (want) => document.getElementById('gate-error')?.textContent === want,
+          text,
+        );
+      }
+      accessAnswer = null;
+      await polish.screenshot({ path: join(OUTPUT, 'dashboard-page-pl-gate.png'), fullPage: true });
+      await polish.close();
+    });
+
     it('answers an unknown dashboard with the not-found page', async () => {
       const page = await browser!.newPage();
       const res = await page.goto(`${base}/d/33333333-3333-4333-8333-333333333333`);

@@ -85,7 +85,7 @@ describe('GET /d/:id', () => {
     expect(res.body).toContain('<title>Board pack · SDCS</title>');
     expect(res.body).not.toContain('Confidential');
     expect(res.body).toContain(
-      '<meta name="description" content="A protected dashboard: a password and an allowed e-mail address is needed to open it.">',
+      '<meta name="description" content="A protected dashboard: a password and an allowed e-mail address are needed to open it.">',
     );
     expect(res.body).toContain('<meta name="robots" content="noindex">');
     expect(res.body).toContain('data-requires-password="true" data-requires-email="true"');

@@ -52,11 +52,11 @@ afterAll(async () => {
   await world?.close();
 }, 120_000);
 
-async function newPage(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+async function newPage(locale = 'en-US'): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   // No service worker here (issue 47's is tested in web-app.offline.browser.test.ts): while one
   // controls the page, playwright-core's setInputFiles of the 21 MB buffer below times out.
   const context = await browser!.newContext({
-    locale: 'en-US',
+    locale,
     timezoneId: 'UTC',
     viewport: DESKTOP,
     serviceWorkers: 'block',
@@ -283,6 +283,28 @@ describe.skipIf(!hasChromium)(`the import screen (${hasChromium ? 'Chromium' : N
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('speaks Polish, also for what the reader in its worker finds (a message key said by the page)', async () => {
+    const { context, page, errors } = await newPage('pl-PL');
+    await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+    await page.getByRole('link', { name: 'Import' }).click();
+    await page.getByRole('heading', { name: 'Import skoroszytu' }).waitFor();
+    await page.getByLabel('Adapter źródła').selectOption({ label: 'Utilities' });
+    await page
+      .getByText('Do 20 MB (skoroszyt .xlsx do 100 MB po rozpakowaniu) i 10 000 wierszy w arkuszu.', {
+        exact: false,
+      })
+      .waitFor();
+    await page.getByLabel('Skoroszyt (.xlsx) lub plik CSV').setInputFiles({
+      name: 'notes.xlsx',
+      mimeType: XLSX_TYPE,
+      buffer: Buffer.from('these are notes, not a workbook'),
+    });
+    await page.getByText(/^Ten plik nie jest skoroszytem \.xlsx\./).waitFor();
+    await shot(page, 'import-pl');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it('refuses a file over 20 MB before reading it, and a workbook that unpacks to over 100 MB before unpacking it', async () => {
     const { context, page } = await newPage();

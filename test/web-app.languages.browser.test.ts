@@ -123,4 +123,41 @@ describe.skipIf(!hasChromium)(`the app's language (${hasChromium ? 'Chromium' : 
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('a language chosen while the sign-in is on its way: the person lands signed in, in that language', async () => {
+    await api(world.t, 'PATCH', '/me', { token: world.tenant.manager.token, body: { locale: null } });
+    const context = await browser!.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    // The sign-in's answer is held back until the language has been chosen.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked: () => void = () => {};
+    const askedFor = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    await page.route('**/auth/login', async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    await signInAs(page, world.tenant.manager.email, {
+      email: 'E-mail address',
+      password: 'Password',
+      submit: 'Sign in',
+    });
+    await askedFor;
+    await page.locator('#language-choice').selectOption('de');
+    await page.getByRole('heading', { name: 'Bei SDCS anmelden' }).waitFor();
+    // The new (German) form shows the sign-in as under way, with the address typed.
+    expect(await page.getByRole('button', { name: 'Anmelden' }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('E-Mail-Adresse').inputValue()).toBe(world.tenant.manager.email);
+    release();
+    await page.getByRole('heading', { name: 'Meine Berichterstattung' }).waitFor();
+    await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
 });

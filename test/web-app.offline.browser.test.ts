@@ -137,7 +137,7 @@ describe.skipIf(!hasChromium)(`the app offline (${hasChromium ? 'Chromium' : NO_
     expect(await history(note.formElementSubmissionId)).toHaveLength(1);
     // Sent once, with the key it was queued with.
     expect(saves).toHaveLength(1);
-    expect(saves[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(saves[0]!.key).toMatch(/^[0-9a-f-]{36}\.[0-9a-f]{32}$/);
     expect(saves[0]!.body.values).toEqual([
       { elementKey: 'electricity', periodUnit: 5, value: 1234.5 },
       { elementKey: 'note', periodUnit: 5, value: 'Read on the meter in the boiler house' },
@@ -239,6 +239,58 @@ describe.skipIf(!hasChromium)(`the app offline (${hasChromium ? 'Chromium' : NO_
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved at/).waitFor();
     expect((await stored(7, 'electricity')).value).toBe(500);
+    expect(unexpected(errors)).toEqual([]);
+    await context.close();
+  });
+
+  it('a retry whose body shrank (a value held back for the person) is stored, not refused as a reused key', async () => {
+    const { context, page, errors, saves } = await openOnline(8);
+    await context.setOffline(true);
+    await page.getByLabel(LABEL).fill('600');
+    await page.getByLabel('Note for the reviewer').fill('Meter read in August');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('1 period waiting to be sent').waitFor();
+    // The first send reaches the service and stores both values, but its answer is lost.
+    let lost: () => void = () => {};
+    const answerLost = new Promise<void>((resolve) => {
+      lost = resolve;
+    });
+    let first = true;
+    await context.route(/\/api\/v1\/form-submissions$|\/form-submissions$/, async (route) => {
+      if (route.request().method() !== 'POST' || !first) return route.fallback();
+      first = false;
+      await route.fetch();
+      await route.abort('failed');
+      lost();
+    });
+    await context.setOffline(false);
+    await answerLost;
+    expect((await stored(8, 'electricity')).value).toBe(600);
+    // Someone else changes the note before the retry: the retry holds it back, its body shrinks.
+    const theirs = await api(world.t, 'POST', '/form-submissions', {
+      token: world.tenant.owner.token,
+      body: {
+        formId: world.form.id,
+        siteId: world.site,
+        year: world.year,
+        values: [{ elementKey: 'note', periodUnit: 8, value: 'Estimated by the controller' }],
+      },
+    });
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    await page.getByRole('button', { name: 'Send now' }).click();
+    const notice = page.locator('.queued.refused');
+    await notice.waitFor();
+    const text = (await notice.textContent()) ?? '';
+    expect(text).toContain('Someone stored another value since you changed it on this device');
+    expect(text).toContain('Note for the reviewer');
+    expect(text).not.toContain('Idempotency-Key');
+    // The retry carried only the electricity, under a key of its own; stored once in all.
+    expect(saves).toHaveLength(1);
+    expect(saves[0]!.body.values).toEqual([{ elementKey: 'electricity', periodUnit: 8, value: 600 }]);
+    const electricity = await stored(8, 'electricity');
+    expect(electricity.value).toBe(600);
+    expect(await history(electricity.formElementSubmissionId)).toHaveLength(1);
+    expect((await stored(8, 'note')).value).toBe('Estimated by the controller');
     expect(unexpected(errors)).toEqual([]);
     await context.close();
   });

@@ -197,19 +197,35 @@ describe.skipIf(!hasChromium)(
       await context.close();
     });
 
-    it('reads numbers and dates in the reader’s locale (de-DE)', async () => {
+    it('speaks German and reads numbers and dates in the reader’s locale (de-DE)', async () => {
       const { context, page } = await newPage('de-DE');
       await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
       await page.goto(`${world.base}/app/review`);
-      await page.getByRole('heading', { name: 'Awaiting review (6)' }).waitFor();
+      await page.getByRole('heading', { name: 'Zu prüfen (6)' }).waitFor();
+      await page.getByRole('button', { name: /^Auswahl freigeben \(0\)$/ }).waitFor();
+      await page.getByRole('button', { name: /^2 Aktivitäten von / }).waitFor();
       const value = (element: string) =>
         page
           .locator('.review-table tbody tr', { hasText: element })
           .filter({ hasText: 'März' })
-          .locator('td[data-label="Value"]')
+          .locator('td[data-label="Wert"]')
           .textContent();
       expect(await value('Electricity used')).toBe('1.500 kWh');
       expect(await value('Inspection date')).toBe(`14.03.${world.year}`);
+      await shot(page, 'review-queue-de');
+      await context.close();
+    });
+
+    it('speaks Polish, its plurals by the rules of Polish (pl-PL)', async () => {
+      const { context, page, errors } = await newPage('pl-PL');
+      await signIn(page, world.base, world.tenant.manager.email, PASSWORD);
+      await page.goto(`${world.base}/app/review`);
+      await page.getByRole('heading', { name: 'Do weryfikacji (6)' }).waitFor();
+      await page.getByRole('button', { name: /^2 aktywności – / }).click();
+      await page.locator('table.activity-rows tfoot').getByText('Suma').waitFor();
+      await page.getByRole('columnheader', { name: 'Wprowadził(a)' }).waitFor();
+      await shot(page, 'review-queue-pl');
+      expect(errors).toEqual([]);
       await context.close();
     });
 

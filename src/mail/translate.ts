@@ -1,4 +1,5 @@
 import { IntlMessageFormat } from 'intl-messageformat';
+import type { PeriodType } from '../db/schema/index.ts';
 import { type Locale, supportedLocale } from '../lib/locales.ts';
 import { MAIL_MESSAGES, type MailKey } from './messages.ts';
 
@@ -10,6 +11,10 @@ export interface MailTexts {
   moment(at: Date): string;
   /** A day in words ("28.11.2026"). */
   day(at: Date): string;
+  /** A number as the recipient writes numbers ("1.234,5"). */
+  number(value: number): string;
+  /** A period in words: "März 2024", "Q2 2024", "2024". */
+  period(year: number, periodType: PeriodType, periodUnit: number): string;
 }
 
 const cache = new Map<string, IntlMessageFormat>();
@@ -17,7 +22,7 @@ const cache = new Map<string, IntlMessageFormat>();
 /** The e-mail texts in the recipient's language (`de`, `de-AT`, …); English when SDCS lacks it. */
 export function mailTexts(locale: string | null | undefined): MailTexts {
   const language = supportedLocale(locale) ?? 'en';
-  return {
+  const texts: MailTexts = {
     locale: language,
     t(key, values) {
       const id = `${language}:${key}`;
@@ -31,5 +36,18 @@ export function mailTexts(locale: string | null | undefined): MailTexts {
     moment: (at) =>
       `${new Intl.DateTimeFormat(language, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(at)} UTC`,
     day: (at) => new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(at),
+    number: (value) => new Intl.NumberFormat(language, { maximumFractionDigits: 6 }).format(value),
+    period(year, periodType, periodUnit) {
+      if (periodType === 'MONTHLY') {
+        const at = Date.UTC(year, periodUnit - 1, 1);
+        return new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+          at,
+        );
+      }
+      if (periodType === 'QUARTERLY')
+        return texts.t('period.quarter', { quarter: periodUnit, year: String(year) });
+      return String(year);
+    },
   };
+  return texts;
 }

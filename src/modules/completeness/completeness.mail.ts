@@ -1,6 +1,6 @@
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
-import { periodLabel } from './completeness.periods.ts';
+import { mailTexts } from '../../mail/translate.ts';
 
 const escapeHtml = (value: string) =>
   value.replace(
@@ -8,7 +8,10 @@ const escapeHtml = (value: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** The reminder e-mail: which of the person's sites miss what for one period of a form. */
+/**
+ * The reminder e-mail, in the recipient's language (`locale`; English when none): which of the
+ * person's sites miss what for one period of a form.
+ */
 export function reminderMail(input: {
   to: string;
   name: string;
@@ -21,29 +24,40 @@ export function reminderMail(input: {
   sites: { name: string; missing: string[] }[];
   /** The web app's screen for it (PUBLIC_URL + /app/...), when the service knows its address. */
   link?: string;
+  locale?: string | null;
 }): MailMessage {
-  const period = periodLabel(input.year, input.periodType, input.periodUnit);
-  const due = input.dueAt ? ` It was due on ${input.dueAt.toISOString().slice(0, 10)}.` : '';
-  const sender = input.senderName || 'Your manager';
+  const { t, day, period: periodOf } = mailTexts(input.locale);
+  const period = periodOf(input.year, input.periodType, input.periodUnit);
+  const hello = input.name ? t('helloName', { name: input.name }) : t('hello');
+  const notComplete = t('reminder.notComplete', {
+    sender: input.senderName || t('reminder.sender'),
+    form: input.formName,
+    period,
+  });
+  const sentence = input.dueAt
+    ? `${notComplete} ${t('reminder.due', { day: day(input.dueAt) })}`
+    : notComplete;
   const lines = input.sites.map((s) => `- ${s.name}: ${s.missing.join(', ')}`);
   const text = [
-    `Hello${input.name ? ` ${input.name}` : ''},`,
+    hello,
     '',
-    `${sender} reminds you that "${input.formName}" for ${period} is not complete yet.${due}`,
+    sentence,
     '',
-    'Still missing:',
+    t('reminder.missing'),
     ...lines,
     '',
-    'Please enter the data in SDCS, or mark the period as having no activity where there was none.',
-    ...(input.link ? ['', `Enter it here: ${input.link}`] : []),
+    t('reminder.please'),
+    ...(input.link ? ['', `${t('reminder.enterHere')} ${input.link}`] : []),
   ].join('\n');
   const html =
-    `<p>Hello${input.name ? ` ${escapeHtml(input.name)}` : ''},</p>` +
-    `<p>${escapeHtml(sender)} reminds you that <b>${escapeHtml(input.formName)}</b> for ${period} is not complete yet.${due}</p>` +
-    `<p>Still missing:</p><ul>${input.sites
+    `<p>${escapeHtml(hello)}</p>` +
+    `<p>${escapeHtml(sentence)}</p>` +
+    `<p>${escapeHtml(t('reminder.missing'))}</p><ul>${input.sites
       .map((s) => `<li>${escapeHtml(s.name)}: ${s.missing.map(escapeHtml).join(', ')}</li>`)
       .join('')}</ul>` +
-    '<p>Please enter the data in SDCS, or mark the period as having no activity where there was none.</p>' +
-    (input.link ? `<p><a href="${escapeHtml(input.link)}">Enter the data</a></p>` : '');
-  return { to: input.to, subject: `Reminder: ${input.formName}, ${period}`, text, html };
+    `<p>${escapeHtml(t('reminder.please'))}</p>` +
+    (input.link
+      ? `<p><a href="${escapeHtml(input.link)}">${escapeHtml(t('reminder.enterLink'))}</a></p>`
+      : '');
+  return { to: input.to, subject: t('reminder.subject', { form: input.formName, period }), text, html };
 }

@@ -177,7 +177,13 @@ export const completenessRepository = {
   /** The collectors assigned (directly or through an ancestor) to each of the sites. */
   async collectors(tx: Tx, org: string, siteIds: string[]) {
     if (siteIds.length === 0) return [];
-    const result = await sql<{ site_id: string; user_id: string; email: string; name: string }>`
+    const result = await sql<{
+      site_id: string;
+      user_id: string;
+      email: string;
+      name: string;
+      locale: string | null;
+    }>`
       with recursive up(site_id, ancestor_id) as (
         select id, id from sites where organization_id = ${org} and id = any(${siteIds}::uuid[])
         union
@@ -185,7 +191,7 @@ export const completenessRepository = {
           join sites s on s.organization_id = ${org} and s.id = up.ancestor_id
          where s.parent_id is not null
       )
-      select distinct up.site_id, u.id as user_id, u.email, u.name
+      select distinct up.site_id, u.id as user_id, u.email, u.name, u.locale
         from up
         join membership_sites ms on ms.organization_id = ${org} and ms.site_id = up.ancestor_id
         join memberships m on m.organization_id = ms.organization_id and m.user_id = ms.user_id

@@ -224,10 +224,10 @@ export async function sendReminders(
   const counts = await repo.reminderCountsSince(tx, org, recipientIds, since);
   for (const [userId, n] of counts) if (n >= MAX_REMINDERS_PER_DAY) already.add(userId);
   const bySite = new Map(open.map((c) => [c.site_id, c]));
-  const people = new Map<string, { email: string; name: string; sites: CellRow[] }>();
+  const people = new Map<string, { email: string; name: string; locale: string | null; sites: CellRow[] }>();
   for (const c of collectors) {
     if (already.has(c.user_id)) continue;
-    const person = people.get(c.user_id) ?? { email: c.email, name: c.name, sites: [] };
+    const person = people.get(c.user_id) ?? { email: c.email, name: c.name, locale: c.locale, sites: [] };
     person.sites.push(bySite.get(c.site_id)!);
     people.set(c.user_id, person);
   }
@@ -252,6 +252,7 @@ export async function sendReminders(
       reminderMail({
         to: person.email,
         name: person.name,
+        locale: person.locale,
         senderName: caller.name,
         formName: form.name,
         year: body.year,

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { sendAsset } from '../../http/static-asset.ts';
+import type { Locale } from '../../lib/locales.ts';
+import { loadPageMessages, type PageMessages, pageLocale, pageTexts } from './dashboard-page.language.ts';
 
 /**
  * The public dashboard page, `/d/{id}`: a server-rendered shell (title, description and link
@@ -36,6 +38,12 @@ interface Asset {
 // beside the bundle, so the same relative URL finds them in both (as for the migrations).
 const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
+/** intl-messageformat's browser build (an ES module the page's script imports), from the installed package. */
+function icuFile(): string {
+  const requireHere = createRequire(import.meta.url);
+  return join(dirname(requireHere.resolve('intl-messageformat')), 'intl-messageformat.iife.js');
+}
+
 /** Chart.js's self-contained browser build, from the installed package (pinned by the lockfile). */
 function chartJsFile(): string {
   const requireHere = createRequire(import.meta.url);
@@ -48,11 +56,23 @@ function asset(name: string, ext: 'js' | 'css', body: Buffer): Asset {
   return { path: `/assets/${name}-${hash}.${ext}`, type, body };
 }
 
-function loadAssets(): { chart: Asset; script: Asset; style: Asset } {
+function loadAssets(): {
+  chart: Asset;
+  icu: Asset;
+  script: Asset;
+  style: Asset;
+  messages: Record<Locale, PageMessages>;
+} {
   // The source map comment would make browsers with developer tools open ask for a file not served.
   const chart = readFileSync(chartJsFile(), 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n');
   return {
     chart: asset('chart.umd', 'js', Buffer.from(chart)),
+    icu: asset(
+      'intl-messageformat',
+      'js',
+      Buffer.from(readFileSync(icuFile(), 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n')),
+    ),
+    messages: loadPageMessages(ASSETS_DIR),
     script: asset('dashboard-page', 'js', readFileSync(join(ASSETS_DIR, 'dashboard-page.js'))),
     style: asset('dashboard-page', 'css', readFileSync(join(ASSETS_DIR, 'dashboard-page.css'))),
   };
@@ -74,12 +94,12 @@ export const PAGE_CSP =
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+type T = ReturnType<typeof pageTexts>;
+
 /** The gate's words for the link preview (a gated dashboard's description is not revealed). */
-function gateSentence(head: DashboardHead): string {
-  const needs = [head.requiresPassword && 'a password', head.requiresEmail && 'an allowed e-mail address']
-    .filter(Boolean)
-    .join(' and ');
-  return `A protected dashboard: ${needs} is needed to open it.`;
+function gateSentence(head: DashboardHead, t: T): string {
+  const need = head.requiresPassword ? (head.requiresEmail ? 'both' : 'password') : 'email';
+  return t('gated', { need });
 }
 
 function shell(opts: {
@@ -90,12 +110,13 @@ function shell(opts: {
   body: string;
   bodyAttrs?: string;
   robots?: string;
+  locale: Locale;
 }): string {
   const { assets } = opts;
   const title = escapeHtml(opts.title);
   const description = escapeHtml(opts.description);
   return `<!doctype html>
-<html lang="en">
+<html lang="${opts.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -126,57 +147,62 @@ function dashboardPage(
   apiPrefix: string,
   url: string,
   assets: ReturnType<typeof loadAssets>,
+  locale: Locale,
 ) {
+  const t = pageTexts(assets.messages, locale);
+  const e = (key: string) => escapeHtml(t(key));
   const gated = head.requiresPassword || head.requiresEmail;
   const description = gated
-    ? gateSentence(head)
-    : clip(head.description?.trim() || `${head.name}: sustainability figures published with SDCS.`, 300);
+    ? gateSentence(head, t)
+    : clip(head.description?.trim() || t('summary', { name: head.name }), 300);
   const shownDescription = !gated && head.description ? escapeHtml(head.description) : '';
   const attrs =
     ` data-dashboard-id="${escapeHtml(head.id)}" data-api="${escapeHtml(apiPrefix)}"` +
-    ` data-requires-password="${head.requiresPassword}" data-requires-email="${head.requiresEmail}"`;
+    ` data-requires-password="${head.requiresPassword}" data-requires-email="${head.requiresEmail}"` +
+    ` data-locale="${locale}" data-icu="${assets.icu.path}"` +
+    ` data-messages="${escapeHtml(JSON.stringify(assets.messages[locale]))}"`;
   const body = `<header class="top">
   <div class="top-inner">
-    <div class="brand">SDCS · Dashboard</div>
+    <div class="brand">${e('brand')}</div>
     <h1 id="dashboard-name">${escapeHtml(head.name)}</h1>
     <p id="dashboard-description" class="description"${shownDescription ? '' : ' hidden'}>${shownDescription}</p>
     <div id="filters" class="filters" hidden>
-      <label for="site-filter">Site</label>
-      <select id="site-filter"><option value="">All sites</option></select>
+      <label for="site-filter">${e('site')}</label>
+      <select id="site-filter"><option value="">${e('allSites')}</option></select>
     </div>
   </div>
 </header>
 <main class="content">
   <section id="gate" class="gate card" hidden aria-labelledby="gate-title">
-    <h2 id="gate-title">This dashboard is protected</h2>
+    <h2 id="gate-title">${e('gateTitle')}</h2>
     <p id="gate-intro" class="muted"></p>
     <form id="gate-form" novalidate>
       <div id="email-field" class="field" hidden>
-        <label for="gate-email">Your e-mail address</label>
-        <input id="gate-email" name="email" type="email" autocomplete="email" maxlength="320" placeholder="name@company.com">
+        <label for="gate-email">${e('yourEmail')}</label>
+        <input id="gate-email" name="email" type="email" autocomplete="email" maxlength="320" placeholder="${e('emailPlaceholder')}">
       </div>
       <div id="password-field" class="field" hidden>
-        <label for="gate-password">Password</label>
+        <label for="gate-password">${e('password')}</label>
         <input id="gate-password" name="password" type="password" autocomplete="current-password" maxlength="200">
       </div>
-      <button id="gate-submit" type="submit">Open dashboard</button>
+      <button id="gate-submit" type="submit">${e('open')}</button>
     </form>
     <form id="code-form" novalidate hidden>
       <p id="code-intro" class="muted"></p>
       <div class="field">
-        <label for="gate-code">Code from the e-mail</label>
+        <label for="gate-code">${e('code')}</label>
         <input id="gate-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="20">
       </div>
-      <button id="code-submit" type="submit">Open dashboard</button>
-      <button id="code-back" type="button" class="link">Use another address</button>
+      <button id="code-submit" type="submit">${e('open')}</button>
+      <button id="code-back" type="button" class="link">${e('anotherAddress')}</button>
     </form>
     <p id="gate-error" class="error" role="alert" hidden></p>
   </section>
-  <p id="status" class="status" role="status">Loading the dashboard…</p>
-  <noscript><p class="status">This dashboard needs JavaScript to draw its charts.</p></noscript>
+  <p id="status" class="status" role="status">${e('loading')}</p>
+  <noscript><p class="status">${e('noscript')}</p></noscript>
   <section id="widgets" class="widgets" aria-live="polite"></section>
 </main>
-<footer class="foot"><span id="computed-at"></span><span>Published with SDCS</span></footer>`;
+<footer class="foot"><span id="computed-at"></span><span>${e('published')}</span></footer>`;
   return shell({
     title: head.name,
     description,
@@ -184,23 +210,26 @@ function dashboardPage(
     assets,
     body,
     bodyAttrs: attrs,
+    locale,
     ...(gated ? { robots: 'noindex' } : {}),
   });
 }
 
-function notFoundPage(url: string, assets: ReturnType<typeof loadAssets>) {
+function notFoundPage(url: string, assets: ReturnType<typeof loadAssets>, locale: Locale) {
+  const t = pageTexts(assets.messages, locale);
   const body = `<main class="content narrow">
   <section class="card missing">
-    <h1>Dashboard not found</h1>
-    <p class="muted">This link does not lead to a published dashboard: it may have been unpublished or deleted. Ask whoever shared it for a new link.</p>
+    <h1>${escapeHtml(t('notFound'))}</h1>
+    <p class="muted">${escapeHtml(t('notFoundText'))}</p>
   </section>
 </main>`;
   return shell({
-    title: 'Dashboard not found',
-    description: 'This dashboard does not exist or is not published.',
+    title: t('notFound'),
+    description: t('notFoundDescription'),
     url,
     assets,
     body,
+    locale,
     robots: 'noindex',
   });
 }
@@ -215,7 +244,7 @@ export function registerDashboardPage(
   opts: { apiPrefix: string; publicUrl: string; lookup: HeadLookup },
 ): void {
   const assets = loadAssets();
-  const byPath = new Map([assets.chart, assets.script, assets.style].map((a) => [a.path, a]));
+  const byPath = new Map([assets.chart, assets.icu, assets.script, assets.style].map((a) => [a.path, a]));
   const base = opts.publicUrl.replace(/\/+$/, '');
 
   app.get<{ Params: { file: string } }>(
@@ -226,7 +255,7 @@ export function registerDashboardPage(
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: { id: string }; Querystring: { lang?: string } }>(
     '/d/:id',
     { config: { public: true }, schema: { hide: true } },
     async (request, reply) => {
@@ -234,14 +263,16 @@ export function registerDashboardPage(
       // Ids are UUIDs: anything else is no dashboard, without asking the database.
       const head = /^[0-9a-f-]{1,64}$/i.test(id) ? await opts.lookup(id) : null;
       const url = `${base}/d/${encodeURIComponent(id)}`;
+      const locale = pageLocale(request.query.lang, request.headers['accept-language']);
       reply
         .type('text/html; charset=utf-8')
         .header('content-security-policy', PAGE_CSP)
         .header('referrer-policy', 'no-referrer')
         .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store');
-      if (!head) return reply.code(404).send(notFoundPage(url, assets));
-      return reply.send(dashboardPage(head, opts.apiPrefix, url, assets));
+        .header('cache-control', 'no-store')
+        .header('vary', 'accept-language');
+      if (!head) return reply.code(404).send(notFoundPage(url, assets, locale));
+      return reply.send(dashboardPage(head, opts.apiPrefix, url, assets, locale));
     },
   );
 }

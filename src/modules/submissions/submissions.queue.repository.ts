@@ -74,6 +74,8 @@ export interface ReviewRow {
   site_name: string;
   user_email: string;
   user_name: string;
+  /** The recorder's language (users.locale): their rejection e-mail is written in it. */
+  user_locale: string | null;
 }
 
 /**
@@ -165,7 +167,7 @@ export const queueRepository = {
              v.year, v.period_unit, e.label as element_label, e.type as element_type,
              e.options as element_options, e.position as element_position,
              f.id as form_id, f.name as form_name, f.period_type, si.name as site_name,
-             u.email as user_email, u.name as user_name
+             u.email as user_email, u.name as user_name, u.locale as user_locale
         from form_element_submissions v
         ${NAMES}
        where ${conditions(org, { siteIds: null })} and v.id = any(${ids}::uuid[])

@@ -187,6 +187,7 @@ export async function reviewValues(
       rejectionMail({
         to: values[0]!.user_email,
         name: values[0]!.user_name,
+        locale: values[0]!.user_locale,
         reviewerName: caller.name,
         comment,
         rows: values,

@@ -1,5 +1,5 @@
 import type { MailMessage } from '../../mail/mailer.ts';
-import { periodLabel } from '../completeness/index.ts';
+import { type MailTexts, mailTexts } from '../../mail/translate.ts';
 import type { ReviewRow } from './submissions.queue.repository.ts';
 
 const escapeHtml = (value: string) =>
@@ -8,14 +8,15 @@ const escapeHtml = (value: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** What a rejected value held, in words: an option's label, Yes/No, or the value as typed; '' for files and activities. */
-function shown(row: ReviewRow): string {
+/** What a rejected value held, in words: an option's label, Yes/No, a number in the reader's way; '' for files and activities. */
+function shown(row: ReviewRow, { t, number }: MailTexts): string {
   const v = row.value;
   if (row.element_type === 'SELECT')
     return row.element_options?.find((o) => o.value === v)?.label ?? String(v);
   if (row.element_type === 'FILE' || row.element_type === 'ACTIVITY' || v === null || typeof v === 'object')
     return '';
-  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  if (typeof v === 'boolean') return v ? t('yes') : t('no');
+  if (typeof v === 'number') return number(v);
   return String(v);
 }
 
@@ -26,12 +27,12 @@ interface Group {
   lines: string[];
 }
 
-function groupsOf(rows: ReviewRow[], publicUrl: string | undefined): Group[] {
+function groupsOf(rows: ReviewRow[], publicUrl: string | undefined, texts: MailTexts): Group[] {
   const groups = new Map<string, Group & { rows: ReviewRow[] }>();
   for (const row of rows) {
     const key = `${row.form_id}/${row.site_id}/${row.year}/${row.period_unit}`;
     const group = groups.get(key) ?? {
-      title: `${row.form_name}, ${row.site_name}, ${periodLabel(row.year, row.period_type, row.period_unit)}`,
+      title: `${row.form_name}, ${row.site_name}, ${texts.period(row.year, row.period_type, row.period_unit)}`,
       link: publicUrl ? `${publicUrl.replace(/\/+$/, '')}/app/enter/${key}` : null,
       lines: [],
       rows: [],
@@ -40,19 +41,23 @@ function groupsOf(rows: ReviewRow[], publicUrl: string | undefined): Group[] {
     groups.set(key, group);
   }
   return [...groups.values()]
-    .sort((a, b) => a.title.localeCompare(b.title))
+    .sort((a, b) => a.title.localeCompare(b.title, texts.locale))
     .map((g) => ({
       title: g.title,
       link: g.link,
       lines: g.rows
         .sort((a, b) => a.element_position - b.element_position)
-        .map((r) => (shown(r) ? `${r.element_label} (entered: ${shown(r)})` : r.element_label)),
+        .map((r) => {
+          const value = shown(r, texts);
+          return value ? texts.t('rejection.entered', { label: r.element_label, value }) : r.element_label;
+        }),
     }));
 }
 
 /**
- * The e-mail telling the person who recorded `rows` that a reviewer rejected them: the values by
- * form, site and period, each period with the link to its entry screen, and the reviewer's comment.
+ * The e-mail telling the person who recorded `rows` that a reviewer rejected them, in that person's
+ * language (`locale`; English when none): the values by form, site and period, each period with
+ * the link to its entry screen, and the reviewer's comment.
  */
 export function rejectionMail(input: {
   to: string;
@@ -62,41 +67,47 @@ export function rejectionMail(input: {
   rows: ReviewRow[];
   /** The service's public address; without it the e-mail names the periods without links. */
   publicUrl?: string;
+  locale?: string | null;
 }): MailMessage {
-  const groups = groupsOf(input.rows, input.publicUrl);
+  const texts = mailTexts(input.locale);
+  const { t } = texts;
+  const groups = groupsOf(input.rows, input.publicUrl, texts);
   const count = input.rows.length;
-  const what = count === 1 ? 'a value you entered' : `${count} values you entered`;
-  const reviewer = input.reviewerName || 'A reviewer';
+  const reviewer = input.reviewerName || t('rejection.reviewer');
   const subject =
     groups.length === 1
-      ? `Please correct: ${groups[0]!.title}`
-      : `Please correct ${count} values in ${groups.length} periods`;
+      ? t('rejection.subjectOne', { title: groups[0]!.title })
+      : t('rejection.subjectMany', { count, periods: groups.length });
+  const hello = input.name ? t('helloName', { name: input.name }) : t('hello');
+  const rejected = t('rejection.rejected', { count, reviewer });
   const text = [
-    `Hello${input.name ? ` ${input.name}` : ''},`,
+    hello,
     '',
-    `${reviewer} rejected ${what} and asks you to correct ${count === 1 ? 'it' : 'them'}.`,
+    rejected,
     '',
-    `Comment: ${input.comment}`,
+    `${t('rejection.comment')} ${input.comment}`,
     '',
     ...groups.flatMap((g) => [
       `${g.title}:`,
       ...g.lines.map((l) => `- ${l}`),
-      ...(g.link ? [`Correct it here: ${g.link}`] : []),
+      ...(g.link ? [`${t('rejection.correctHere')} ${g.link}`] : []),
       '',
     ]),
-    'Once you have entered the corrected values, they go back to the reviewer.',
+    t('rejection.back'),
   ].join('\n');
   const html =
-    `<p>Hello${input.name ? ` ${escapeHtml(input.name)}` : ''},</p>` +
-    `<p>${escapeHtml(reviewer)} rejected ${what} and asks you to correct ${count === 1 ? 'it' : 'them'}.</p>` +
-    `<p>Comment: <q>${escapeHtml(input.comment)}</q></p>` +
+    `<p>${escapeHtml(hello)}</p>` +
+    `<p>${escapeHtml(rejected)}</p>` +
+    `<p>${escapeHtml(t('rejection.comment'))} <q>${escapeHtml(input.comment)}</q></p>` +
     groups
       .map(
         (g) =>
           `<p><b>${escapeHtml(g.title)}</b></p><ul>${g.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` +
-          (g.link ? `<p><a href="${escapeHtml(g.link)}">Correct the values</a></p>` : ''),
+          (g.link
+            ? `<p><a href="${escapeHtml(g.link)}">${escapeHtml(t('rejection.correctLink'))}</a></p>`
+            : ''),
       )
       .join('') +
-    '<p>Once you have entered the corrected values, they go back to the reviewer.</p>';
+    `<p>${escapeHtml(t('rejection.back'))}</p>`;
   return { to: input.to, subject, text, html };
 }

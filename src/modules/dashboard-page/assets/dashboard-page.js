@@ -2,11 +2,34 @@
 // script). It asks GET {api}/public/dashboards/{id} for the view; on 401 it shows the dashboard's
 // gate (password, e-mail then code), posts to {api}/public/dashboards/{id}/access, keeps the access
 // token in sessionStorage and asks again. Widgets: VALUE as big numbers, LINE and BAR with
-// Chart.js (targets as dashed lines), TABLE as a table. All text is set with textContent.
+// Chart.js (targets as dashed lines), TABLE as a table. All text is set with textContent. Its texts
+// are ICU messages in the page's language (data-locale, data-messages: chosen by the server from
+// ?lang= or the browser's languages), formatted by intl-messageformat (data-icu, imported first);
+// numbers and dates by Intl in that language.
 (() => {
   const body = document.body;
   const dashboardId = body.dataset.dashboardId;
   if (!dashboardId) return; // the 404 page
+  const LOCALE = body.dataset.locale || 'en';
+  let MESSAGES = {};
+  try {
+    MESSAGES = JSON.parse(body.dataset.messages || '{}');
+  } catch {
+    // no messages: the keys are shown
+  }
+  let Icu = null;
+  const formats = new Map();
+  /** The text of message `key` with `values`, in the page's language. */
+  const say = (key, values) => {
+    const source = MESSAGES[key] ?? key;
+    if (!Icu) return source.replace(/\{(\w+)\}/g, (_, name) => String(values?.[name] ?? ''));
+    let format = formats.get(key);
+    if (!format) {
+      format = new Icu(source, LOCALE);
+      formats.set(key, format);
+    }
+    return String(format.format(values));
+  };
   const api = body.dataset.api || '/api/v1';
   const base = `${api}/public/dashboards/${encodeURIComponent(dashboardId)}`;
   const TOKEN_KEY = `sdcs.dashboard.${dashboardId}`;
@@ -85,7 +108,7 @@
   // ---- The view ---------------------------------------------------------------------------
 
   async function load() {
-    setStatus('Loading the dashboard…');
+    setStatus(say('loading'));
     const params = new URLSearchParams();
     if (siteId) params.set('siteIds', siteId);
     const query = params.toString();
@@ -94,7 +117,7 @@
     try {
       res = await fetch(query ? `${base}?${query}` : base, { headers });
     } catch {
-      setStatus('The dashboard could not be reached. Check your connection and reload the page.', true);
+      setStatus(say('unreachable'), true);
       return;
     }
     const data = await readJson(res);
@@ -106,11 +129,11 @@
     }
     if (res.status === 404) {
       clearWidgets();
-      setStatus('This dashboard is not published any more.', true);
+      setStatus(say('unpublished'), true);
       return;
     }
     if (!res.ok) {
-      setStatus(problemText(data, `The dashboard could not be loaded (${res.status}).`), true);
+      setStatus(problemText(data, say('loadFailed', { status: res.status })), true);
       return;
     }
     $('gate').hidden = true;
@@ -144,7 +167,7 @@
 
     const dataById = new Map((view.data || []).map((d) => [d.widgetId, d]));
     const widgets = [...(view.widgets || [])].sort((a, b) => a.position - b.position);
-    if (widgets.length === 0) setStatus('This dashboard has no widgets yet.');
+    if (widgets.length === 0) setStatus(say('noWidgets'));
     else setStatus('');
     // Consecutive VALUE widgets share one full-width row of key figures; charts and tables fill
     // the grid (two columns on wide screens, one on a phone), the last of an odd run at full width.
@@ -173,10 +196,9 @@
     closeRun();
     if (view.computedAt) {
       const at = new Date(view.computedAt);
-      $('computed-at').textContent = `Figures as of ${at.toLocaleString(undefined, {
-        dateStyle: 'medium',
-        timeStyle: 'short',
-      })}`;
+      $('computed-at').textContent = say('asOf', {
+        at: at.toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' }),
+      });
     }
     body.dataset.rendered = 'true';
   }
@@ -218,13 +240,14 @@
 
   /**
    * A point's text: as the API formatted it (with the unit, and the widget's decimals when set);
-   * a value without that text is formatted here the same way (en-US, `decimals` or up to 2 places).
+   * a value without that text, and every value on a page in another language than English, is
+   * formatted here the same way in the page's language (`decimals` or up to 2 places).
    */
   function pointText(point, unit, decimals) {
     if (!point || point.value === null || point.value === undefined) return '—';
-    if (point.formatted) return point.formatted;
+    if (point.formatted && (LOCALE === 'en' || typeof point.value !== 'number')) return point.formatted;
     const places = typeof decimals === 'number' && decimals >= 0 && decimals <= 10 ? decimals : undefined;
-    const number = new Intl.NumberFormat('en-US', {
+    const number = new Intl.NumberFormat(LOCALE, {
       minimumFractionDigits: places ?? 0,
       maximumFractionDigits: places ?? 2,
     }).format(point.value);
@@ -238,7 +261,7 @@
     card.append(el('h2', '', widget.title));
     const config = widget.config || {};
     if (!series.length) {
-      card.append(el('p', 'empty', 'No data for this selection.'));
+      card.append(el('p', 'empty', say('noData')));
     } else if (widget.type === 'VALUE') {
       card.append(drawValue(series, config));
     } else if (widget.type === 'TABLE') {
@@ -246,7 +269,7 @@
     } else if (widget.type === 'LINE' || widget.type === 'BAR') {
       card.append(drawChart(widget, series, config, theme));
     } else {
-      card.append(el('p', 'empty', `Widgets of type ${widget.type} are not shown here.`));
+      card.append(el('p', 'empty', say('unknownType', { type: widget.type })));
     }
     const issues = [...series.flatMap((s) => s.issues || []), ...widgetIssues];
     if (issues.length) {
@@ -270,12 +293,26 @@
   }
 
   /** The periods of a widget, in order, with their labels (from the series, else the targets). */
+  /** A period's label in the page's language ("März 2025", "T1 2025"); the API's (English) otherwise. */
+  function periodText(point) {
+    if (LOCALE === 'en') return point.label;
+    const month = /^(\d{4})-(\d{2})$/.exec(String(point.period));
+    if (month) {
+      const at = Date.UTC(Number(month[1]), Number(month[2]) - 1, 1);
+      return new Intl.DateTimeFormat(LOCALE, { month: 'short', year: 'numeric', timeZone: 'UTC' }).format(at);
+    }
+    const quarter = /^(\d{4})-Q([1-4])$/.exec(String(point.period));
+    if (quarter) return say('quarter', { quarter: Number(quarter[2]), year: quarter[1] });
+    return point.label;
+  }
+
   function periodsOf(series) {
     const labels = new Map();
-    for (const s of series) for (const p of s.points || []) labels.set(p.period, p.label);
+    for (const s of series) for (const p of s.points || []) labels.set(p.period, periodText(p));
     if (!labels.size) {
       for (const s of series)
-        for (const t of s.targets || []) for (const p of t.points) labels.set(p.period, p.label);
+        for (const target of s.targets || [])
+          for (const p of target.points) labels.set(p.period, periodText(p));
     }
     const periods = [...labels.keys()].sort();
     return { periods, labels: periods.map((p) => labels.get(p)) };
@@ -299,14 +336,14 @@
     const wrap = el('div', 'table-wrap');
     const table = el('table');
     const head = el('tr');
-    head.append(el('th', '', 'Period'));
+    head.append(el('th', '', say('period')));
     const columns = [];
     for (const s of series) {
       columns.push({ name: seriesName(s, series), unit: s.unit, points: formattedAt(s.points, periods) });
       if (config.showTarget) {
         for (const t of s.targets || []) {
           columns.push({
-            name: `${t.name || 'Target'} (target)`,
+            name: say('target', { name: t.name || say('targetDefault') }),
             unit: s.unit,
             points: formattedAt(t.points, periods),
           });
@@ -370,7 +407,7 @@
       addRow(seriesName(s, series), s.unit, s.points);
       if (config.showTarget) {
         for (const t of s.targets || [])
-          addRow(`${t.name || 'Target'} (target)`, s.unit, t.points, 'target-row');
+          addRow(say('target', { name: t.name || say('targetDefault') }), s.unit, t.points, 'target-row');
       }
     }
     table.append(thead, tbody);
@@ -541,8 +578,8 @@
       const sums = present.map((vs) => (vs.length ? vs.reduce((a, b) => a + b, 0) : null));
       const unit = group[0].unit;
       for (const [key, label, data] of [
-        ['total', 'Total', sums],
-        ['average', 'Average', present.map((vs, i) => (vs.length ? sums[i] / vs.length : null))],
+        ['total', say('total'), sums],
+        ['average', say('average'), present.map((vs, i) => (vs.length ? sums[i] / vs.length : null))],
       ]) {
         if (!wants(key)) continue;
         const color = lines[`${key}Color`] || (key === 'total' ? '#1c2530' : '#6b7785');
@@ -573,12 +610,13 @@
       const formatted = formattedAt(t.points, periods);
       const lastIndex = data.reduce((last, v, i) => (v === null ? last : i), -1);
       const last = lastIndex >= 0 ? formatted[lastIndex] : null;
-      const name = t.name || 'Target';
+      const name = t.name || say('targetDefault');
+      const lastText = last ? pointText(last, s.unit) : '';
       return {
         type: 'line',
-        label: `${name} (target)`,
+        label: say('target', { name }),
         target: true,
-        directLabel: last?.formatted ? `${name}: ${last.formatted}` : name,
+        directLabel: lastText && lastText !== '—' ? `${name}: ${lastText}` : name,
         data,
         formatted,
         unit: s.unit,
@@ -647,7 +685,12 @@
     const filled = periods.filter((p) => series.some((s) => valuesAt(s.points, [p])[0] !== null));
     const useTotal = filled.length > 4 || filled.length === 0;
     const columns = useTotal
-      ? [{ period: null, label: series[0]?.total?.label ? `Total ${series[0].total.label}` : 'Total' }]
+      ? [
+          {
+            period: null,
+            label: series[0]?.total?.label ? say('totalOf', { label: series[0].total.label }) : say('total'),
+          },
+        ]
       : filled.map((p) => ({ period: p, label: labels[periods.indexOf(p)] }));
     const datasets = [];
     let n = 0;
@@ -701,7 +744,10 @@
           if (marks.some((v) => v !== null)) {
             datasets.push({
               type: 'line',
-              label: `${name || 'Target'} (target${columns.length > 1 ? `, ${column.label}` : ''})`,
+              label:
+                columns.length > 1
+                  ? say('targetAt', { name: name || say('targetDefault'), label: column.label })
+                  : say('target', { name: name || say('targetDefault') }),
               target: true,
               data: marks,
               formatted: markText,
@@ -732,7 +778,7 @@
     box.append(canvas);
     wrap.append(box);
     if (!window.Chart) {
-      box.replaceChildren(el('p', 'empty', 'The chart library could not be loaded.'));
+      box.replaceChildren(el('p', 'empty', say('noChart')));
       return wrap;
     }
     const colors = palette(theme);
@@ -814,12 +860,10 @@
     $('gate').hidden = false;
     $('password-field').hidden = !requiresPassword;
     $('email-field').hidden = !requiresEmail;
-    $('gate-intro').textContent = requiresEmail
-      ? requiresPassword
-        ? 'Enter your e-mail address and the password you were given: we will send you a code.'
-        : 'Enter your e-mail address: if it may open this dashboard, we will send you a code.'
-      : 'Enter the password you were given.';
-    $('gate-submit').textContent = requiresEmail ? 'Send me a code' : 'Open dashboard';
+    $('gate-intro').textContent = say(
+      requiresEmail ? (requiresPassword ? 'introBoth' : 'introEmail') : 'introPassword',
+    );
+    $('gate-submit').textContent = say(requiresEmail ? 'sendCode' : 'open');
     $('gate-form').hidden = false;
     $('code-form').hidden = true;
     const first = requiresEmail ? $('gate-email') : $('gate-password');
@@ -846,22 +890,24 @@
         const wait = Number(res.headers.get('retry-after'));
         gateError(
           Number.isFinite(wait) && wait > 0
-            ? `Too many attempts. Try again in ${Math.ceil(wait / 60) > 1 ? `${Math.ceil(wait / 60)} minutes` : `${wait} seconds`}.`
-            : 'Too many attempts. Try again later.',
+            ? Math.ceil(wait / 60) > 1
+              ? say('tooManyMinutes', { minutes: Math.ceil(wait / 60) })
+              : say('tooManySeconds', { seconds: wait })
+            : say('tooManyLater'),
         );
         return null;
       }
       if (res.status === 403) {
-        gateError(problemText(data, 'This e-mail address may not open this dashboard.'));
+        gateError(problemText(data, say('addressRefused')));
         return null;
       }
       if (!res.ok && res.status !== 202) {
-        gateError(problemText(data, `Access refused (${res.status}).`));
+        gateError(problemText(data, say('accessRefused', { status: res.status })));
         return null;
       }
       return { status: res.status, data };
     } catch {
-      gateError('The service could not be reached. Try again.');
+      gateError(say('serviceUnreachable'));
       return null;
     } finally {
       button.disabled = false;
@@ -883,10 +929,10 @@
   $('gate-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const payload = passwordPayload();
-    if (!$('password-field').hidden && !payload.password) return gateError('Enter the password.');
+    if (!$('password-field').hidden && !payload.password) return gateError(say('enterPassword'));
     if (!$('email-field').hidden) {
       const email = $('gate-email').value.trim();
-      if (!/^[^\s@]+@[^\s@]+$/.test(email)) return gateError('Enter a valid e-mail address.');
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) return gateError(say('enterEmail'));
       payload.email = email;
     }
     const answer = await requestAccess(payload, $('gate-submit'));
@@ -897,8 +943,10 @@
       $('code-form').hidden = false;
       const until = answer.data.expiresAt ? new Date(answer.data.expiresAt) : null;
       $('code-intro').textContent =
-        `We sent a code to ${pendingEmail}.` +
-        (until ? ` It is valid until ${until.toLocaleTimeString(undefined, { timeStyle: 'short' })}.` : '');
+        say('codeSent', { email: pendingEmail }) +
+        (until
+          ? ` ${say('codeValid', { time: until.toLocaleTimeString(LOCALE, { timeStyle: 'short' }) })}`
+          : '');
       $('gate-code').focus();
       return;
     }
@@ -908,7 +956,7 @@
   $('code-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const code = $('gate-code').value.trim();
-    if (!code) return gateError('Enter the code from the e-mail.');
+    if (!code) return gateError(say('enterCode'));
     const answer = await requestAccess({ ...passwordPayload(), email: pendingEmail, code }, $('code-submit'));
     if (answer?.data?.accessToken) await granted(answer.data);
   });
@@ -921,9 +969,19 @@
   });
 
   // A protected dashboard without a token of this tab's: the gate at once, without a refused call.
-  if (!memoryToken && (body.dataset.requiresPassword === 'true' || body.dataset.requiresEmail === 'true')) {
-    showGate({});
-  } else {
-    load();
-  }
+  const start = () => {
+    if (window.Chart) window.Chart.defaults.locale = LOCALE;
+    if (!memoryToken && (body.dataset.requiresPassword === 'true' || body.dataset.requiresEmail === 'true')) {
+      showGate({});
+    } else {
+      load();
+    }
+  };
+  // The message formatter first (plurals by the language's rules); without it, plain placeholders.
+  import(body.dataset.icu)
+    .then((module) => {
+      Icu = module.IntlMessageFormat;
+    })
+    .catch(() => undefined)
+    .finally(start);
 })();

@@ -139,7 +139,29 @@ const KNOWN = {
   'This account has no active membership': 'error.noMembership',
 };
 
-/** The messages of an error, for people, in their language where the app knows the sentence. */
+/**
+ * The refusal codes whose message says nothing the code does not (the contract's fixed messages,
+ * and the codes of load and size): the app says them in the person's language (`error.refused`).
+ * A CONFLICT keeps the service's message, which names what conflicts (a lock and its reason).
+ */
+const PLAIN_CODES = new Set([
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'REQUEST_TIMEOUT',
+  'PAYLOAD_TOO_LARGE',
+  'TOO_MANY_REQUESTS',
+  'REQUEST_HEADER_FIELDS_TOO_LARGE',
+  'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
+]);
+
+/**
+ * The messages of an error, for people, in their language where the app knows the sentence: the
+ * issues (the service's specific reasons, naming the element or the lock), else a sentence the app
+ * knows, else the code's sentence in the person's language, else the service's message.
+ */
 export function errorLines(error) {
   if (!(error instanceof ApiError)) {
     // fetch() rejects with a TypeError when the network or the service cannot be reached.
@@ -149,5 +171,6 @@ export function errorLines(error) {
   const issues = error.issues.map((issue) => issue.message).filter(Boolean);
   if (issues.length) return issues;
   if (KNOWN[error.message]) return [t(KNOWN[error.message])];
+  if (PLAIN_CODES.has(error.code)) return [t('error.refused', { code: error.code })];
   return [error.message];
 }

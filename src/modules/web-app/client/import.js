@@ -6,19 +6,13 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, errorLines, get } from './api.js';
 import { formatNumber } from './format.js';
+import { t } from './i18n/index.js';
 import { Link } from './router.js';
 import { MAX_FILE_BYTES, MAX_ROWS, MAX_UNPACKED_BYTES, megabytes } from './sheet-limits.js';
 import { Errors, Loading } from './ui.js';
 
-const COUNT_WORDS = {
-  total: 'Rows',
-  parsed: 'Read',
-  ready: 'Ready',
-  imported: 'Imported',
-  reduced: 'Combined',
-  skipped: 'Skipped (empty)',
-  failed: 'With problems',
-};
+/** The counts of a preview or result, in this order (`import.count` names each). */
+const COUNTS = ['total', 'parsed', 'ready', 'imported', 'reduced', 'skipped', 'failed'];
 
 /** Rows listed in the tables (the counts above them cover every row). */
 const LISTED = 1000;
@@ -27,7 +21,8 @@ const ISSUE_PAGE = 1000;
 const ISSUE_PAGES = 10;
 
 const newKey = () => `web-${crypto.randomUUID()}`;
-const plural = (n, one, many) => `${formatNumber(n)} ${n === 1 ? one : many}`;
+/** A reading problem (a ReadError's key and values, see sheet-limits.js) in the person's language. */
+const readProblem = (error) => (error.key ? t(error.key, error.values) : error.message);
 
 /**
  * What the adapter takes from the request rather than from a column: the year for the sheets
@@ -42,15 +37,16 @@ function requestFields(adapter) {
   };
 }
 
-const sheetList = (names) => names.map((n) => (n === '*' ? 'every sheet' : `“${n}”`)).join(', ');
+const sheetList = (names) =>
+  names.map((n) => (n === '*' ? t('import.everySheet') : t('import.quoted', { name: n }))).join(', ');
 
 /** The year as typed, or an error message. */
 function readYear(text) {
   const trimmed = text.trim();
-  if (trimmed === '') return { error: 'Enter the year the values are for, for example 2025.' };
-  if (!/^\d{4}$/.test(trimmed)) return { error: 'Enter the year as four digits, for example 2025.' };
+  if (trimmed === '') return { error: t('import.yearMissing') };
+  if (!/^\d{4}$/.test(trimmed)) return { error: t('import.yearDigits') };
   const year = Number(trimmed);
-  if (year < 1900 || year > 2200) return { error: 'Enter a year between 1900 and 2200.' };
+  if (year < 1900 || year > 2200) return { error: t('import.yearRange', { min: '1900', max: '2200' }) };
   return { year };
 }
 
@@ -159,13 +155,13 @@ export function Import() {
       if (!found.length) {
         throw new Error(
           mappedSheets.includes('*')
-            ? 'The file has no sheet with a header row.'
-            : `The file has none of the sheets the adapter reads (${sheetList(mappedSheets)}), or they have no header row.`,
+            ? t('import.noSheet')
+            : t('import.noMappedSheet', { sheets: sheetList(mappedSheets) }),
         );
       }
       setSheets(found);
     } catch (error) {
-      if (!error.cancelled) setErrors([error.message]);
+      if (!error.cancelled) setErrors([readProblem(error)]);
     } finally {
       if (reading.current === controller) {
         reading.current = null;
@@ -184,17 +180,18 @@ export function Import() {
       if (error) problems.year = error;
       else if (outside.length) {
         const first = outside[0];
-        problems.year =
-          `Row ${formatNumber(sheetRow(first.index))} of “${first.sheet}” is dated ${first.year}` +
-          (outside.length > 1
-            ? ` (and ${plural(outside.length - 1, 'other row', 'other rows')} outside ${year})`
-            : '') +
-          `, but every row would be filed under ${year}. Type ${first.year} if the file is for that year, or import the rows of other years in files of their own.`;
+        problems.year = t('import.datedOutside', {
+          row: sheetRow(first.index),
+          sheet: first.sheet,
+          dated: String(first.year),
+          typed: String(year),
+          others: outside.length - 1,
+        });
       } else found.year = year;
     }
     if (siteSheets.length) {
       if (siteId) found.siteId = siteId;
-      else problems.site = 'Choose the site the values are for.';
+      else problems.site = t('import.siteMissing');
     }
     setFieldErrors(problems);
     if (problems.year) yearInput.current?.focus();
@@ -234,20 +231,20 @@ export function Import() {
   };
 
   if (!adapters)
-    return html`<main id="main"><h1>Import a workbook</h1><${Errors} lines=${errors} /><${Loading} what="the source adapters" /></main>`;
+    return html`<main id="main"><h1>${t('import.title')}</h1><${Errors} lines=${errors} /><${Loading} what=${t('loading.adapters')} /></main>`;
   if (!adapters.length) {
-    return html`<main id="main"><h1>Import a workbook</h1>
-      <p class="empty">No source adapter is defined yet. An adapter says which sheet and column go to which form element; create one through the API (POST /source-adapter-definitions).</p></main>`;
+    return html`<main id="main"><h1>${t('import.title')}</h1>
+      <p class="empty">${t('import.noAdapter')}</p></main>`;
   }
   const shown = result ?? preview;
   const readiness = result?.execution?.readiness;
   const blocked = result?.execution?.blocked;
   const isCsv = file && /\.csv$/i.test(file.name);
   return html`<main id="main">
-    <h1>Import a workbook</h1>
+    <h1>${t('import.title')}</h1>
     <section class="card" aria-labelledby="import-file-title">
-      <h2 id="import-file-title">1. Choose the adapter and the file</h2>
-      <div class="field"><label for="import-adapter">Source adapter</label>
+      <h2 id="import-file-title">${t('import.step1')}</h2>
+      <div class="field"><label for="import-adapter">${t('import.adapter')}</label>
         <select id="import-adapter" value=${adapterId} onChange=${(e) => {
           setAdapterId(e.currentTarget.value);
           setFieldErrors({});
@@ -257,11 +254,11 @@ export function Import() {
           ${adapters.map((a) => html`<option value=${a.id}>${a.name}</option>`)}
         </select>
         ${adapter?.description ? html`<p class="hint">${adapter.description}</p>` : null}
-        ${mappedSheets.length ? html`<p class="hint">Reads the sheets: ${mappedSheets.join(', ')}.</p>` : null}
+        ${mappedSheets.length ? html`<p class="hint">${t('import.readsSheets', { sheets: mappedSheets.join(', ') })}</p>` : null}
       </div>
       ${
         yearSheets.length
-          ? html`<div class="field"><label for="import-year">Year of the values</label>
+          ? html`<div class="field"><label for="import-year">${t('import.year')}</label>
             <input id="import-year" ref=${yearInput} type="number" min="1900" max="2200" step="1" autocomplete="off"
               value=${yearText} aria-invalid=${fieldErrors.year ? 'true' : undefined}
               aria-describedby=${fieldErrors.year ? 'import-year-hint import-year-error' : 'import-year-hint'}
@@ -270,14 +267,14 @@ export function Import() {
                 setFieldErrors((f) => ({ ...f, year: undefined }));
                 resetRun();
               }} />
-            <p class="hint" id="import-year-hint">The file has no year column for ${sheetList(yearSheets)}: every row of it is for this year.${datedSheets.length ? ` The rows of ${sheetList(datedSheets)} are filed under it too, so their dates must be in that year.` : ''}</p>
+            <p class="hint" id="import-year-hint">${t('import.yearHint', { sheets: sheetList(yearSheets) })}${datedSheets.length ? ` ${t('import.yearHintDated', { sheets: sheetList(datedSheets) })}` : ''}</p>
             ${fieldErrors.year ? html`<p class="field-error" id="import-year-error">${fieldErrors.year}</p>` : null}
           </div>`
           : null
       }
       ${
         siteSheets.length
-          ? html`<div class="field"><label for="import-site">Site of the values</label>
+          ? html`<div class="field"><label for="import-site">${t('import.site')}</label>
             <select id="import-site" ref=${siteInput} value=${siteId} aria-invalid=${fieldErrors.site ? 'true' : undefined}
               aria-describedby=${fieldErrors.site ? 'import-site-hint import-site-error' : 'import-site-hint'}
               onChange=${(e) => {
@@ -285,26 +282,26 @@ export function Import() {
                 setFieldErrors((f) => ({ ...f, site: undefined }));
                 resetRun();
               }}>
-              <option value="">Choose a site</option>
+              <option value="">${t('import.chooseSite')}</option>
               ${(sites ?? []).map((s) => html`<option value=${s.id}>${s.name}${s.code ? ` (${s.code})` : ''}</option>`)}
             </select>
-            <p class="hint" id="import-site-hint">The file has no site column for ${sheetList(siteSheets)}: every row of it is for this site.</p>
+            <p class="hint" id="import-site-hint">${t('import.siteHint', { sheets: sheetList(siteSheets) })}</p>
             ${fieldErrors.site ? html`<p class="field-error" id="import-site-error">${fieldErrors.site}</p>` : null}
           </div>`
           : null
       }
-      <div class="field"><label for="import-file">Workbook (.xlsx) or CSV file</label>
+      <div class="field"><label for="import-file">${t('import.file')}</label>
         <input id="import-file" type="file" accept=".xlsx,.csv" aria-describedby="import-file-hint"
           onChange=${(e) => {
             const f = e.currentTarget.files?.[0] ?? null;
             setFile(f);
             read(f, csvSheet);
           }} />
-        <p class="hint" id="import-file-hint">${`Up to ${megabytes(MAX_FILE_BYTES)} (an .xlsx workbook up to ${megabytes(MAX_UNPACKED_BYTES)} unpacked) and ${formatNumber(MAX_ROWS)} rows a sheet. Row 1 holds the column names.`}</p>
+        <p class="hint" id="import-file-hint">${t('import.fileHint', { size: megabytes(MAX_FILE_BYTES), unpacked: megabytes(MAX_UNPACKED_BYTES), rows: MAX_ROWS })}</p>
       </div>
       ${
         isCsv
-          ? html`<div class="field"><label for="import-csv-sheet">This CSV file is the sheet</label>
+          ? html`<div class="field"><label for="import-csv-sheet">${t('import.csvSheet')}</label>
             <select id="import-csv-sheet" value=${csvSheet || mappedSheets[0]} onChange=${(e) => {
               setCsvSheet(e.currentTarget.value);
               read(file, e.currentTarget.value);
@@ -315,13 +312,13 @@ export function Import() {
       }
       ${
         busy === 'read'
-          ? html`<p class="status" role="status">Reading the file… <button type="button" class="secondary small" onClick=${() => reading.current?.abort()}>Stop reading</button></p>`
+          ? html`<p class="status" role="status">${t('import.reading')} <button type="button" class="secondary small" onClick=${() => reading.current?.abort()}>${t('import.stopReading')}</button></p>`
           : null
       }
       ${
         sheets
-          ? html`<p role="status">Read ${sheets.map((s) => `${s.name} (${plural(s.rows.length, 'row', 'rows')})`).join(', ')}.</p>
-            <button type="button" disabled=${Boolean(busy)} onClick=${() => run('preview')}>${busy === 'preview' ? 'Checking…' : 'Preview the import'}</button>`
+          ? html`<p role="status">${t('import.read', { sheets: sheets.map((s) => t('import.sheetRows', { name: s.name, count: s.rows.length })).join(', ') })}</p>
+            <button type="button" disabled=${Boolean(busy)} onClick=${() => run('preview')}>${busy === 'preview' ? t('import.checking') : t('import.preview')}</button>`
           : null
       }
     </section>
@@ -329,41 +326,40 @@ export function Import() {
     ${
       shown
         ? html`<section class="card" aria-labelledby="import-preview-title" aria-live="polite">
-          <h2 id="import-preview-title">${result ? '3. Result' : '2. Preview: nothing is written yet'}</h2>
+          <h2 id="import-preview-title">${result ? t('import.step3') : t('import.step2')}</h2>
           <ul class="counts">
-            ${Object.entries(COUNT_WORDS).map(([key, word]) => html`<li><strong>${formatNumber(shown.counts[key])}</strong>${word}</li>`)}
+            ${COUNTS.map((key) => html`<li><strong>${formatNumber(shown.counts[key])}</strong>${t('import.count', { key })}</li>`)}
           </ul>
-          ${result && !blocked ? html`<p class="saved">Imported: ${plural(result.run.formValueWriteCount, 'value', 'values')} and ${plural(result.run.activityWriteCount, 'activity', 'activities')} written. <${Link} href="/app">Open My reporting<//></p>` : null}
+          ${result && !blocked ? html`<p class="saved">${t('import.imported', { values: result.run.formValueWriteCount, activities: result.run.activityWriteCount })} <${Link} href="/app">${t('import.openReporting')}<//></p>` : null}
           ${result?.execution?.message ? html`<p>${result.execution.message}</p>` : null}
-          ${issues?.items.length ? html`<${IssueTable} issues=${issues} />` : html`<p>No row has a problem.</p>`}
+          ${issues?.items.length ? html`<${IssueTable} issues=${issues} />` : html`<p>${t('import.noProblem')}</p>`}
           ${
             result
               ? null
               : shown.counts.ready === 0
-                ? html`<p><strong>Nothing is ready to import.</strong> Correct the rows listed above in the file, then choose it again.</p>`
+                ? html`<p><strong>${t('import.nothingReady')}</strong> ${t('import.correctRows')}</p>`
                 : html`<p><button type="button" disabled=${Boolean(busy)} onClick=${() => run('execute')}>
-                  ${busy === 'execute' ? 'Importing…' : `Import the ${formatNumber(shown.counts.ready)} ready ${shown.counts.ready === 1 ? 'row' : 'rows'}`}</button></p>`
+                  ${busy === 'execute' ? t('import.importing') : t('import.importReady', { count: shown.counts.ready })}</button></p>`
           }
-          <${RowResults} sheets=${sheets} issues=${issues} outcome=${result ? (blocked ? 'Not imported yet' : 'Imported') : 'Ready'} />
+          <${RowResults} sheets=${sheets} issues=${issues} outcome=${t('import.outcome', { outcome: result ? (blocked ? 'waiting' : 'imported') : 'ready' })} />
         </section>`
         : null
     }
     ${
       blocked && readiness?.requiresMissingFormSiteConfirmation
         ? html`<section class="card attention" aria-labelledby="import-missing-title">
-          <h2 id="import-missing-title">Confirm: some forms are not active on these sites</h2>
-          <p>Nothing was imported. These rows are for a form that is not active on the site for the year.
-            Importing them makes the form active there.</p>
+          <h2 id="import-missing-title">${t('import.missingTitle')}</h2>
+          <p>${t('import.missingText')}</p>
           <div class="table-wrap"><table>
-            <thead><tr><th scope="col">Form</th><th scope="col">Site</th><th scope="col">Year</th><th scope="col">Rows</th></tr></thead>
+            <thead><tr><th scope="col">${t('review.form')}</th><th scope="col">${t('nav.site')}</th><th scope="col">${t('home.year')}</th><th scope="col">${t('import.rows')}</th></tr></thead>
             <tbody>${readiness.missingFormSites.map(
               (m) =>
-                html`<tr><td>${m.formName}</td><td>${m.siteName ?? 'A site you cannot see'}</td><td>${m.year}</td><td class="num">${formatNumber(m.rowCount)}</td></tr>`,
+                html`<tr><td>${m.formName}</td><td>${m.siteName ?? t('import.hiddenSite')}</td><td>${m.year}</td><td class="num">${formatNumber(m.rowCount)}</td></tr>`,
             )}</tbody>
           </table></div>
           <p class="check"><input id="import-confirm" type="checkbox" checked=${confirmMissing} onChange=${(e) => setConfirmMissing(e.currentTarget.checked)} />
-            <label for="import-confirm">Make these forms active on these sites and import all the rows</label></p>
-          <button type="button" disabled=${!confirmMissing || Boolean(busy)} onClick=${() => run('execute', true)}>${busy === 'execute' ? 'Importing…' : 'Import with the confirmation'}</button>
+            <label for="import-confirm">${t('import.confirmMissing')}</label></p>
+          <button type="button" disabled=${!confirmMissing || Boolean(busy)} onClick=${() => run('execute', true)}>${busy === 'execute' ? t('import.importing') : t('import.importConfirmed')}</button>
         </section>`
         : null
     }
@@ -376,15 +372,15 @@ const sheetRow = (index) => index + 2;
 function IssueTable({ issues }) {
   const listed = issues.items.slice(0, LISTED);
   const more = issues.total - listed.length;
-  return html`<h3>Rows with a problem (they are not imported)</h3>
-    <div class="table-wrap" tabindex="0" role="region" aria-label="Rows with a problem"><table>
-      <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
+  return html`<h3>${t('import.problemsTitle')}</h3>
+    <div class="table-wrap" tabindex="0" role="region" aria-label=${t('import.problemsLabel')}><table>
+      <thead><tr><th scope="col">${t('import.sheet')}</th><th scope="col">${t('import.row')}</th><th scope="col">${t('import.column')}</th><th scope="col">${t('import.problem')}</th></tr></thead>
       <tbody>${listed.map(
         (i) =>
           html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(sheetRow(i.rowIndex))}</td><td>${i.column ?? ''}</td><td>${i.message}</td></tr>`,
       )}</tbody>
     </table></div>
-    <p class="hint">Row numbers are those of the spreadsheet (row 1 holds the column names).${more > 0 ? ` ${formatNumber(more)} more problems are not listed.` : ''}</p>`;
+    <p class="hint">${t('import.rowNumbers')}${more > 0 ? ` ${t('import.moreProblems', { count: more })}` : ''}</p>`;
 }
 
 const isEmptyRow = (row) => Object.values(row).every((v) => v === null || v === '');
@@ -403,22 +399,26 @@ function RowResults({ sheets, issues, outcome }) {
       return {
         sheet: s.name,
         index,
-        word: found ? 'Not imported: a problem' : isEmptyRow(row) ? 'Empty: skipped' : outcome,
+        word: found
+          ? t('import.outcome', { outcome: 'problem' })
+          : isEmptyRow(row)
+            ? t('import.outcome', { outcome: 'empty' })
+            : outcome,
         detail: found?.join(' ') ?? '',
       };
     }),
   );
   const listed = rows.slice(0, LISTED);
   return html`<details class="row-results" open=${rows.length <= 50}>
-    <summary>Every row of the file (${plural(rows.length, 'row', 'rows')})</summary>
-    <div class="table-wrap" tabindex="0" role="region" aria-label="Every row of the file"><table>
-      <caption class="visually-hidden">What became of each row</caption>
-      <thead><tr><th scope="col">Sheet</th><th scope="col">Row</th><th scope="col">Outcome</th><th scope="col">Details</th></tr></thead>
+    <summary>${t('import.everyRow', { count: rows.length })}</summary>
+    <div class="table-wrap" tabindex="0" role="region" aria-label=${t('import.everyRowLabel')}><table>
+      <caption class="visually-hidden">${t('import.everyRowCaption')}</caption>
+      <thead><tr><th scope="col">${t('import.sheet')}</th><th scope="col">${t('import.row')}</th><th scope="col">${t('import.outcomeColumn')}</th><th scope="col">${t('import.details')}</th></tr></thead>
       <tbody>${listed.map(
         (r) =>
           html`<tr><td>${r.sheet}</td><td class="num">${formatNumber(sheetRow(r.index))}</td><td>${r.word}</td><td>${r.detail}</td></tr>`,
       )}</tbody>
     </table></div>
-    ${rows.length > listed.length ? html`<p class="hint">The first ${formatNumber(LISTED)} rows are listed.</p>` : null}
+    ${rows.length > listed.length ? html`<p class="hint">${t('import.firstRows', { count: LISTED })}</p>` : null}
   </details>`;
 }

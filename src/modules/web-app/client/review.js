@@ -6,6 +6,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, get, post } from './api.js';
+import { t } from './i18n/index.js';
 import {
   periodsIn,
   periodWords,
@@ -119,9 +120,7 @@ export function Review({ query }) {
     setErrors([]);
     setDone('');
     if (outcome === 'REJECTED' && !comment.trim()) {
-      setErrors([
-        'Write a comment saying what is wrong before rejecting: the collector reads it with the values.',
-      ]);
+      setErrors([t('review.commentRequired')]);
       document.getElementById('review-comment')?.focus();
       return;
     }
@@ -140,9 +139,7 @@ export function Review({ query }) {
       setConfirmAll(false);
       setComment('');
       await load();
-      setDone(
-        `${showNumber(reviewed)} ${reviewed === 1 ? 'value' : 'values'} ${outcome === 'APPROVED' ? 'approved' : 'rejected'}.`,
-      );
+      setDone(t(outcome === 'APPROVED' ? 'review.doneApproved' : 'review.doneRejected', { count: reviewed }));
     } catch (error) {
       setErrors(errorLines(error));
     } finally {
@@ -164,7 +161,7 @@ export function Review({ query }) {
   };
 
   if (!context)
-    return html`<main id="main"><h1>Review</h1><${Errors} lines=${errors} /><${Loading} what="your forms" /></main>`;
+    return html`<main id="main"><h1>${t('nav.review')}</h1><${Errors} lines=${errors} /><${Loading} what=${t('loading.forms')} /></main>`;
   const items = list?.items ?? [];
   const toggle = (id) =>
     setSelected((s) => {
@@ -176,37 +173,36 @@ export function Review({ query }) {
   const allChecked = items.length > 0 && items.every((r) => selected.has(r.formElementSubmissionId));
   const years = [thisYear + 1, thisYear, thisYear - 1, thisYear - 2, thisYear - 3];
   if (year && !years.includes(Number(year))) years.push(Number(year));
-  const heading =
-    status === 'COMPLETED' ? 'Awaiting review' : status ? `${VALUE_WORDS[status]} values` : 'All values';
+  const heading = t('review.heading', { status: status || 'ALL' });
   const periodShown = Boolean(filters.periodUnit);
   return html`<main id="main">
-    <h1>Review</h1>
+    <h1>${t('nav.review')}</h1>
     <div class="toolbar review-filters">
-      <div class="field"><label for="review-status">Status</label>
+      <div class="field"><label for="review-status">${t('review.status')}</label>
         <select id="review-status" value=${status} onChange=${(e) => setQuery({ status: e.currentTarget.value })}>
           ${Object.entries(VALUE_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
-          <option value="">All</option>
+          <option value="">${t('review.all')}</option>
         </select></div>
-      <div class="field"><label for="review-form">Form</label>
+      <div class="field"><label for="review-form">${t('review.form')}</label>
         <select id="review-form" value=${formId} onChange=${(e) => setQuery({ form: e.currentTarget.value, period: '' })}>
-          <option value="">All forms</option>
+          <option value="">${t('review.allForms')}</option>
           ${context.forms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
         </select></div>
-      <div class="field"><label for="review-site">Site</label>
+      <div class="field"><label for="review-site">${t('nav.site')}</label>
         <select id="review-site" value=${siteId} onChange=${(e) => setQuery({ site: e.currentTarget.value })}>
-          <option value="">All sites</option>
+          <option value="">${t('review.allSites')}</option>
           ${context.sites.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
         </select></div>
-      <div class="field"><label for="review-year">Year</label>
+      <div class="field"><label for="review-year">${t('home.year')}</label>
         <select id="review-year" value=${year} onChange=${(e) => setQuery({ year: e.currentTarget.value })}>
-          <option value="">All years</option>
+          <option value="">${t('review.allYears')}</option>
           ${years.sort((a, b) => b - a).map((y) => html`<option value=${y}>${y}</option>`)}
         </select></div>
       ${
         periodType && periodsIn(periodType) > 1
-          ? html`<div class="field"><label for="review-period">Period</label>
+          ? html`<div class="field"><label for="review-period">${t('nav.period')}</label>
             <select id="review-period" value=${period} onChange=${(e) => setQuery({ period: e.currentTarget.value })}>
-              <option value="">All periods</option>
+              <option value="">${t('review.allPeriods')}</option>
               ${Array.from({ length: periodsIn(periodType) }, (_, i) => i + 1).map(
                 (p) => html`<option value=${p}>${periodWords(periodType, Number(year) || null, p)}</option>`,
               )}
@@ -215,23 +211,23 @@ export function Review({ query }) {
       }
     </div>
     <div class="card review-actions">
-      <div class="field"><label for="review-comment">Comment for the collector (required to reject)</label>
+      <div class="field"><label for="review-comment">${t('review.comment')}</label>
         <textarea id="review-comment" rows="2" value=${comment} onInput=${(e) => setComment(e.currentTarget.value)}></textarea></div>
       <div class="row-actions">
-        <button type="button" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'APPROVED')}>Approve selected (${selected.size})</button>
-        <button type="button" class="danger" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'REJECTED')}>Reject selected (${selected.size})</button>
+        <button type="button" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'APPROVED')}>${t('review.approveSelected', { count: selected.size })}</button>
+        <button type="button" class="danger" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'REJECTED')}>${t('review.rejectSelected', { count: selected.size })}</button>
         ${
           list && list.total > 0 && status !== 'APPROVED' && !confirmAll
-            ? html`<button type="button" class="secondary" disabled=${busy} onClick=${() => setConfirmAll(true)}>Approve all ${showNumber(list.total)} shown by the filters…</button>`
+            ? html`<button type="button" class="secondary" disabled=${busy} onClick=${() => setConfirmAll(true)}>${t('review.approveAllShown', { count: list.total })}</button>`
             : null
         }
       </div>
       ${
         confirmAll
           ? html`<div class="confirm" role="group" aria-labelledby="confirm-all">
-              <p id="confirm-all">Approve every value that matches the filters (${showNumber(list.total)})? Values already approved stay as they are.</p>
-              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>Approve ${showNumber(list.total)} values</button>
-              <button type="button" class="secondary confirm-button" onClick=${() => setConfirmAll(false)}>Cancel</button>
+              <p id="confirm-all">${t('review.confirmAll', { count: list.total })}</p>
+              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>${t('review.approveCount', { count: list.total })}</button>
+              <button type="button" class="secondary confirm-button" onClick=${() => setConfirmAll(false)}>${t('review.cancel')}</button>
             </div>`
           : null
       }
@@ -239,36 +235,38 @@ export function Review({ query }) {
       <p class="saved" role="status" aria-live="polite">${done}</p>
     </div>
     <h2 class="review-heading">${heading}${list ? html` <span class="muted">(${showNumber(list.total)})</span>` : null}</h2>
-    ${list === null ? html`<${Loading} what="the values" />` : null}
-    ${list && items.length === 0 ? html`<p class="empty">${status === 'COMPLETED' ? 'Nothing awaits review with these filters.' : 'No value matches these filters.'}</p>` : null}
+    ${list === null ? html`<${Loading} what=${t('loading.values')} />` : null}
+    ${list && items.length === 0 ? html`<p class="empty">${t(status === 'COMPLETED' ? 'review.emptyAwaiting' : 'review.emptyFilters')}</p>` : null}
     ${
       items.length
         ? html`<div class="table-wrap"><table class="stack review-table">
-          <caption class="visually-hidden">${heading}, oldest first</caption>
+          <caption class="visually-hidden">${t('review.caption', { heading })}</caption>
           <thead><tr>
-            <th scope="col"><input type="checkbox" id="review-all" aria-label="Select every value shown" checked=${allChecked}
+            <th scope="col"><input type="checkbox" id="review-all" aria-label=${t('review.selectAll')} checked=${allChecked}
               onChange=${() => setSelected(allChecked ? new Set() : new Set(items.map((r) => r.formElementSubmissionId)))} /></th>
-            <th scope="col">Where</th><th scope="col">Element</th><th scope="col">Value</th><th scope="col">Status</th>
-            <th scope="col">Entered by</th><th scope="col">Actions</th>
+            <th scope="col">${t('review.where')}</th><th scope="col">${t('review.element')}</th><th scope="col">${t('field.value')}</th><th scope="col">${t('review.status')}</th>
+            <th scope="col">${t('review.enteredBy')}</th><th scope="col">${t('review.actions')}</th>
           </tr></thead>
           <tbody>
             ${items.map((r) => {
               const id = r.formElementSubmissionId;
               const element = context.elements.get(r.elementId);
               const when = periodWords(r.periodType, r.year, r.periodUnit);
-              const name = `${r.elementLabel} at ${r.siteName}${periodShown ? '' : `, ${when}`}`;
+              const name = periodShown
+                ? t('review.valueName', { element: r.elementLabel, site: r.siteName })
+                : t('review.valueNameWhen', { element: r.elementLabel, site: r.siteName, period: when });
               return html`<tr data-value=${id}>
-                <td data-label="Select"><input type="checkbox" id=${`pick-${id}`} aria-label=${`Select ${name}`} checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
-                <td data-label="Where"><span>${r.siteName}<br /><span class="muted">${r.formName} · ${when}</span></span></td>
-                <td data-label="Element">${r.elementLabel}</td>
-                <td data-label="Value" class="value-cell"><${ValueShown} item=${r} element=${element} units=${context.units} /></td>
-                <td data-label="Status"><${StatusShown} item=${r} /></td>
-                <td data-label="Entered by"><span>${r.userName || r.userEmail}<br /><span class="muted">${showMoment(r.recordedAt)}</span></span></td>
+                <td data-label=${t('review.select')}><input type="checkbox" id=${`pick-${id}`} aria-label=${t('review.selectOne', { name })} checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
+                <td data-label=${t('review.where')}><span>${r.siteName}<br /><span class="muted">${r.formName} · ${when}</span></span></td>
+                <td data-label=${t('review.element')}>${r.elementLabel}</td>
+                <td data-label=${t('field.value')} class="value-cell"><${ValueShown} item=${r} element=${element} units=${context.units} /></td>
+                <td data-label=${t('review.status')}><${StatusShown} item=${r} /></td>
+                <td data-label=${t('review.enteredBy')}><span>${r.userName || r.userEmail}<br /><span class="muted">${showMoment(r.recordedAt)}</span></span></td>
                 <td class="actions" data-label="">
-                  ${r.status !== 'APPROVED' ? html`<button type="button" class="secondary small" disabled=${busy} aria-label=${`Approve ${name}`} onClick=${() => review([id], 'APPROVED')}>Approve</button>` : null}
-                  ${r.status !== 'REJECTED' ? html`<button type="button" class="secondary small danger-text" disabled=${busy} aria-label=${`Reject ${name}`} onClick=${() => review([id], 'REJECTED')}>Reject</button>` : null}
-                  <button type="button" class="secondary small" aria-expanded=${open === id ? 'true' : 'false'} aria-label=${`History of ${name}`}
-                    onClick=${() => setOpen(open === id ? null : id)}>History</button>
+                  ${r.status !== 'APPROVED' ? html`<button type="button" class="secondary small" disabled=${busy} aria-label=${t('review.approveOne', { name })} onClick=${() => review([id], 'APPROVED')}>${t('review.approve')}</button>` : null}
+                  ${r.status !== 'REJECTED' ? html`<button type="button" class="secondary small danger-text" disabled=${busy} aria-label=${t('review.rejectOne', { name })} onClick=${() => review([id], 'REJECTED')}>${t('review.reject')}</button>` : null}
+                  <button type="button" class="secondary small" aria-expanded=${open === id ? 'true' : 'false'} aria-label=${t('review.historyOf', { name })}
+                    onClick=${() => setOpen(open === id ? null : id)}>${t('review.history')}</button>
                   ${open === id ? html`<${History} id=${id} item=${r} element=${element} units=${context.units} />` : null}
                 </td>
               </tr>`;
@@ -279,7 +277,7 @@ export function Review({ query }) {
     }
     ${
       list?.nextCursor
-        ? html`<p><button type="button" class="secondary" onClick=${more}>Show more (${showNumber(list.total - items.length)} more)</button></p>`
+        ? html`<p><button type="button" class="secondary" onClick=${more}>${t('review.showMore', { count: list.total - items.length })}</button></p>`
         : null
     }
   </main>`;
@@ -293,7 +291,7 @@ function StatusShown({ item }) {
     ${
       last?.comment
         ? html`<span class="last-review">
-            ${item.status === 'COMPLETED' ? `Entered again after being ${last.status === 'REJECTED' ? 'rejected' : 'approved'}: ` : ''}<q>${last.comment}</q>
+            ${item.status === 'COMPLETED' ? `${t('review.enteredAgain', { status: last.status })} ` : ''}<q>${last.comment}</q>
             <span class="muted"> ${last.userName}, ${showMoment(last.at)}</span>
           </span>`
         : null
@@ -306,7 +304,7 @@ function ValueShown({ item, element, units }) {
   if (item.elementType === 'ACTIVITY') return html`<${ActivitiesShown} item=${item} element=${element} />`;
   const entered =
     item.elementType === 'NUMBER' && item.selectedUnitId && typeof item.originalValue === 'number'
-      ? ` (entered as ${showNumber(item.originalValue)} ${units.get(item.selectedUnitId)?.symbol ?? ''})`
+      ? ` ${t('review.enteredAs', { value: showNumber(item.originalValue), unit: units.get(item.selectedUnitId)?.symbol ?? '' })}`
       : '';
   return html`<span class="num">${valueWords(item, element, units)}</span>${entered ? html`<span class="muted">${entered}</span>` : null}`;
 }
@@ -325,8 +323,8 @@ function FileShown({ item }) {
   useEffect(() => {
     if (item.file) fetchMedia();
   }, [item.file?.mediaId]);
-  if (!item.file) return html`<span class="muted">The file is no longer stored</span>`;
-  const size = item.file.size === null ? 'upload not finished' : showBytes(item.file.size);
+  if (!item.file) return html`<span class="muted">${t('review.fileGone')}</span>`;
+  const size = item.file.size === null ? t('review.uploadNotFinished') : showBytes(item.file.size);
   const follow = async (event) => {
     if (media?.downloadUrlExpiresAt && Date.parse(media.downloadUrlExpiresAt) > Date.now() + 5000) return;
     event.preventDefault();
@@ -373,19 +371,19 @@ function ActivitiesShown({ item, element }) {
   const rowsId = `activities-${item.formElementSubmissionId}`;
   return html`<span class="activities-value">
     <button type="button" class="secondary small" aria-expanded=${open ? 'true' : 'false'} aria-controls=${rowsId} onClick=${toggle}>
-      ${count === 1 ? '1 activity' : `${showNumber(count)} activities`}
-      <span class="visually-hidden"> of ${item.elementLabel} at ${item.siteName}</span>
+      ${t('review.activities', { count })}
+      <span class="visually-hidden"> ${t('review.activitiesOf', { element: item.elementLabel, site: item.siteName })}</span>
     </button>
     <div id=${rowsId} hidden=${!open}>
       ${open && error ? html`<p class="field-error">${error}</p>` : null}
-      ${open && !data && !error ? html`<${Loading} what="the activities" />` : null}
+      ${open && !data && !error ? html`<${Loading} what=${t('loading.activities')} />` : null}
       ${open && data ? html`<${ActivityTable} rows=${data.rows} definition=${data.definition} label=${item.elementLabel} />` : null}
     </div>
   </span>`;
 }
 
 function ActivityTable({ rows, definition, label }) {
-  if (rows.length === 0) return html`<p class="muted">No activity.</p>`;
+  if (rows.length === 0) return html`<p class="muted">${t('review.noActivity')}</p>`;
   const inputs = definition?.inputs ?? Object.keys(rows[0].input).map((name) => ({ name }));
   const unit = rows[0].unit ?? definition?.unitSymbol ?? '';
   const withUnit = (n) => `${showNumber(n)}${unit ? ` ${unit}` : ''}`;
@@ -394,16 +392,16 @@ function ActivityTable({ rows, definition, label }) {
     const option = input.editor?.options?.find((o) => o.value === v);
     if (option) return option.label;
     if (typeof v === 'number') return showNumber(v);
-    if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+    if (typeof v === 'boolean') return v ? t('field.yes') : t('field.no');
     return String(v);
   };
   // Summed in the order shown; the service keeps each value as a double too.
   const total = rows.reduce((sum, r) => sum + r.value, 0);
   return html`<table class="activity-rows">
-    <caption class="visually-hidden">Activities of ${label}</caption>
+    <caption class="visually-hidden">${t('review.activitiesCaption', { label })}</caption>
     <thead><tr>
       ${inputs.map((i) => html`<th scope="col">${i.exportName ?? i.name}</th>`)}
-      <th scope="col" class="num">Calculated${unit ? ` (${unit})` : ''}</th>
+      <th scope="col" class="num">${unit ? t('review.calculatedIn', { unit }) : t('review.calculated')}</th>
     </tr></thead>
     <tbody>
       ${rows.map(
@@ -414,13 +412,11 @@ function ActivityTable({ rows, definition, label }) {
       )}
     </tbody>
     <tfoot><tr>
-      <th scope="row" colspan=${inputs.length}>Total</th>
+      <th scope="row" colspan=${inputs.length}>${t('review.total')}</th>
       <td class="num">${withUnit(total)}</td>
     </tr></tfoot>
   </table>`;
 }
-
-const ACTIONS = { CREATE: 'Entered', UPDATE: 'Changed', DELETE: 'Deleted', REVIEW: 'Reviewed' };
 
 function History({ id, item, element, units }) {
   const [entries, setEntries] = useState(null);
@@ -431,7 +427,7 @@ function History({ id, item, element, units }) {
       .catch((error) => setErrors(errorLines(error)));
   }, [id]);
   if (errors.length) return html`<${Errors} lines=${errors} />`;
-  if (!entries) return html`<${Loading} what="the history" />`;
+  if (!entries) return html`<${Loading} what=${t('loading.history')} />`;
   const plain = (value) =>
     item.elementType === 'FILE' || item.elementType === 'ACTIVITY'
       ? ''
@@ -439,7 +435,7 @@ function History({ id, item, element, units }) {
   return html`<ol class="history">
     ${entries.map(
       (h) => html`<li>
-        <strong>${ACTIONS[h.action] ?? h.action}</strong> by ${h.userName || h.userEmail}, ${showMoment(h.at)}:
+        <strong>${t('review.action', { action: h.action })}</strong> ${t('review.historyBy', { name: h.userName || h.userEmail, time: showMoment(h.at) })}
         ${h.action === 'REVIEW' ? ` ${VALUE_WORDS[h.after?.status] ?? ''}` : plain(h.after?.value ?? null)}
         ${h.comment ? html` <q>${h.comment}</q>` : null}
       </li>`,

@@ -11,11 +11,23 @@ export const MAX_ROWS = 10_000;
 /** Reading is stopped after this long (a file that lies about its sizes is stopped here). */
 export const READ_TIMEOUT_MS = 120_000;
 
-const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 /** Bytes in MB (of 1,048,576 bytes), rounded up to a tenth: a file just over a limit never reads as the limit. */
-export const megabytes = (bytes) => `${oneDecimal.format(Math.ceil(bytes / 104_857.6) / 10)} MB`;
+export const megabytes = (bytes) => Math.ceil(bytes / 104_857.6) / 10;
 
-/** What a person reads when the chosen file is larger than the import reads. */
-export const tooLargeMessage = (bytes) =>
-  `The file is ${megabytes(bytes)}; the import reads files of at most ${megabytes(MAX_FILE_BYTES)}. ` +
-  'Split it into several files (for example one per sheet or per quarter).';
+/**
+ * A problem with the chosen file, said for the person who chose it: a message key of the app's
+ * catalogs and its values (numbers stay numbers), so that the page formats it in the person's
+ * language; the reading may run in a worker, which has no catalogs.
+ */
+export class ReadError extends Error {
+  constructor(key, values = {}) {
+    super(key);
+    this.name = 'ReadError';
+    this.key = key;
+    this.values = values;
+  }
+}
+
+/** The problem when the chosen file is larger than the import reads. */
+export const tooLarge = (bytes) =>
+  new ReadError('sheets.tooLarge', { size: megabytes(bytes), max: megabytes(MAX_FILE_BYTES) });

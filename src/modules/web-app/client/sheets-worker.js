@@ -1,5 +1,6 @@
 // The import screen's Web Worker: reads the chosen file off the page's thread (see
-// workbook-reader.js) and answers { sheets } or { error } (a message meant for people).
+// workbook-reader.js) and answers { sheets } or { error: { key, values } } (a message key of the
+// app's catalogs: the page says it in the person's language).
 import { ReadError, readWorkbookFile } from './workbook-reader.js';
 
 self.onmessage = async (event) => {
@@ -11,8 +12,8 @@ self.onmessage = async (event) => {
     self.postMessage({
       error:
         error instanceof ReadError
-          ? error.message
-          : 'The file could not be read. Open it in your spreadsheet program, save it again and choose it again.',
+          ? { key: error.key, values: error.values }
+          : { key: 'sheets.unreadable', values: {} },
     });
   }
 };

@@ -1,29 +1,27 @@
 // Reads the chosen file for the import screen without freezing the page: the file's size is checked
 // here, before anything is read, then a Web Worker (sheets-worker.js, its own content-hashed file)
-// reads it. Answers the `sheets` of POST /source-imports, or throws an Error whose message is meant
-// for people. A reading that takes longer than READ_TIMEOUT_MS, or is cancelled, stops the worker.
-import { MAX_FILE_BYTES, READ_TIMEOUT_MS, tooLargeMessage } from './sheet-limits.js';
+// reads it. Answers the `sheets` of POST /source-imports, or throws a ReadError (a message key and
+// its values, said in the person's language by the import screen). A reading that takes longer than READ_TIMEOUT_MS, or is cancelled, stops the worker.
+import { MAX_FILE_BYTES, READ_TIMEOUT_MS, ReadError, tooLarge } from './sheet-limits.js';
 
 // The worker's address, set by the build (scripts/build-web-app.mjs) to its content-hashed name.
 const WORKER_URL = typeof SDCS_SHEETS_WORKER === 'string' ? SDCS_SHEETS_WORKER : null;
 
 /** The same checks as the worker's, for a file chosen before anything is read. */
 export function fileProblem(file) {
-  if (!/\.(xlsx|csv)$/i.test(file.name)) return 'Choose an .xlsx workbook or a .csv file.';
-  if (file.size > MAX_FILE_BYTES) return tooLargeMessage(file.size);
+  if (!/\.(xlsx|csv)$/i.test(file.name)) return new ReadError('sheets.wrongType');
+  if (file.size > MAX_FILE_BYTES) return tooLarge(file.size);
   return null;
 }
 
 /** Reads in this thread: only where module workers are missing (older browsers). */
 async function readHere(file, options) {
-  const { ReadError, readWorkbookFile } = await import('./workbook-reader.js');
+  const { readWorkbookFile } = await import('./workbook-reader.js');
   try {
     return await readWorkbookFile(file, options);
   } catch (error) {
     if (error instanceof ReadError) throw error;
-    throw new Error(
-      'The file could not be read. Open it in your spreadsheet program, save it again and choose it again.',
-    );
+    throw new ReadError('sheets.unreadable');
   }
 }
 
@@ -33,7 +31,7 @@ async function readHere(file, options) {
  */
 export function readWorkbook(file, { csvSheetName, sheetNames = null, signal } = {}) {
   const problem = fileProblem(file);
-  if (problem) return Promise.reject(new Error(problem));
+  if (problem) return Promise.reject(problem);
   if (!WORKER_URL) return readHere(file, { csvSheetName, sheetNames });
   return new Promise((resolve, reject) => {
     let worker;
@@ -50,26 +48,19 @@ export function readWorkbook(file, { csvSheetName, sheetNames = null, signal } =
       if (error) reject(error);
       else resolve(sheets);
     };
-    const cancel = () => stop(Object.assign(new Error('Reading was cancelled.'), { cancelled: true }));
+    const cancel = () => stop(Object.assign(new ReadError('sheets.cancelled'), { cancelled: true }));
     const timer = setTimeout(
-      () =>
-        stop(
-          new Error(
-            `Reading the file took longer than ${Math.round(READ_TIMEOUT_MS / 60000)} minutes and was stopped. Split it into smaller files.`,
-          ),
-        ),
+      () => stop(new ReadError('sheets.timeout', { minutes: Math.round(READ_TIMEOUT_MS / 60000) })),
       READ_TIMEOUT_MS,
     );
     signal?.addEventListener('abort', cancel);
     worker.onmessage = (event) =>
-      event.data.error ? stop(new Error(event.data.error)) : stop(null, event.data.sheets);
+      event.data.error
+        ? stop(new ReadError(event.data.error.key, event.data.error.values))
+        : stop(null, event.data.sheets);
     worker.onerror = (event) => {
       event.preventDefault?.();
-      stop(
-        new Error(
-          'The file could not be read: the reader stopped (the file may be too large for this device). Split it into smaller files.',
-        ),
-      );
+      stop(new ReadError('sheets.readerStopped'));
     };
     worker.postMessage({ file, csvSheetName, sheetNames });
   });

@@ -1,44 +1,82 @@
 // Sign in (with the organization choice); accepting an invitation is in invitation.js.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorLines, post, session } from './api.js';
 import { roleName } from './format.js';
 import { t } from './i18n/index.js';
 import { SingleSignOn } from './sso.js';
 import { Errors } from './ui.js';
 
-export function SignIn({ onSignedIn, notice }) {
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [organizations, setOrganizations] = useState(null);
-  const [organizationId, setOrganizationId] = useState('');
-  const [errors, setErrors] = useState([]);
-  const [busy, setBusy] = useState(false);
+/**
+ * The sign-in in flight, if any: it outlives the form that sent it. Choosing a language while it
+ * is on its way draws the app afresh (a new form); the new form shows it as under way and takes
+ * its answer, so the person lands signed in (or sees why not) in the language they chose.
+ */
+let inFlight = null;
 
-  const submit = async (event) => {
+/** Signs in; answers the organizations to choose from when the account has several and none was named. */
+async function signIn(body) {
+  const answer = await post('/auth/login', body);
+  session.save(answer.accessToken, answer.organizationId);
+  if (!body.organizationId && answer.organizations.length > 1) {
+    // Several organizations: the person chooses, then signs in to that one.
+    await post('/auth/logout', {}).catch(() => undefined);
+    session.clear();
+    return { choose: answer.organizations, organizationId: answer.organizationId };
+  }
+  return null;
+}
+
+export function SignIn({ onSignedIn, notice }) {
+  const [email, setEmail] = useState(inFlight?.email ?? '');
+  const [password, setPassword] = useState('');
+  const [organizations, setOrganizations] = useState(inFlight?.organizations ?? null);
+  const [organizationId, setOrganizationId] = useState(inFlight?.organizationId ?? '');
+  const [errors, setErrors] = useState([]);
+  const [busy, setBusy] = useState(Boolean(inFlight));
+
+  /** Waits for the sign-in in flight; only the form on the page (the latest) takes its answer. */
+  const mounted = useRef(true);
+  const follow = (attempt) =>
+    attempt.promise.then(
+      (choice) => {
+        if (!mounted.current) return;
+        setBusy(false);
+        if (choice) {
+          setOrganizations(choice.choose);
+          setOrganizationId(choice.organizationId);
+          return;
+        }
+        setPassword('');
+        onSignedIn();
+      },
+      (error) => {
+        if (!mounted.current) return;
+        setBusy(false);
+        setErrors(errorLines(error));
+      },
+    );
+
+  // A form drawn while a sign-in is on its way (after a change of language) waits for it.
+  useEffect(() => {
+    if (inFlight) follow(inFlight);
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  const submit = (event) => {
     event.preventDefault();
     setBusy(true);
     setErrors([]);
-    try {
-      const body = { email, password, ...(organizationId ? { organizationId } : {}) };
-      const answer = await post('/auth/login', body);
-      if (!organizationId && answer.organizations.length > 1) {
-        // Several organizations: the person chooses, then signs in to that one.
-        setOrganizations(answer.organizations);
-        setOrganizationId(answer.organizationId);
-        session.save(answer.accessToken, answer.organizationId);
-        await post('/auth/logout', {}).catch(() => undefined);
-        session.clear();
-        return;
-      }
-      session.save(answer.accessToken, answer.organizationId);
-      setPassword('');
-      onSignedIn();
-    } catch (error) {
-      setErrors(errorLines(error));
-    } finally {
-      setBusy(false);
-    }
+    const body = { email, password, ...(organizationId ? { organizationId } : {}) };
+    const attempt = { email, organizations, organizationId, promise: signIn(body) };
+    inFlight = attempt;
+    const settled = () => {
+      if (inFlight === attempt) inFlight = null;
+    };
+    attempt.promise.then(settled, settled);
+    follow(attempt);
   };
 
   return html`<main class="narrow" id="main">

@@ -3,31 +3,26 @@
 // anything is unpacked: the file's own size, then, for an .xlsx, the sizes its zip directory
 // declares (read from the end of the file, nothing inflated). The first row names the columns;
 // each later row becomes an object of its cells; empty rows are kept (the service skips them), so
-// that row N of the sheet is always rows[N - 2]. Problems come back as ReadError, in plain words.
-import { formatNumber } from './format.js';
-import { MAX_FILE_BYTES, MAX_ROWS, MAX_UNPACKED_BYTES, megabytes, tooLargeMessage } from './sheet-limits.js';
+// that row N of the sheet is always rows[N - 2]. Problems come back as ReadError: a message key
+// and its values, which the import screen says in the person's language.
+import {
+  MAX_FILE_BYTES,
+  MAX_ROWS,
+  MAX_UNPACKED_BYTES,
+  megabytes,
+  ReadError,
+  tooLarge,
+} from './sheet-limits.js';
 
-/** A problem with the file, said for the person who chose it. */
-export class ReadError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'ReadError';
-  }
-}
+export { ReadError };
 
-const DAMAGED =
-  'The workbook is damaged or incomplete (it may have been cut off while it was copied or downloaded). ' +
-  'Open it in your spreadsheet program, save it again as an .xlsx workbook and choose it again.';
+const DAMAGED = 'sheets.damaged';
 
-const tooManyRows = (sheet, rows) =>
-  new ReadError(
-    `The sheet “${sheet}” has ${formatNumber(rows)} rows below its header; an import takes at most ` +
-      `${formatNumber(MAX_ROWS)} rows a sheet. Split it into several files.`,
-  );
+const tooManyRows = (sheet, rows) => new ReadError('sheets.tooManyRows', { sheet, rows, max: MAX_ROWS });
 
 /** Refuses a file before reading it when it is larger than the import reads. */
 export function checkFileSize(file) {
-  if (file.size > MAX_FILE_BYTES) throw new ReadError(tooLargeMessage(file.size));
+  if (file.size > MAX_FILE_BYTES) throw tooLarge(file.size);
 }
 
 function isoDate(date) {
@@ -68,15 +63,10 @@ const wanted = (sheetNames, name) => !sheetNames || sheetNames.includes(name);
 async function checkXlsx(file) {
   const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
   if (head[0] === 0xd0 && head[1] === 0xcf && head[2] === 0x11 && head[3] === 0xe0) {
-    throw new ReadError(
-      'This workbook is protected with a password, or is an older .xls file. Save it as an .xlsx ' +
-        'workbook without a password and choose it again.',
-    );
+    throw new ReadError('sheets.passwordOrXls');
   }
   if (head[0] !== 0x50 || head[1] !== 0x4b) {
-    throw new ReadError(
-      'This file is not an .xlsx workbook. Save it from your spreadsheet program as an Excel workbook (.xlsx) or as CSV.',
-    );
+    throw new ReadError('sheets.notXlsx');
   }
   const { BlobReader, ZipReader } = await import('@zip.js/zip.js');
   const reader = new ZipReader(new BlobReader(file), { useWebWorkers: false });
@@ -89,21 +79,17 @@ async function checkXlsx(file) {
     await reader.close().catch(() => undefined);
   }
   if (entries.some((e) => e.encrypted)) {
-    throw new ReadError(
-      'This workbook is protected with a password. Save it without one and choose it again.',
-    );
+    throw new ReadError('sheets.password');
   }
   if (!entries.some((e) => e.filename === 'xl/workbook.xml')) {
-    throw new ReadError(
-      'This file is a zip archive but not an Excel workbook. Save it from your spreadsheet program as an Excel workbook (.xlsx).',
-    );
+    throw new ReadError('sheets.zipNotWorkbook');
   }
   const unpacked = entries.reduce((sum, e) => sum + (e.uncompressedSize ?? 0), 0);
   if (unpacked > MAX_UNPACKED_BYTES) {
-    throw new ReadError(
-      `This workbook unpacks to ${megabytes(unpacked)}; the import reads workbooks of at most ` +
-        `${megabytes(MAX_UNPACKED_BYTES)} unpacked. Delete the sheets the import does not need, or split it into several files.`,
-    );
+    throw new ReadError('sheets.unpacksTo', {
+      size: megabytes(unpacked),
+      max: megabytes(MAX_UNPACKED_BYTES),
+    });
   }
 }
 
@@ -149,9 +135,7 @@ async function readCsv(file, sheetName) {
     text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
   } catch {
     // Read another way, "Müller" would silently become "M�ller" and match no site.
-    throw new ReadError(
-      'This CSV file is not in UTF-8, so its letters cannot be read reliably. Save it as “CSV UTF-8” and choose it again.',
-    );
+    throw new ReadError('sheets.notUtf8');
   }
   const { default: Papa } = await import('papaparse');
   const parsed = Papa.parse(text, {
@@ -162,11 +146,9 @@ async function readCsv(file, sheetName) {
   });
   const broken = parsed.errors.find((e) => e.type === 'Quotes');
   if (broken) {
-    throw new ReadError(
-      `Row ${formatNumber((broken.row ?? 0) + 2)} of the CSV file opens a quoted cell that is never closed; correct it and choose the file again.`,
-    );
+    throw new ReadError('sheets.openQuote', { row: (broken.row ?? 0) + 2 });
   }
-  if (!parsed.meta.fields?.some((f) => f !== '')) throw new ReadError('The CSV file has no header row.');
+  if (!parsed.meta.fields?.some((f) => f !== '')) throw new ReadError('sheets.noHeader');
   const rows = trimEnd(
     parsed.data.map((row) =>
       Object.fromEntries(
@@ -188,5 +170,5 @@ export async function readWorkbookFile(file, { csvSheetName, sheetNames = null }
   checkFileSize(file);
   if (/\.csv$/i.test(file.name)) return readCsv(file, csvSheetName);
   if (/\.xlsx$/i.test(file.name)) return readXlsx(file, sheetNames);
-  throw new ReadError('Choose an .xlsx workbook or a .csv file.');
+  throw new ReadError('sheets.wrongType');
 }

@@ -2,7 +2,9 @@
 // service gives a definitive answer. One item per (person, form, site, year, period), sent in the
 // order they were first saved, each with an Idempotency-Key kept until that answer: a request cut
 // off before its answer is sent again with the same key, and values the service already stores
-// are neither rewritten nor recorded again in their history. Each answer is applied:
+// are neither rewritten nor recorded again in their history. The key sent is the item's key and a
+// digest of the body sent (requestKey): a retry whose body shrank (a value someone else changed
+// meanwhile held back) is another request for the service, not a 409 for a reused key. Each answer is applied:
 // stored → the draft of those values goes; refused (a lock, a permission, a rule) → kept, with the
 // service's issues, for the period screen to show beside the fields; a value someone else changed
 // meanwhile → not sent, kept for the person to choose. Files picked offline wait beside the item.
@@ -10,6 +12,7 @@ import { createStore, del, entries, get, set } from 'idb-keyval';
 import { ApiError, call, isOffline, session, uploadFile } from '../api.js';
 import { readDraft, writeDraft } from '../drafts.js';
 import { currentOwner } from './cache.js';
+import { offlineTexts } from './texts.js';
 
 let itemStore = null;
 let fileStore = null;
@@ -145,6 +148,18 @@ async function sendAll() {
   }
 }
 
+/**
+ * The Idempotency-Key of one send of `item` with `body`: the item's own key and the body's
+ * SHA-256. The same body sent again has the same key (a lost answer is replayed, nothing is stored
+ * twice); a changed body has another (the service refuses a key reused with another body, 409).
+ */
+export async function requestKey(item, body) {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${item.idempotencyKey}.${hex}`;
+}
+
 const plain = (stored) =>
   stored
     ? JSON.stringify([stored.value, stored.originalValue ?? null, stored.selectedUnitId ?? null])
@@ -183,7 +198,7 @@ async function send(item) {
     for (const value of item.values) {
       if (!isPendingFile(value.pendingFile) || !isPendingFile(value.value)) continue;
       const kept = await get(value.pendingFile, files());
-      if (!kept) throw new ApiError(400, { message: 'The file picked on this device is no longer there' });
+      if (!kept) throw new ApiError(400, { message: offlineTexts.fileGone });
       const file = new File([kept.blob], kept.name, { type: kept.type });
       value.value = await uploadFile(file, { entityId: kept.entityId, fieldName: kept.fieldName });
       await set(item.key, item, items());
@@ -206,9 +221,10 @@ async function send(item) {
       targets.push(item.targets[index]);
     });
     if (sending.length) {
+      const body = { formId: item.formId, siteId: item.siteId, year: item.year, values: sending };
       await call('POST', '/form-submissions', {
-        body: { formId: item.formId, siteId: item.siteId, year: item.year, values: sending },
-        headers: { 'idempotency-key': item.idempotencyKey },
+        body,
+        headers: { 'idempotency-key': await requestKey(item, body) },
       });
     }
     for (const marker of item.markers ?? []) {

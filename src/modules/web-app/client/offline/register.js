@@ -3,6 +3,6 @@
 export function registerServiceWorker() {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   navigator.serviceWorker.register('/app/sw.js', { scope: '/app' }).catch((error) => {
-    console.warn('The offline worker could not be installed', error?.message);
+    console.warn('sdcs: service worker not installed:', error?.message);
   });
 }

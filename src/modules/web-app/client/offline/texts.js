@@ -56,6 +56,9 @@ export const offlineTexts = {
   get aFile() {
     return t('offline.aFile');
   },
+  get fileGone() {
+    return t('offline.fileGone');
+  },
   fileWaits: (name) => t('offline.fileWaits', { name }),
   refusedWhole: (message) => t('offline.refusedWhole', { message }),
 };
