@@ -7,7 +7,7 @@ import type { CredentialResolver } from '../../http/auth.ts';
 import { supportedLocale } from '../../lib/locales.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
 import {
   activeMemberships,
@@ -114,7 +114,7 @@ export async function login(
   deps: LoginDeps,
   input: { email: string; password: string; organizationId?: string },
 ) {
-  const user = await database.system((tx) => usersRepository.findByEmail(tx, input.email));
+  const user = await database.system((tx) => users.findByEmail(tx, input.email));
   const account = user ? { email: user.email, passwordHash: user.password_hash } : undefined;
   // Checked (and counted) for an unknown e-mail too: as slow, and as limited, as a known one.
   const ok = await checkAccountPassword(deps, input.email, account, input.password);
@@ -171,6 +171,6 @@ export async function describeCaller(tx: Tx, caller: Caller) {
 
 /** Sets the caller's language (null: follow the browser); answers the caller as GET /me does. */
 export async function setCallerLocale(tx: Tx, caller: Caller, locale: string | null) {
-  await usersRepository.setLocale(tx, caller.userId, supportedLocale(locale));
+  await users.setLocale(tx, caller.userId, supportedLocale(locale));
   return describeCaller(tx, caller);
 }

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { unitsRepository } from '../units/index.ts';
+import { units as unitCatalog } from '../units/index.ts';
 import {
   type ItemFields,
   type ItemRow,
@@ -34,7 +34,7 @@ export async function exportDataset(tx: Tx, caller: Caller, id: string) {
   const dataset = await readableDataset(tx, caller, id, datasetNotFound);
   const rows = await items.listForDataset(tx, caller.organizationId, dataset);
   // Items name catalog units, or (in the organization's own datasets) its own units.
-  const units = new Map((await unitsRepository.list(tx, caller.organizationId)).map((u) => [u.id, u.symbol]));
+  const units = new Map((await unitCatalog.list(tx, caller.organizationId)).map((u) => [u.id, u.symbol]));
   const exported = rows.map((row) => {
     const symbol = row.input_unit_id === null ? null : units.get(row.input_unit_id);
     // Never write an item without its input unit: the import would read it as "per nothing".

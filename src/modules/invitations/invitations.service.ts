@@ -10,11 +10,11 @@ import {
   authorizeMemberSites,
   grantMessage,
   memberPolicy,
-  membersRepository as members,
+  members,
   requireRole,
   requireSites,
 } from '../members/index.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { invitationMail } from './invitations.mail.ts';
 import { invitationsRepository as repo } from './invitations.repository.ts';
 
@@ -74,7 +74,7 @@ export async function inviteMember(
         await repo.deleteOpen(tx, org, user.id);
         await members.setRole(tx, org, user.id, role);
       } else {
-        await members.insert(tx, org, { userId: user.id, role, status: 'pending' });
+        await members.add(tx, org, { userId: user.id, role, status: 'pending' });
       }
       await members.replaceSites(tx, org, user.id, siteIds);
       const invitation = await repo.insert(tx, org, {
@@ -87,9 +87,9 @@ export async function inviteMember(
       const { name: organizationName } = await repo.organizationName(tx, org);
       // The inviter's choice of language, else the one the invitee already chose; kept on an
       // account that has none yet.
-      const chosen = await usersRepository.locale(tx, user.id);
+      const chosen = await users.locale(tx, user.id);
       const locale = input.locale ?? chosen;
-      if (input.locale && !chosen) await usersRepository.setLocale(tx, user.id, input.locale);
+      if (input.locale && !chosen) await users.setLocale(tx, user.id, input.locale);
       await deps.mailer.send(
         invitationMail({
           to: email,

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import { badRequest, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
-import { formSitesRepository } from '../form-sites/index.ts';
+import { formSites } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
 import { numberRuleProblem, resolveTargets } from '../submissions/index.ts';
 import type { Draft } from './imports.pipeline.ts';
@@ -18,7 +18,7 @@ export async function createFormSites(
     (m) => m.formId,
     (m) => ({ siteId: m.siteId, year: m.year }),
   );
-  for (const [formId, pairs] of byForm) await formSitesRepository.activate(tx, organizationId, formId, pairs);
+  for (const [formId, pairs] of byForm) await formSites.activate(tx, organizationId, formId, pairs);
 }
 
 /**
