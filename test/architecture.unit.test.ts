@@ -268,10 +268,6 @@ const WALL_CLOCK: Record<string, string> = {
   'lib/data-dir-lock.ts': 'a wait deadline: elapsed time',
   'mail/outbox.ts': "the outbox file's name",
   'db/backup.ts': "the kept directory's name",
-  // Still to move onto the Clock (issue 45): token expiry and the API key's last use; the year a
-  // new dataset item starts in.
-  'auth/auth.service.ts': 'pending: token expiry and last use',
-  'datasets/dataset-items.rules.ts': "pending: a new item's year",
 };
 const readsWallClock = (source: string) => /\bDate\.now\(\)|\bnew Date\(\s*\)/.test(withoutComments(source));
 

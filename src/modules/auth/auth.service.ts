@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
@@ -21,8 +22,11 @@ import {
   touchApiKey,
 } from './auth.repository.ts';
 
-/** Resolves a bearer value (access token or API key) to the caller, or null if unknown. */
-export function credentialResolver(database: Database, config: Config): CredentialResolver {
+/**
+ * Resolves a bearer value (access token or API key) to the caller, or null if unknown; an API
+ * key's last use is written when the clock says the stored one is over a minute old.
+ */
+export function credentialResolver(database: Database, config: Config, clock: Clock): CredentialResolver {
   const toCaller = (row: CredentialRow, kind: 'token' | 'apikey'): Caller => ({
     userId: row.user_id,
     organizationId: row.organization_id,
@@ -35,7 +39,7 @@ export function credentialResolver(database: Database, config: Config): Credenti
   });
   const staleAfterMs = 60_000;
   const stale = (row: CredentialRow) =>
-    !row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > staleAfterMs;
+    !row.last_used_at || clock().getTime() - new Date(row.last_used_at).getTime() > staleAfterMs;
   return {
     lookup(bearer) {
       const hash = sha256Hex(bearer);
@@ -65,10 +69,16 @@ export function credentialResolver(database: Database, config: Config): Credenti
   };
 }
 
-/** Issues an access token for a member of an organization. */
-export async function issueAccessToken(tx: Tx, config: Config, organizationId: string, userId: string) {
+/** Issues an access token for a member of an organization, valid for the configured time from the clock's now. */
+export async function issueAccessToken(
+  tx: Tx,
+  config: Config,
+  clock: Clock,
+  organizationId: string,
+  userId: string,
+) {
   const accessToken = newAccessToken();
-  const expiresAt = new Date(Date.now() + config.tokenTtlSeconds * 1000);
+  const expiresAt = new Date(clock().getTime() + config.tokenTtlSeconds * 1000);
   await insertAccessToken(tx, { organizationId, userId, tokenHash: sha256Hex(accessToken), expiresAt });
   return { accessToken, expiresAt: iso(expiresAt) };
 }
@@ -80,7 +90,7 @@ export interface SignupInput {
   password: string;
 }
 
-export async function signup(database: Database, config: Config, input: SignupInput) {
+export async function signup(database: Database, config: Config, clock: Clock, input: SignupInput) {
   if (!config.allowSignup) throw forbidden('Sign-up is disabled on this server (SDCS_ALLOW_SIGNUP)');
   const passwordHash = await hashPassword(input.password);
   return database.system(async (tx) => {
@@ -91,7 +101,7 @@ export async function signup(database: Database, config: Config, input: SignupIn
       passwordHash,
       reuseExistingUser: false,
     });
-    const token = await issueAccessToken(tx, config, organization.id, user.id);
+    const token = await issueAccessToken(tx, config, clock, organization.id, user.id);
     return {
       organization: { id: organization.id, name: organization.name, createdAt: iso(organization.created_at) },
       user: { id: user.id, email: user.email, name: user.name },
@@ -131,7 +141,7 @@ export async function login(
           ])
         : unauthorized('This account has no active membership');
     }
-    const token = await issueAccessToken(tx, config, membership.organization_id, user.id);
+    const token = await issueAccessToken(tx, config, deps.clock, membership.organization_id, user.id);
     return {
       ...token,
       organizationId: membership.organization_id,

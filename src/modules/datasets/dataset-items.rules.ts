@@ -34,8 +34,8 @@ export async function usableUnits(tx: Tx, organizationId: string, dataset: Datas
 
 export type UnitIndex = Awaited<ReturnType<typeof usableUnits>>;
 
-/** The current calendar year (UTC): the year of items that do not name one. */
-export const currentYear = () => new Date().getUTCFullYear();
+/** The calendar year (UTC) of `now` (the injected clock's): the year of items that do not name one. */
+export const currentYear = (now: Date) => now.getUTCFullYear();
 
 /** Deep equality of JSON values (metadata comparisons on import). */
 export function sameJson(a: unknown, b: unknown): boolean {

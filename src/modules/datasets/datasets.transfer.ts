@@ -59,6 +59,7 @@ function readRow(
   cols: ImportColumns,
   units: UnitIndex,
   existing: Map<string, ItemRow>,
+  now: Date,
 ): { problems: string[]; fields?: ItemFields; match?: ItemRow } {
   if (cells.length !== cols.width) {
     return { problems: [`has ${cells.length} fields where the header has ${cols.width}`] };
@@ -73,7 +74,7 @@ function readRow(
   const value = parseNumber(cells[cols.value]!);
   if (value === null) problems.push(`value "${cells[cols.value]}" is not a number`);
 
-  let year = currentYear();
+  let year = currentYear(now);
   const yearText = cols.year === undefined ? '' : cells[cols.year]!.trim();
   if (yearText !== '') {
     year = /^\d+$/.test(yearText) ? Number(yearText) : Number.NaN;
@@ -149,7 +150,7 @@ function readRow(
  * with problems are skipped and reported as `Row N: …`; the rest is written with a few
  * multi-row statements, and each change lands in the items' history.
  */
-export async function importDataset(tx: Tx, caller: Caller, id: string, csvContent: string) {
+export async function importDataset(tx: Tx, caller: Caller, id: string, csvContent: string, now: Date) {
   const dataset = await writableDataset(tx, caller, id, datasetNotFound);
   const records = parseCsv(csvContent);
   const cols = readHeader(records[0]);
@@ -165,7 +166,7 @@ export async function importDataset(tx: Tx, caller: Caller, id: string, csvConte
   records.slice(1).forEach((cells, index) => {
     const n = index + 1;
     if (isBlankRecord(cells)) return;
-    const { problems, fields, match } = readRow(cells, cols, units, existing);
+    const { problems, fields, match } = readRow(cells, cols, units, existing, now);
     if (fields) {
       const first = rowOfSlot.get(slot(fields.key, fields.year));
       if (first !== undefined)

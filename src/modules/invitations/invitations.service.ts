@@ -186,7 +186,7 @@ export async function acceptInvitation(
       throw refuse('This invitation is no longer valid; ask for a new one');
     await repo.activateMembership(tx, org, found.user_id);
     if (passwordHash) await repo.setFirstCredentials(tx, found.user_id, input.name.trim(), passwordHash);
-    const token = await issueAccessToken(tx, config, org, found.user_id);
+    const token = await issueAccessToken(tx, config, passwords.clock, org, found.user_id);
     return {
       success: true,
       message: `Welcome to ${found.organization_name}`,
