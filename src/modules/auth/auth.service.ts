@@ -23,8 +23,9 @@ import {
 } from './auth.repository.ts';
 
 /**
- * Resolves a bearer value (access token or API key) to the caller, or null if unknown; an API
- * key's last use is written when the clock says the stored one is over a minute old.
+ * Resolves a bearer value (access token or API key) to the caller, or null if unknown. An API
+ * key's last use (the database's now()) is not written again while the clock says the stored one
+ * is under a minute old.
  */
 export function credentialResolver(database: Database, config: Config, clock: Clock): CredentialResolver {
   const toCaller = (row: CredentialRow, kind: 'token' | 'apikey'): Caller => ({
