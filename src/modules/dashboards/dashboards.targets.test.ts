@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/helpers/app.ts';
 import { byPeriod, type Point, useTargetWorld } from '../../../test/helpers/target-world.ts';
-import { linearPath } from './dashboards.periods.ts';
+import { linearPath } from '../targets/targets.periods.ts';
 
 /** Targets as glide paths, against figures computed by hand (the world: test/helpers/target-world.ts). */
 const t = useTestApp();

@@ -16,7 +16,6 @@ import {
   prepare,
   type SeriesGrouping,
 } from '../indicators/index.ts';
-import { type TargetEntry, targets as targetsOf } from '../targets/index.ts';
 import {
   containing,
   entryPeriodOf,
@@ -26,7 +25,9 @@ import {
   PER_YEAR,
   RANK,
   seriesPeriodLabel,
-} from './dashboards.periods.ts';
+} from './targets.periods.ts';
+import type { TargetEntry } from './targets.schemas.ts';
+import { readableTargets } from './targets.service.ts';
 
 /**
  * Targets beside a widget's series (`config.showTarget`).
@@ -184,7 +185,7 @@ export async function targetLines(
   // Only the entries the viewer may read (decision 167): a member limited to some sites gets no
   // line of another site's, nor of the whole organization's, target.
   const targets = await once(ctx, `targets|${series.indicatorId}`, () =>
-    targetsOf.readable(ctx.tx, ctx.viewer, series.indicatorId),
+    readableTargets(ctx.tx, ctx.viewer, series.indicatorId),
   );
   const lines: TargetLine[] = [];
   const issues: WidgetIssue[] = [];
