@@ -179,7 +179,7 @@ export async function buildApp({
   const metrics = registerMetrics(app, database, config.metricsToken, exportGateStats, () => heavy.stats());
   await registerOverloadProtection(app, config, metrics, load);
   const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};
-  registerAuth(app, credentialResolver(database, config), database, credentialRefusals);
+  registerAuth(app, credentialResolver(database, config, clock), database, credentialRefusals);
   refuseBusyUnderPressure(app, load, metrics);
   credentialRefusals.count = await registerRateLimits(app, {
     authAttemptsPerMinute: config.authAttemptsPerMinute,

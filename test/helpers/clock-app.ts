@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
 import type { MailMessage } from '../../src/mail/mailer.ts';
 import { openTestDatabase, type TestContext, testConfig } from './app.ts';
 
@@ -9,14 +10,14 @@ export interface ClockTestContext extends TestContext {
   sent: MailMessage[];
 }
 
-export function useClockTestApp(start: Date): ClockTestContext {
+export function useClockTestApp(start: Date, overrides: Partial<Config> = {}): ClockTestContext {
   const ctx = { now: start, sent: [] as MailMessage[] } as ClockTestContext;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const opened = await openTestDatabase();
     drop = opened.drop;
     ctx.database = opened.database;
-    ctx.config = testConfig();
+    ctx.config = testConfig(overrides);
     ctx.app = await buildApp({
       database: ctx.database,
       config: ctx.config,

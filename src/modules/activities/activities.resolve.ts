@@ -3,7 +3,7 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import { invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import { formsRepository } from '../forms/index.ts';
+import { forms } from '../forms/index.ts';
 
 export interface ActivityElement {
   formId: string;
@@ -27,12 +27,12 @@ export async function resolveActivityElement(
 ): Promise<ActivityElement> {
   // A write (markers) keeps the form from being deleted under it; a read (the listing) takes no lock.
   const lock = missing === 'invalid' ? 'share' : undefined;
-  const form = isUuid(formId) ? await formsRepository.find(tx, organizationId, formId, lock) : undefined;
+  const form = isUuid(formId) ? await forms.find(tx, organizationId, formId, lock) : undefined;
   if (!form) {
     if (missing === 'notFound') throw notFound('Form');
     throw invalidField('formId', 'formId is not a form of this organization');
   }
-  const elements = await formsRepository.elements(tx, organizationId, [form.id]);
+  const elements = await forms.elements(tx, organizationId, [form.id]);
   const element =
     elements.find((e) => e.key === key) ?? (await byDefinitionKey(tx, organizationId, elements, key));
   if (!element) {
@@ -45,7 +45,7 @@ export async function resolveActivityElement(
   return { formId: form.id, periodType: form.period_type, elementId: element.id, key };
 }
 
-type Element = Awaited<ReturnType<typeof formsRepository.elements>>[number];
+type Element = Awaited<ReturnType<typeof forms.elements>>[number];
 
 /**
  * The one ACTIVITY element whose definition has the key `key`: an element's key defaults to its
@@ -59,7 +59,7 @@ async function byDefinitionKey(
   key: string,
 ): Promise<Element | undefined> {
   const activities = elements.filter((e) => e.type === 'ACTIVITY' && e.activity_definition_id);
-  const definitions = await formsRepository.activityDefinitions(
+  const definitions = await forms.activityDefinitions(
     tx,
     organizationId,
     activities.map((e) => e.activity_definition_id!),

@@ -38,7 +38,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{
         response: { 201: SignupResponse, ...errors(400, 403, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(await signup(database, config, request.body)),
+    async (request, reply) => reply.code(201).send(await signup(database, config, clock, request.body)),
   );
 
   app.post(

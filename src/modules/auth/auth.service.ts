@@ -1,13 +1,14 @@
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { supportedLocale } from '../../lib/locales.ts';
 import { hashPassword, isAccessToken, newAccessToken, sha256Hex } from '../../lib/secrets.ts';
 import { createOrganizationWithOwner } from '../organizations/index.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { checkAccountPassword, type PasswordCheckDeps } from './account-password.ts';
 import {
   activeMemberships,
@@ -23,8 +24,12 @@ import {
 import { ssoRepository } from './sso.repository.ts';
 import { ssoOnlyRefusal } from './sso.settings.ts';
 
-/** Resolves a bearer value (access token or API key) to the caller, or null if unknown. */
-export function credentialResolver(database: Database, config: Config): CredentialResolver {
+/**
+ * Resolves a bearer value (access token or API key) to the caller, or null if unknown. An API
+ * key's last use (the database's now()) is not written again while the clock says the stored one
+ * is under a minute old.
+ */
+export function credentialResolver(database: Database, config: Config, clock: Clock): CredentialResolver {
   const toCaller = (row: CredentialRow, kind: 'token' | 'apikey'): Caller => ({
     userId: row.user_id,
     organizationId: row.organization_id,
@@ -37,7 +42,7 @@ export function credentialResolver(database: Database, config: Config): Credenti
   });
   const staleAfterMs = 60_000;
   const stale = (row: CredentialRow) =>
-    !row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > staleAfterMs;
+    !row.last_used_at || clock().getTime() - new Date(row.last_used_at).getTime() > staleAfterMs;
   return {
     lookup(bearer) {
       const hash = sha256Hex(bearer);
@@ -67,10 +72,16 @@ export function credentialResolver(database: Database, config: Config): Credenti
   };
 }
 
-/** Issues an access token for a member of an organization. */
-export async function issueAccessToken(tx: Tx, config: Config, organizationId: string, userId: string) {
+/** Issues an access token for a member of an organization, valid for the configured time from the clock's now. */
+export async function issueAccessToken(
+  tx: Tx,
+  config: Config,
+  clock: Clock,
+  organizationId: string,
+  userId: string,
+) {
   const accessToken = newAccessToken();
-  const expiresAt = new Date(Date.now() + config.tokenTtlSeconds * 1000);
+  const expiresAt = new Date(clock().getTime() + config.tokenTtlSeconds * 1000);
   await insertAccessToken(tx, { organizationId, userId, tokenHash: sha256Hex(accessToken), expiresAt });
   return { accessToken, expiresAt: iso(expiresAt) };
 }
@@ -82,7 +93,7 @@ export interface SignupInput {
   password: string;
 }
 
-export async function signup(database: Database, config: Config, input: SignupInput) {
+export async function signup(database: Database, config: Config, clock: Clock, input: SignupInput) {
   if (!config.allowSignup) throw forbidden('Sign-up is disabled on this server (SDCS_ALLOW_SIGNUP)');
   const passwordHash = await hashPassword(input.password);
   return database.system(async (tx) => {
@@ -93,7 +104,7 @@ export async function signup(database: Database, config: Config, input: SignupIn
       passwordHash,
       reuseExistingUser: false,
     });
-    const token = await issueAccessToken(tx, config, organization.id, user.id);
+    const token = await issueAccessToken(tx, config, clock, organization.id, user.id);
     return {
       organization: { id: organization.id, name: organization.name, createdAt: iso(organization.created_at) },
       user: { id: user.id, email: user.email, name: user.name },
@@ -116,7 +127,7 @@ export async function login(
   deps: LoginDeps,
   input: { email: string; password: string; organizationId?: string },
 ) {
-  const user = await database.system((tx) => usersRepository.findByEmail(tx, input.email));
+  const user = await database.system((tx) => users.findByEmail(tx, input.email));
   const account = user ? { email: user.email, passwordHash: user.password_hash } : undefined;
   // Checked (and counted) for an unknown e-mail too: as slow, and as limited, as a known one.
   const ok = await checkAccountPassword(deps, input.email, account, input.password);
@@ -144,7 +155,7 @@ export async function login(
           ])
         : unauthorized('This account has no active membership');
     }
-    const token = await issueAccessToken(tx, config, membership.organization_id, user.id);
+    const token = await issueAccessToken(tx, config, deps.clock, membership.organization_id, user.id);
     return {
       ...token,
       organizationId: membership.organization_id,
@@ -184,6 +195,6 @@ export async function describeCaller(tx: Tx, caller: Caller) {
 
 /** Sets the caller's language (null: follow the browser); answers the caller as GET /me does. */
 export async function setCallerLocale(tx: Tx, caller: Caller, locale: string | null) {
-  await usersRepository.setLocale(tx, caller.userId, supportedLocale(locale));
+  await users.setLocale(tx, caller.userId, supportedLocale(locale));
   return describeCaller(tx, caller);
 }

@@ -6,8 +6,8 @@ import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { forms } from '../forms/index.ts';
+import { sites } from '../sites/index.ts';
 import { completenessSource, keptTotals } from './completeness.kept.ts';
 import { reminderMail } from './completeness.mail.ts';
 import { dueAt, LAST_PERIOD } from './completeness.periods.ts';
@@ -44,8 +44,8 @@ function listItems(values: (string | number)[] | undefined, name: string): strin
   return [...new Set(items)];
 }
 
-type FormRow = NonNullable<Awaited<ReturnType<typeof formsRepository.find>>>;
-type ElementRow = Awaited<ReturnType<typeof formsRepository.elements>>[number];
+type FormRow = NonNullable<Awaited<ReturnType<typeof forms.find>>>;
+type ElementRow = Awaited<ReturnType<typeof forms.elements>>[number];
 
 /** The expected elements of a form: its required ones, or every element when none is required. */
 function expectedElements(elements: ElementRow[]): ElementRow[] {
@@ -59,7 +59,7 @@ async function checkSites(tx: Tx, caller: Caller, siteIds: string[] | null, fiel
   const ids = siteIds.map((s) => s.toLowerCase());
   const malformed = ids.find((id) => !isUuid(id));
   if (malformed) throw invalidField(field, `${field}: "${malformed}" is not a site id (UUID)`);
-  const known = await sitesRepository.existingIds(tx, caller.organizationId, ids);
+  const known = await sites.existing(tx, caller.organizationId, ids);
   const unknown = ids.find((id) => !known.has(id));
   if (unknown) throw invalidField(field, `${field}: ${unknown} is not a site of this organization`);
   const scope = await siteScope(tx, caller);
@@ -121,7 +121,7 @@ export async function getCompleteness(
   now: Date,
 ): Promise<CompletenessReport> {
   const org = caller.organizationId;
-  const form = isUuid(query.formId) ? await formsRepository.find(tx, org, query.formId) : undefined;
+  const form = isUuid(query.formId) ? await forms.find(tx, org, query.formId) : undefined;
   if (!form) throw notFound('Form');
   const last = LAST_PERIOD[form.period_type];
   const periodUnits =
@@ -133,7 +133,7 @@ export async function getCompleteness(
     }) ?? Array.from({ length: last }, (_, i) => i + 1);
   periodUnits.sort((a, b) => a - b);
   const siteIds = await checkSites(tx, caller, listItems(query.siteIds, 'siteIds'), 'siteIds');
-  const expected = expectedElements(await formsRepository.elements(tx, org, [form.id]));
+  const expected = expectedElements(await forms.elements(tx, org, [form.id]));
   const q = await scopeOf(tx, caller, form, expected, { year: query.year, periodUnits, siteIds, now });
   const page = pageOf(query);
   const cells = await repo.page(tx, org, q, page);
@@ -197,12 +197,12 @@ export async function sendReminders(
   deps: { mailer: Mailer; now: Date; publicUrl?: string },
 ): Promise<RemindersResult> {
   const org = caller.organizationId;
-  const form = await formsRepository.find(tx, org, body.formId);
+  const form = await forms.find(tx, org, body.formId);
   if (!form) throw invalidField('formId', 'formId is not a form of this organization');
   const last = LAST_PERIOD[form.period_type];
   if (body.periodUnit > last) throw invalidField('periodUnit', `periodUnit must be 1..${last} for this form`);
   const siteIds = await checkSites(tx, caller, body.siteIds ?? null, 'siteIds');
-  const expected = expectedElements(await formsRepository.elements(tx, org, [form.id]));
+  const expected = expectedElements(await forms.elements(tx, org, [form.id]));
   const q = await scopeOf(tx, caller, form, expected, {
     year: body.year,
     periodUnits: [body.periodUnit],

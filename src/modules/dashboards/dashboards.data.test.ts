@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
 import { createSite } from '../../../test/helpers/factories.ts';
 import { createIndicatorWorld, el, type IndicatorWorld } from '../../../test/helpers/indicator-world.ts';
-import { seriesPeriodLabel } from './dashboards.periods.ts';
+import { seriesPeriodLabel } from '../targets/targets.periods.ts';
 
 /**
  * Values of the indicator world (test/helpers/indicator-world.ts), electricity in kWh, 2025:

@@ -14,10 +14,9 @@ import {
   type SeriesGrouping,
   type SeriesResult,
 } from '../indicators/index.ts';
-import { seriesPeriodLabel } from './dashboards.periods.ts';
+import { seriesPeriodLabel, type TargetContext, targets } from '../targets/index.ts';
 import { dashboardsRepository as repo } from './dashboards.repository.ts';
 import { DashboardSiteTree, sitesFor } from './dashboards.sites.ts';
-import { type TargetContext, targetLines } from './dashboards.targets.ts';
 
 export interface Period {
   fromYear: number;
@@ -117,8 +116,8 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
   for (const r of results) {
     const site = r.siteId ? ctx.tree.byId.get(r.siteId) : undefined;
     const name = ctx.names.get(r.indicatorId) ?? r.indicatorId;
-    const targets = widget.config.showTarget
-      ? await targetLines(ctx.targets, {
+    const drawn = widget.config.showTarget
+      ? await targets.linesFor(ctx.targets, {
           indicatorId: r.indicatorId,
           indicatorName: name,
           grouping,
@@ -130,7 +129,7 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
           unit: r.total.displayUnit,
         })
       : { lines: [], issues: [] };
-    issues.push(...targets.issues);
+    issues.push(...drawn.issues);
     series.push({
       indicatorId: r.indicatorId,
       name,
@@ -141,7 +140,7 @@ async function widgetData(ctx: Context, widget: Widget): Promise<WidgetData> {
         grouping === 'TOTAL'
           ? []
           : r.points.map((p) => point(p.period, seriesPeriodLabel(p.period), p.value, decimals)),
-      targets: targets.lines,
+      targets: drawn.lines,
       issues: r.total.issues.map((i) => ({ type: i.type, message: i.message })),
     });
   }

@@ -5,7 +5,7 @@ import { authorize, badRequest, type Issue, notFound } from '../../domain/errors
 import { isUuid } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/secrets.ts';
 import { siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { sites } from '../sites/index.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { presentDashboard, presentWidget } from './dashboards.present.ts';
@@ -53,7 +53,7 @@ async function checkFilter(tx: Tx, caller: Caller, filter: GlobalFilter, issues:
   if (filter.startDate && filter.endDate && filter.startDate > filter.endDate)
     issue('globalFilter.endDate', 'is before startDate');
   const ids = filter.siteIds ?? [];
-  const existing = await sitesRepository.existingIds(tx, caller.organizationId, ids);
+  const existing = await sites.existing(tx, caller.organizationId, ids);
   ids.forEach((id, i) => {
     if (!existing.has(id)) issue(`globalFilter.siteIds.${i}`, 'is not a site of this organization');
   });

@@ -34,7 +34,7 @@ export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DatasetItem, ...errors(400, 401, 403) },
       },
     },
-    (request) => request.tenant((tx, caller) => createItem(tx, caller, request.body)),
+    (request) => request.tenant((tx, caller) => createItem(tx, caller, request.body, app.clock())),
   );
 
   app.get(

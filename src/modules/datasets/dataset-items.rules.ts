@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { unitsRepository } from '../units/index.ts';
+import { units } from '../units/index.ts';
 import type { DatasetOwnership } from './datasets.policy.ts';
 
 // Printable text without surrounding spaces: a key is looked up by exact match.
@@ -24,7 +24,7 @@ export interface UsableUnit {
  * other organizations cannot see the owner's units.
  */
 export async function usableUnits(tx: Tx, organizationId: string, dataset: DatasetOwnership) {
-  const rows = await unitsRepository.list(tx, organizationId);
+  const rows = await units.list(tx, organizationId);
   const usable = rows.filter((u) => u.organization_id === null || !dataset.is_common);
   return {
     byId: new Map<string, UsableUnit>(usable.map((u) => [u.id, u])),
@@ -34,8 +34,8 @@ export async function usableUnits(tx: Tx, organizationId: string, dataset: Datas
 
 export type UnitIndex = Awaited<ReturnType<typeof usableUnits>>;
 
-/** The current calendar year (UTC): the year of items that do not name one. */
-export const currentYear = () => new Date().getUTCFullYear();
+/** The calendar year (UTC) of `now` (the injected clock's): the year of items that do not name one. */
+export const currentYear = (now: Date) => now.getUTCFullYear();
 
 /** Deep equality of JSON values (metadata comparisons on import). */
 export function sameJson(a: unknown, b: unknown): boolean {

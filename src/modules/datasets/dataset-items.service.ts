@@ -95,7 +95,12 @@ function change(
   };
 }
 
-export async function createItem(tx: Tx, caller: Caller, input: ItemInput & { datasetId: string }) {
+export async function createItem(
+  tx: Tx,
+  caller: Caller,
+  input: ItemInput & { datasetId: string },
+  now: Date,
+) {
   const dataset = await writableDataset(tx, caller, input.datasetId, () =>
     invalidField('datasetId', 'datasetId does not name a dataset of this organization'),
   );
@@ -104,7 +109,7 @@ export async function createItem(tx: Tx, caller: Caller, input: ItemInput & { da
     key: '',
     value: 0,
     unit: null,
-    year: currentYear(),
+    year: currentYear(now),
     description: null,
     link: null,
     metadata: {},

@@ -158,6 +158,8 @@ export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
       },
     },
     (request) =>
-      request.tenant((tx, caller) => importDataset(tx, caller, request.params.id, request.body.csvContent)),
+      request.tenant((tx, caller) =>
+        importDataset(tx, caller, request.params.id, request.body.csvContent, app.clock()),
+      ),
   );
 };

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { notFound } from '../../domain/errors.ts';
-import { unitsRepository } from '../units/index.ts';
+import { units as unitCatalog } from '../units/index.ts';
 import {
   type ItemFields,
   type ItemRow,
@@ -34,7 +34,7 @@ export async function exportDataset(tx: Tx, caller: Caller, id: string) {
   const dataset = await readableDataset(tx, caller, id, datasetNotFound);
   const rows = await items.listForDataset(tx, caller.organizationId, dataset);
   // Items name catalog units, or (in the organization's own datasets) its own units.
-  const units = new Map((await unitsRepository.list(tx, caller.organizationId)).map((u) => [u.id, u.symbol]));
+  const units = new Map((await unitCatalog.list(tx, caller.organizationId)).map((u) => [u.id, u.symbol]));
   const exported = rows.map((row) => {
     const symbol = row.input_unit_id === null ? null : units.get(row.input_unit_id);
     // Never write an item without its input unit: the import would read it as "per nothing".
@@ -59,6 +59,7 @@ function readRow(
   cols: ImportColumns,
   units: UnitIndex,
   existing: Map<string, ItemRow>,
+  now: Date,
 ): { problems: string[]; fields?: ItemFields; match?: ItemRow } {
   if (cells.length !== cols.width) {
     return { problems: [`has ${cells.length} fields where the header has ${cols.width}`] };
@@ -73,7 +74,7 @@ function readRow(
   const value = parseNumber(cells[cols.value]!);
   if (value === null) problems.push(`value "${cells[cols.value]}" is not a number`);
 
-  let year = currentYear();
+  let year = currentYear(now);
   const yearText = cols.year === undefined ? '' : cells[cols.year]!.trim();
   if (yearText !== '') {
     year = /^\d+$/.test(yearText) ? Number(yearText) : Number.NaN;
@@ -149,7 +150,7 @@ function readRow(
  * with problems are skipped and reported as `Row N: …`; the rest is written with a few
  * multi-row statements, and each change lands in the items' history.
  */
-export async function importDataset(tx: Tx, caller: Caller, id: string, csvContent: string) {
+export async function importDataset(tx: Tx, caller: Caller, id: string, csvContent: string, now: Date) {
   const dataset = await writableDataset(tx, caller, id, datasetNotFound);
   const records = parseCsv(csvContent);
   const cols = readHeader(records[0]);
@@ -165,7 +166,7 @@ export async function importDataset(tx: Tx, caller: Caller, id: string, csvConte
   records.slice(1).forEach((cells, index) => {
     const n = index + 1;
     if (isBlankRecord(cells)) return;
-    const { problems, fields, match } = readRow(cells, cols, units, existing);
+    const { problems, fields, match } = readRow(cells, cols, units, existing, now);
     if (fields) {
       const first = rowOfSlot.get(slot(fields.key, fields.year));
       if (first !== undefined)

@@ -4,8 +4,8 @@ import { authorize, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { forms } from '../forms/index.ts';
+import { sites } from '../sites/index.ts';
 import { presentLock } from './form-locks.present.ts';
 import { formLocksRepository as repo } from './form-locks.repository.ts';
 import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
@@ -16,7 +16,7 @@ import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
  */
 export async function createLocks(tx: Tx, caller: Caller, body: LockBody): Promise<FormLock[]> {
   const org = caller.organizationId;
-  const form = await formsRepository.find(tx, org, body.formId);
+  const form = await forms.find(tx, org, body.formId);
   if (!form) throw invalidField('formId', 'formId is not a form of this organization');
   const periodUnit = body.periodUnit ?? null;
   const last = LAST_PERIOD[form.period_type];
@@ -26,7 +26,7 @@ export async function createLocks(tx: Tx, caller: Caller, body: LockBody): Promi
   let siteIds: (string | null)[];
   if (body.siteIds) {
     const ids = [...new Set(body.siteIds.map((s) => s.toLowerCase()))];
-    const known = await sitesRepository.existingIds(tx, org, ids);
+    const known = await sites.existing(tx, org, ids);
     const unknown = ids.find((id) => !known.has(id));
     if (unknown) throw invalidField('siteIds', `siteIds: ${unknown} is not a site of this organization`);
     const scope = await siteScope(tx, caller);
@@ -70,7 +70,7 @@ export async function deleteLock(tx: Tx, caller: Caller, id: string): Promise<Fo
 /** The locks of a form: organization-wide ones and those of sites the caller can read. */
 export async function listLocks(tx: Tx, caller: Caller, query: LocksQuery): Promise<FormLock[]> {
   const org = caller.organizationId;
-  const form = isUuid(query.formId) ? await formsRepository.find(tx, org, query.formId) : undefined;
+  const form = isUuid(query.formId) ? await forms.find(tx, org, query.formId) : undefined;
   if (!form) throw invalidField('formId', 'formId is not a form of this organization');
   const scope = await siteScope(tx, caller);
   const rows = await repo.list(tx, org, form.id, query.includeUnlocked ?? false);

@@ -4,8 +4,8 @@ import { authorize, badRequest, type Issue, invalidField, notFound } from '../..
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { lockedSlots } from '../form-locks/index.ts';
-import { formsRepository } from '../forms/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { forms } from '../forms/index.ts';
+import { sites } from '../sites/index.ts';
 import { formSitesRepository as repo } from './form-sites.repository.ts';
 import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 
@@ -19,12 +19,12 @@ import type { FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBody): Promise<void> {
   const org = caller.organizationId;
   // Locking the form serializes concurrent changes of its sites.
-  const form = isUuid(body.formId) ? await formsRepository.find(tx, org, body.formId, 'update') : undefined;
+  const form = isUuid(body.formId) ? await forms.find(tx, org, body.formId, 'update') : undefined;
   if (!form) throw notFound('Form');
 
   const siteIds = [...new Set(body.siteIds)];
   const years = [...new Set(body.years)];
-  const known = await sitesRepository.existingIds(tx, org, siteIds.filter(isUuid));
+  const known = await sites.existing(tx, org, siteIds.filter(isUuid));
   const issues: Issue[] = [];
   body.siteIds.forEach((id, i) => {
     if (!known.has(id))
@@ -62,10 +62,10 @@ export async function setFormSites(tx: Tx, caller: Caller, body: SetFormSitesBod
 /** Active triples on the sites the caller may read. */
 export async function listFormSites(tx: Tx, caller: Caller, query: FormSitesQuery) {
   const org = caller.organizationId;
-  if (query.formId && !(await formsRepository.find(tx, org, query.formId))) {
+  if (query.formId && !(await forms.find(tx, org, query.formId))) {
     throw invalidField('formId', 'formId is not a form of this organization');
   }
-  if (query.siteId && (await sitesRepository.existingIds(tx, org, [query.siteId])).size === 0) {
+  if (query.siteId && (await sites.existing(tx, org, [query.siteId])).size === 0) {
     throw invalidField('siteId', 'siteId is not a site of this organization');
   }
   const rows = await repo.list(tx, org, await siteScope(tx, caller), query);

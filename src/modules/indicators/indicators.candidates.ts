@@ -2,12 +2,12 @@ import type { Tx } from '../../db/client.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { describeDimension } from '../units/index.ts';
+import { multipliedPairs } from './indicators.expression-issues.ts';
 import {
   dimensionProblems,
   findElement,
   itemRef,
   leafUnits,
-  multipliedPairs,
   type References,
   unitOfSymbol,
 } from './indicators.references.ts';

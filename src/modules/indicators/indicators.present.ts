@@ -2,14 +2,8 @@ import { iso } from '../../domain/time.ts';
 import type { Evaluation, ResultIssue } from '../../expressions/evaluate.ts';
 import { convertValue } from '../units/index.ts';
 import type { Explain } from './indicators.explain-schema.ts';
-import {
-  dimensionProblems,
-  findItem,
-  listIssues,
-  NO_ISSUE_FIELDS,
-  type References,
-  unknownUnitParts,
-} from './indicators.references.ts';
+import { listIssues, NO_ISSUE_FIELDS } from './indicators.expression-issues.ts';
+import { dimensionProblems, findItem, type References, unknownUnitParts } from './indicators.references.ts';
 import type { indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CurrentValue, ExpressionPart, Indicator, WidgetUsage } from './indicators.schemas.ts';
 

@@ -5,13 +5,9 @@ import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { coversOrganization } from '../access/index.ts';
 import { candidateIssues, templateCandidates } from './indicators.candidates.ts';
+import { checkExpression } from './indicators.expression-issues.ts';
 import { type IndicatorRow, partsOf, presentIndicator } from './indicators.present.ts';
-import {
-  checkExpression,
-  dimensionProblems,
-  loadReferences,
-  usedIndicators,
-} from './indicators.references.ts';
+import { dimensionProblems, loadReferences, usedIndicators } from './indicators.references.ts';
 import { type IndicatorFields, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { CreateIndicatorBody, Indicator, UpdateIndicatorBody } from './indicators.schemas.ts';
 import { isTemplate, templateProblem } from './indicators.sites.ts';

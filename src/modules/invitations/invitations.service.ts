@@ -15,11 +15,11 @@ import {
   authorizeMemberSites,
   grantMessage,
   memberPolicy,
-  membersRepository as members,
+  members,
   requireRole,
   requireSites,
 } from '../members/index.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { invitationMail } from './invitations.mail.ts';
 import { invitationsRepository as repo } from './invitations.repository.ts';
 
@@ -79,7 +79,7 @@ export async function inviteMember(
         await repo.deleteOpen(tx, org, user.id);
         await members.setRole(tx, org, user.id, role);
       } else {
-        await members.insert(tx, org, { userId: user.id, role, status: 'pending' });
+        await members.add(tx, org, { userId: user.id, role, status: 'pending' });
       }
       await members.replaceSites(tx, org, user.id, siteIds);
       const invitation = await repo.insert(tx, org, {
@@ -92,9 +92,9 @@ export async function inviteMember(
       const { name: organizationName } = await repo.organizationName(tx, org);
       // The inviter's choice of language, else the one the invitee already chose; kept on an
       // account that has none yet.
-      const chosen = await usersRepository.locale(tx, user.id);
+      const chosen = await users.locale(tx, user.id);
       const locale = input.locale ?? chosen;
-      if (input.locale && !chosen) await usersRepository.setLocale(tx, user.id, input.locale);
+      if (input.locale && !chosen) await users.setLocale(tx, user.id, input.locale);
       await deps.mailer.send(
         invitationMail({
           to: email,
@@ -195,7 +195,7 @@ export async function acceptInvitation(
       throw refuse('This invitation is no longer valid; ask for a new one');
     await repo.activateMembership(tx, org, found.user_id);
     if (passwordHash) await repo.setFirstCredentials(tx, found.user_id, input.name.trim(), passwordHash);
-    const token = await issueAccessToken(tx, config, org, found.user_id);
+    const token = await issueAccessToken(tx, config, passwords.clock, org, found.user_id);
     return {
       success: true,
       message: `Welcome to ${found.organization_name}`,

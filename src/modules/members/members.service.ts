@@ -4,7 +4,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { coversOrganization, siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { sites } from '../sites/index.ts';
 import { memberPolicy, parseRole } from './members.policy.ts';
 import { presentMember } from './members.present.ts';
 import { membersRepository as repo } from './members.repository.ts';
@@ -21,7 +21,7 @@ export function requireRole(value: string, field: string): Role {
 /** Site ids from a request field, deduplicated; a 400 names each one that is not a site of the organization. */
 export async function requireSites(tx: Tx, organizationId: string, ids: string[], field: string) {
   const unique = [...new Set(ids)];
-  const known = await sitesRepository.existingIds(tx, organizationId, unique.filter(isUuid));
+  const known = await sites.existing(tx, organizationId, unique.filter(isUuid));
   const issues: Issue[] = [];
   ids.forEach((id, index) => {
     if (!known.has(id))

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { hashPassword, newApiKey, randomBase62, sha256Hex } from '../../lib/secrets.ts';
-import { apiKeysRepository } from '../apikeys/index.ts';
-import { usersRepository } from '../users/index.ts';
+import { apiKeys } from '../apikeys/index.ts';
+import { users } from '../users/index.ts';
 import { countOrganizations, createOrganizationWithOwner } from './organizations.service.ts';
 
 export const BOOTSTRAP_EMAIL = 'owner@example.com';
@@ -21,7 +21,7 @@ export async function createOrganizationWithKey(
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return database.system(async (tx) => {
     if (input.onlyIfEmpty && (await countOrganizations(tx)) > 0) return null;
-    const existing = await usersRepository.findByEmail(tx, input.email);
+    const existing = await users.findByEmail(tx, input.email);
     // A password is given to a new owner, or to an existing user who had none; never replaced.
     const passwordSet = passwordHash !== null && !existing?.password_hash;
     const { organization, user } = await createOrganizationWithOwner(tx, {
@@ -32,7 +32,7 @@ export async function createOrganizationWithKey(
       reuseExistingUser: true,
     });
     const apiKey = newApiKey();
-    await apiKeysRepository.insert(tx, organization.id, {
+    await apiKeys.create(tx, organization.id, {
       userId: user.id,
       name: 'Created at set-up',
       keyHash: sha256Hex(apiKey),

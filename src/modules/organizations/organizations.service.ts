@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { conflict, invalidField, notFound } from '../../domain/errors.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { presentOrganization } from './organizations.present.ts';
 import { organizationsRepository as repo } from './organizations.repository.ts';
 
@@ -19,12 +19,12 @@ export interface NewOrganization {
 /** Creates an organization and its first owner (system transaction: no tenant yet). */
 export async function createOrganizationWithOwner(tx: Tx, input: NewOrganization) {
   const organization = await repo.insert(tx, input.organizationName);
-  let user = await usersRepository.findByEmail(tx, input.email);
+  let user = await users.findByEmail(tx, input.email);
   if (user && !input.reuseExistingUser) throw conflict('An account with this e-mail address already exists');
   if (!user) {
-    user = await usersRepository.insert(tx, input);
+    user = await users.create(tx, input);
   } else if (input.passwordHash && !user.password_hash) {
-    await usersRepository.setPasswordHash(tx, user.id, input.passwordHash);
+    await users.setPasswordHash(tx, user.id, input.passwordHash);
   }
   await repo.addOwner(tx, organization.id, user.id);
   return { organization, user };

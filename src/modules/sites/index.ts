@@ -1,4 +1,11 @@
 /** The sites module's front door: what other modules (and the composition root) may use. */
-export { sitesRepository } from './sites.repository.ts';
+import { sitesRepository } from './sites.repository.ts';
+
 export { sitesRoutes } from './sites.routes.ts';
 export { SiteTree, siteTree, siteTreeCache } from './sites.tree.ts';
+
+/** What other modules may ask of sites. */
+export const sites = {
+  /** The ids among `ids` that are sites of the organization (non-UUIDs never are). */
+  existing: sitesRepository.existingIds,
+};

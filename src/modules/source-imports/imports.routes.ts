@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { Config } from '../../config.ts';
 import { callerOf } from '../../http/auth.ts';
 import { bodyFingerprint, registerOffLoopJsonBody } from '../../http/heavy-body.ts';
-import { tenantRun } from '../../http/request-scope.ts';
+import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
 import { bodyValidatedElsewhere } from '../../http/validation.ts';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
@@ -52,9 +52,10 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{
           response: { 200: ImportResult, ...errors(400, 401, 403, 409, 413) },
         },
       },
-      (request) =>
+      (request, reply) =>
         runImport(tenantRun(request), callerOf(request), request.headers['idempotency-key'], request.body, {
           fingerprint: bodyFingerprint(request),
+          signal: clientGone(request, reply),
           pipeline,
           limits,
           log: (e) => request.log.error({ err: e }, 'source import failed while writing'),

@@ -67,6 +67,8 @@ interface ImportDeps {
   log: (error: unknown) => void;
   /** The body's canonical hash when its parser computed it already (off the loop, decision 0177). */
   fingerprint?: string | undefined;
+  /** Aborted when the client goes away: the calculations stop and nothing is written. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function runImport(
   const org = caller.organizationId;
   // The body's hash, with turns of the loop (decision 0165): the same as `canonicalHash(body)`.
   const fingerprint = deps.fingerprint ?? (await canonicalHashCooperative(body));
-  const signal = new AbortController().signal;
+  const signal = deps.signal ?? new AbortController().signal;
   // One calculation session for the import: the rows are calculated once, to report their issues,
   // and the write reuses those results (one prepared runtime per definition).
   const calc = new CalcSession(org, run, signal, deps.limits);
@@ -149,7 +151,7 @@ async function importRows(
   if (status === 'completed' && analysis.drafts.length > 0) {
     await repo.setStatus(tx, org, runId, 'processing');
     try {
-      const written = await write(tx, caller, analysis, deps, runId);
+      const written = await write(tx, caller, analysis, deps, runId, body.sheets);
       // The claim is written: this attempt is undone before the calculations run again.
       if ('compute' in written) throw new ComputeFirst(written.compute);
       writes = written.done;
@@ -202,12 +204,19 @@ async function write(
   analysis: Analysis,
   deps: ImportDeps & { sessions: ValuesSessions },
   runId: string,
+  sheets: ImportBody['sheets'],
 ): Promise<AttemptOutcome<{ formValues: number; activities: number }>> {
   const org = caller.organizationId;
   return repo.inSavepoint<AttemptOutcome<{ formValues: number; activities: number }>>(tx, async () => {
     await createFormSites(tx, org, analysis.readiness.missingFormSites);
     // Each value's run and rows (for the exports) are written with it.
-    const { batch, formValues, activities } = await batchOf(tx, org, analysis.drafts, runId);
+    const { batch, formValues, activities } = await batchOf(
+      tx,
+      org,
+      analysis.drafts,
+      runId,
+      sheets.map((s) => s.name),
+    );
     const stored = await storeBatch(tx, deps.pipeline, caller, batch, deps.sessions, {
       answer: false,
       checked: true,

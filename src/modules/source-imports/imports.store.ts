@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import { badRequest, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
-import { formSitesRepository } from '../form-sites/index.ts';
+import { formSites } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
 import { numberRuleProblem, resolveTargets } from '../submissions/index.ts';
 import type { Draft } from './imports.pipeline.ts';
@@ -18,20 +18,23 @@ export async function createFormSites(
     (m) => m.formId,
     (m) => ({ siteId: m.siteId, year: m.year }),
   );
-  for (const [formId, pairs] of byForm) await formSitesRepository.activate(tx, organizationId, formId, pairs);
+  for (const [formId, pairs] of byForm) await formSites.activate(tx, organizationId, formId, pairs);
 }
 
 /**
  * The values pipeline's batch of the drafts: one entry per (form, site, year), its targets
  * resolved in one statement (after `createFormSites`), each draft's value as checked when its row
  * was (no second check); the activities of one element and period form that period's list.
- * Each planned value names the run `runId` and the rows it was made from (its `source`).
+ * Each planned value names the run `runId` and the rows it was made from (its `source`); a value
+ * refused here is a 400 naming its first row in the request (`sheets.S.rows.R`, `sheetNames` being
+ * the request's sheets in order).
  */
 export async function batchOf(
   tx: Tx,
   organizationId: string,
   drafts: Draft[],
   runId: string,
+  sheetNames: readonly string[],
 ): Promise<{ batch: ResolvedBatch; formValues: number; activities: number }> {
   const groups = groupBy(drafts, (d) => `${d.form.id}|${d.site.id}|${d.year}`);
   const firsts = [...groups.values()].map((g) => g[0]!);
@@ -44,6 +47,8 @@ export async function batchOf(
   let activities = 0;
   const entries: ResolvedEntry[] = [];
   const turns = new Turns();
+  const rowPath = ({ sheet, rowIndex }: { sheet: string; rowIndex: number }) =>
+    `sheets.${sheetNames.indexOf(sheet)}.rows.${rowIndex}`;
   for (const [n, group] of [...groups.values()].entries()) {
     // A turn of the loop between (form, site, year) groups when due (decision 0165).
     if (turns.due()) await turns.give();
@@ -59,7 +64,7 @@ export async function batchOf(
         if (typeof value === 'number' && !Number.isFinite(value)) {
           throw badRequest('Invalid values', [
             {
-              path: `values.${index}.value`,
+              path: rowPath(d.rows[0]!),
               message: `${d.element.key}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to more than a number can hold`,
             },
           ]);
@@ -72,7 +77,7 @@ export async function batchOf(
         if (broken) {
           throw badRequest('Invalid values', [
             {
-              path: `values.${index}.value`,
+              path: rowPath(d.rows[0]!),
               message: `${broken}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to ${value}`,
             },
           ]);

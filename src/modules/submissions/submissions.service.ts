@@ -5,7 +5,7 @@ import { pageOf, paginationOf } from '../../http/paging.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { formsRepository } from '../forms/index.ts';
+import { forms as formsRepository } from '../forms/index.ts';
 import { presentSubmission, presentValue, type SubmissionRow } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
 import type { Submission, SubmissionsQuery, ValueItem } from './submissions.schemas.ts';

@@ -31,7 +31,8 @@ beforeAll(async () => {
   plant1 = await createSite(t, org, { name: 'Plant 1' });
   line1 = await createSite(t, org, { name: 'Line 1', parentId: plant1 });
   plant2 = await createSite(t, org, { name: 'Plant 2' });
-  for (const m of [tenant.manager, tenant.collector, tenant.viewer]) await assignSites(t, org, m.userId, [plant1]);
+  for (const m of [tenant.manager, tenant.collector, tenant.viewer])
+    await assignSites(t, org, m.userId, [plant1]);
   wide = await addMember(t, org, 'VIEWER');
   await assignSites(t, org, wide.userId, [plant1, plant2]);
   const indicator = await api(t, 'POST', '/indicators', {

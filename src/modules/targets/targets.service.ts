@@ -3,7 +3,7 @@ import type { Caller, Viewer } from '../../domain/caller.ts';
 import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { coversOrganization, policy, siteScope } from '../access/index.ts';
-import { sitesRepository } from '../sites/index.ts';
+import { sites } from '../sites/index.ts';
 import { presentTarget, type TargetRow } from './targets.present.ts';
 import { targetsRepository as repo, type TargetFields } from './targets.repository.ts';
 import type {
@@ -43,7 +43,7 @@ async function check(tx: Tx, caller: Caller, fields: TargetFields): Promise<void
     if (!Number.isFinite(e.targetValue)) issue(`targetEntries.${i}.targetValue`, 'must be a finite number');
   });
   const siteIds = [...new Set(fields.targetEntries.flatMap((e) => (e.siteId ? [e.siteId] : [])))];
-  const existing = await sitesRepository.existingIds(tx, caller.organizationId, siteIds);
+  const existing = await sites.existing(tx, caller.organizationId, siteIds);
   fields.targetEntries.forEach((e, i) => {
     if (e.siteId && !existing.has(e.siteId))
       issue(`targetEntries.${i}.siteId`, 'is not a site of this organization');
@@ -72,7 +72,7 @@ async function find(tx: Tx, caller: Caller, id: string): Promise<TargetRow> {
  * The target itself (title, baseline, metadata) belongs to an organization-wide indicator and is
  * read by every member.
  */
-export async function readableEntries(
+async function readableEntries(
   tx: Tx,
   viewer: Viewer,
 ): Promise<(entries: readonly TargetEntry[]) => TargetEntry[]> {
@@ -83,10 +83,24 @@ export async function readableEntries(
   return (entries) => entries.filter((e) => e.siteId !== null && policy.canReadSite(scope, e.siteId));
 }
 
+/**
+ * The targets of an indicator (all of the organization's when null) as `viewer` may read them:
+ * each with only the entries of sites the viewer may read (decision 167).
+ */
+export async function readableTargets(tx: Tx, viewer: Viewer, indicatorId: string | null) {
+  const readable = await readableEntries(tx, viewer);
+  return (await repo.list(tx, viewer.organizationId, indicatorId)).map((row) => ({
+    ...row,
+    target_entries: readable(row.target_entries as TargetEntry[]),
+  }));
+}
+
 /** The target as `caller` may read it: its entries limited to the caller's sites. */
 async function presentFor(tx: Tx, caller: Caller, rows: TargetRow[]): Promise<Target[]> {
   const readable = await readableEntries(tx, caller);
-  return rows.map(presentTarget).map((target) => ({ ...target, targetEntries: readable(target.targetEntries) }));
+  return rows
+    .map(presentTarget)
+    .map((target) => ({ ...target, targetEntries: readable(target.targetEntries) }));
 }
 
 export async function listTargets(

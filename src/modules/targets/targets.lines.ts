@@ -16,7 +16,6 @@ import {
   prepare,
   type SeriesGrouping,
 } from '../indicators/index.ts';
-import { readableEntries, type TargetEntry, targetsRepository } from '../targets/index.ts';
 import {
   containing,
   entryPeriodOf,
@@ -26,7 +25,9 @@ import {
   PER_YEAR,
   RANK,
   seriesPeriodLabel,
-} from './dashboards.periods.ts';
+} from './targets.periods.ts';
+import type { TargetEntry } from './targets.schemas.ts';
+import { readableTargets } from './targets.service.ts';
 
 /**
  * Targets beside a widget's series (`config.showTarget`).
@@ -183,12 +184,9 @@ export async function targetLines(
   const grouping: PeriodGrouping = series.grouping === 'TOTAL' ? 'YEARLY' : series.grouping;
   // Only the entries the viewer may read (decision 167): a member limited to some sites gets no
   // line of another site's, nor of the whole organization's, target.
-  const targets = await once(ctx, `targets|${series.indicatorId}`, async () => {
-    const readable = await readableEntries(ctx.tx, ctx.viewer);
-    return (await targetsRepository.list(ctx.tx, ctx.viewer.organizationId, series.indicatorId)).map(
-      (row) => ({ ...row, target_entries: readable(row.target_entries as TargetEntry[]) }),
-    );
-  });
+  const targets = await once(ctx, `targets|${series.indicatorId}`, () =>
+    readableTargets(ctx.tx, ctx.viewer, series.indicatorId),
+  );
   const lines: TargetLine[] = [];
   const issues: WidgetIssue[] = [];
   const years: number[] = [];

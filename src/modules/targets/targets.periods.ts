@@ -1,6 +1,6 @@
 import type { PeriodGrouping } from '../../domain/dashboards.ts';
 import { formatNumber } from '../indicators/index.ts';
-import type { TargetEntry } from '../targets/index.ts';
+import type { TargetEntry } from './targets.schemas.ts';
 
 /** Periods of target entries and series (`2026`, `2026-Q1`, `2026-03`): labels, containment, paths. */
 
