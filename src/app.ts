@@ -212,7 +212,7 @@ export async function buildApp({
     async (api) => {
       await api.register(healthRoutes, { database });
       await api.register(authRoutes, { database, config, mailer, clock });
-      await api.register(ssoRoutes, { database, config });
+      await api.register(ssoRoutes, { database, config, clock });
       await api.register(apiKeysRoutes, { maxLiveKeys: config.maxApiKeysPerOrganization });
       await api.register(activityDefinitionsRoutes);
       await api.register(organizationsRoutes);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { errors } from '../../http/schemas.ts';
 import {
   CallbackQuery,
@@ -19,10 +20,11 @@ import { deleteSsoSettings, getSsoSettings, putSsoSettings } from './sso.setting
 const TAGS = ['Identity'];
 
 /** OIDC sign-in (decision 220): the owners' settings and the browser's flow through the provider. */
-export const ssoRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: Config }> = async (
-  app,
-  { database, config },
-) => {
+export const ssoRoutes: FastifyPluginAsyncTypebox<{
+  database: Database;
+  config: Config;
+  clock: Clock;
+}> = async (app, { database, config, clock }) => {
   const api = `${config.publicUrl}${app.prefix}`;
   const addresses = {
     callbackUrl: `${api}/auth/oidc/callback`,
@@ -166,6 +168,6 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ database: Database; config: 
         response: { 200: ExchangeResponse, ...errors(400, 429) },
       },
     },
-    (request) => exchangeCode(database, config, request.body.code),
+    (request) => exchangeCode(database, config, clock, request.body.code),
   );
 };

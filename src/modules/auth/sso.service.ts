@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
-import { usersRepository } from '../users/index.ts';
+import { users } from '../users/index.ts';
 import { issueAccessToken } from './auth.service.ts';
 import {
   authorizationUrl,
@@ -196,7 +197,7 @@ function emailOf(claims: Record<string, unknown>, settings: SsoRow): string {
  */
 async function admit(tx: Tx, settings: SsoRow, email: string, name: string): Promise<string> {
   const org = settings.organization_id;
-  const existing = await usersRepository.findByEmail(tx, email);
+  const existing = await users.findByEmail(tx, email);
   const membership = existing ? await repo.membership(tx, org, existing.id) : undefined;
   if (existing && membership?.status === 'active') return existing.id;
   if (existing && membership?.status === 'pending') {
@@ -215,13 +216,13 @@ async function admit(tx: Tx, settings: SsoRow, email: string, name: string): Pro
 }
 
 /** Exchanges the one-time code of a finished sign-in for the service's own access token. */
-export async function exchangeCode(database: Database, config: Config, code: string) {
+export async function exchangeCode(database: Database, config: Config, clock: Clock, code: string) {
   const found = await database.system((tx) => repo.takeHandoff(tx, sha256Hex(code)));
   if (!found) {
     throw badRequest('This sign-in code is not valid, was already used or has expired: sign in again');
   }
   const token = await database.tenant(found.organization_id, (tx) =>
-    issueAccessToken(tx, config, found.organization_id, found.user_id),
+    issueAccessToken(tx, config, clock, found.organization_id, found.user_id),
   );
   return { ...token, organizationId: found.organization_id };
 }
