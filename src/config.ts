@@ -102,6 +102,12 @@ export interface Config {
   orgRateLimitPerMinute: number;
   /** Live (unrevoked, unexpired) API keys one organization may hold (decision 0155). */
   maxApiKeysPerOrganization: number;
+  /** Webhook endpoints may be on private or loopback addresses (SDCS_WEBHOOKS_ALLOW_PRIVATE; decision 218). */
+  webhooksAllowPrivate: boolean;
+  /** How long one webhook delivery attempt may take, connection to answer (SDCS_WEBHOOKS_TIMEOUT_SECONDS). */
+  webhooksTimeoutMs: number;
+  /** How often each process looks for due jobs (SDCS_JOBS_POLL_MS; decision 216). */
+  jobsPollMs: number;
 }
 
 export interface S3Config {
@@ -344,6 +350,9 @@ export function loadConfig(env: Env = process.env): Config {
       100_000_000,
     ),
     maxApiKeysPerOrganization: int(env, 'SDCS_MAX_API_KEYS_PER_ORGANIZATION', 20, 1, 10_000),
+    webhooksAllowPrivate: bool(env, 'SDCS_WEBHOOKS_ALLOW_PRIVATE', false),
+    webhooksTimeoutMs: int(env, 'SDCS_WEBHOOKS_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
+    jobsPollMs: int(env, 'SDCS_JOBS_POLL_MS', 1000, 20, 600_000),
   };
 }
 
