@@ -43,7 +43,13 @@ import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
 import { JobRunner, jobsRepository } from './modules/jobs/index.ts';
-import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
+import {
+  CLEANUP_INTERVAL_MS,
+  cleanupPendingMedia,
+  fileElementHandler,
+  MEDIA_CLEANUP_JOB,
+  mediaRoutes,
+} from './modules/media/index.ts';
 import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
@@ -196,7 +202,7 @@ export async function buildApp({
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });
-  // Background work on the durable job queue (decision 216): webhook deliveries.
+  // Background work on the durable job queue (decision 216): webhook deliveries, media clean-up.
   const jobs = new JobRunner(database, clock, { pollMs: config.jobsPollMs });
   const webhookSecrets = makeSealer(config.secret, 'webhook-secrets');
   jobs.handle(
@@ -212,6 +218,11 @@ export async function buildApp({
       allowPrivate: config.webhooksAllowPrivate,
     }),
   );
+  // Abandoned uploads are cleaned once an hour, by one of the processes (a recurring job).
+  jobs.every(MEDIA_CLEANUP_JOB, CLEANUP_INTERVAL_MS, async () => {
+    const removed = await cleanupPendingMedia(database, storage, clock());
+    if (removed > 0) app.log.info({ removed }, 'removed abandoned pending uploads');
+  });
   app.decorate('jobs', jobs);
   watchJobs(metrics, () => database.unscoped((db) => jobsRepository.counts(db)));
 
@@ -282,12 +293,6 @@ export async function buildApp({
   });
   // The reporting web app /app and its files /app/assets/… (outside the API, talks to it).
   registerWebApp(app, { apiPrefix: API_PREFIX, connectOrigins: uploadOrigins(config) });
-  // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
-  let stopCleanup: (() => void) | undefined;
-  app.addHook('onListen', async () => {
-    stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
-  });
-  app.addHook('onClose', async () => stopCleanup?.());
   // Idempotency-Keys of POST /form-submissions older than 24 hours go, then hourly (decision 194).
   let stopKeyCleanup: (() => void) | undefined;
   app.addHook('onListen', async () => {

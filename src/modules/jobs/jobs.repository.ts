@@ -81,6 +81,14 @@ export const jobsRepository = {
     return Number(result.numAffectedRows ?? 0) > 0;
   },
 
+  /** Adds the job of a time slot unless a process already did (`singleton_key` is unique). */
+  async offer(tx: Tx, kind: string, key: string, maxAttempts: number, runAfter: Date): Promise<void> {
+    await sql`
+      INSERT INTO jobs (kind, singleton_key, max_attempts, run_after, created_at)
+      VALUES (${kind}, ${key}, ${maxAttempts}, ${runAfter}, ${runAfter})
+      ON CONFLICT (singleton_key) WHERE singleton_key IS NOT NULL DO NOTHING`.execute(tx);
+  },
+
   /** Jobs by kind and state (metrics). */
   async counts(db: Queryable) {
     const result = await sql<{ kind: string; state: string; n: string }>`

@@ -43,6 +43,8 @@ export class JobRunner {
   private readonly pollMs: number;
   private readonly batch: number;
   private running: Promise<number> | undefined;
+  /** Recurring kinds: their interval and the last slot this runner offered. */
+  private readonly recurring = new Map<string, { everyMs: number; offered: number }>();
 
   constructor(
     private readonly database: Database,
@@ -59,6 +61,15 @@ export class JobRunner {
   handle(kind: string, run: JobHandler, backoff: Backoff = exponentialBackoff): this {
     this.handlers.set(kind, { run, backoff });
     return this;
+  }
+
+  /**
+   * Runs `kind` once per `everyMs` across all processes: each round offers the job of the current
+   * slot (`floor(now / everyMs)`) under one key, which only the first process gets to insert.
+   */
+  every(kind: string, everyMs: number, run: JobHandler): this {
+    this.recurring.set(kind, { everyMs, offered: -1 });
+    return this.handle(kind, run, () => Math.min(everyMs / 4, 60_000));
   }
 
   /**
@@ -93,6 +104,12 @@ export class JobRunner {
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0) return 0;
     const now = this.clock();
+    for (const [kind, r] of this.recurring) {
+      const slot = Math.floor(now.getTime() / r.everyMs);
+      if (slot === r.offered) continue;
+      await this.database.system((tx) => repo.offer(tx, kind, `${kind}@${slot}`, 3, now));
+      r.offered = slot;
+    }
     const leaseEnd = new Date(now.getTime() + this.leaseMs);
     const jobs = await this.database.system((tx) =>
       repo.claim(tx, kinds, this.worker, now, leaseEnd, this.batch),

@@ -107,6 +107,26 @@ describe('the job queue', () => {
     expect(await runner.drain()).toBe(0);
   });
 
+  it('runs a recurring job once per slot across two workers', async () => {
+    const ran: string[] = [];
+    const make = (db: Database, worker: string) =>
+      new JobRunner(db, clock, { worker }).every('test.hourly', 3_600_000, async () => {
+        ran.push(worker);
+      });
+    const a = make(t.database, 'a');
+    const b = make(other, 'b');
+    now = new Date(Math.ceil(now.getTime() / 3_600_000) * 3_600_000 + 60_000);
+    await Promise.all([a.drain(), b.drain()]);
+    await Promise.all([a.drain(), b.drain()]);
+    expect(ran).toHaveLength(1);
+    now = new Date(now.getTime() + 30 * 60_000);
+    await Promise.all([a.drain(), b.drain()]);
+    expect(ran).toHaveLength(1);
+    now = new Date(now.getTime() + 30 * 60_000);
+    await Promise.all([b.drain(), a.drain()]);
+    expect(ran).toHaveLength(2);
+  });
+
   it('does not retry a permanent failure, and shows jobs by kind and state in /metrics', async () => {
     const [id] = await enqueue('test.permanent', 1, 5);
     const runner = new JobRunner(t.database, clock).handle('test.permanent', async () => {
