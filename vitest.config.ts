@@ -14,6 +14,7 @@ const PROCESS = [
   'test/server.test.ts',
   'test/backup.test.ts',
   'test/source-imports.crash.test.ts',
+  'test/webhooks.crash.test.ts',
   'test/verify-aggregates.test.ts',
   'test/readme*.test.ts',
   'test/typed-client.test.ts',

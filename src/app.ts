@@ -16,7 +16,7 @@ import { registerAuth } from './http/auth.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { heavyErrors } from './http/heavy-body.ts';
 import { registerJsonBody } from './http/json-body.ts';
-import { registerMetrics } from './http/metrics.ts';
+import { registerMetrics, watchJobs } from './http/metrics.ts';
 import { compactDocument, documentPathIds, registerOpenApiTruth } from './http/openapi.ts';
 import { refuseBusyUnderPressure, registerOverloadProtection } from './http/overload.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
@@ -25,6 +25,7 @@ import { registerSendTimeout } from './http/send-timeout.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
+import { sealer as makeSealer } from './lib/sealed.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
@@ -41,7 +42,14 @@ import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
-import { fileElementHandler, mediaRoutes, scheduleMediaCleanup } from './modules/media/index.ts';
+import { JobRunner, jobsRepository } from './modules/jobs/index.ts';
+import {
+  CLEANUP_INTERVAL_MS,
+  cleanupPendingMedia,
+  fileElementHandler,
+  MEDIA_CLEANUP_JOB,
+  mediaRoutes,
+} from './modules/media/index.ts';
 import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
@@ -57,6 +65,7 @@ import {
 import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
+import { DELIVER_JOB, deliveryHandler, webhooksRoutes } from './modules/webhooks/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -79,6 +88,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The current time as the service sees it (see `AppDeps.clock`). */
     clock: Clock;
+    /** The durable job queue's worker of this process (decision 216): polls once listening; tests drain it. */
+    jobs: JobRunner;
   }
 }
 
@@ -191,6 +202,29 @@ export async function buildApp({
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });
+  // Background work on the durable job queue (decision 216): webhook deliveries, media clean-up.
+  const jobs = new JobRunner(database, clock, { pollMs: config.jobsPollMs });
+  const webhookSecrets = makeSealer(config.secret, 'webhook-secrets');
+  jobs.handle(
+    DELIVER_JOB,
+    deliveryHandler({
+      database,
+      clock,
+      sealer: webhookSecrets,
+      mailer,
+      log: app.log,
+      publicUrl: config.publicUrl,
+      timeoutMs: config.webhooksTimeoutMs,
+      allowPrivate: config.webhooksAllowPrivate,
+    }),
+  );
+  // Abandoned uploads are cleaned once an hour, by one of the processes (a recurring job).
+  jobs.every(MEDIA_CLEANUP_JOB, CLEANUP_INTERVAL_MS, async () => {
+    const removed = await cleanupPendingMedia(database, storage, clock());
+    if (removed > 0) app.log.info({ removed }, 'removed abandoned pending uploads');
+  });
+  app.decorate('jobs', jobs);
+  watchJobs(metrics, () => database.unscoped((db) => jobsRepository.counts(db)));
 
   // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
   // only uploaded media of the organization).
@@ -237,6 +271,10 @@ export async function buildApp({
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
       await api.register(exportsRoutes, { database, storage, config });
+      await api.register(webhooksRoutes, {
+        sealer: webhookSecrets,
+        allowPrivate: config.webhooksAllowPrivate,
+      });
     },
     { prefix: API_PREFIX },
   );
@@ -256,18 +294,21 @@ export async function buildApp({
   });
   // The reporting web app /app and its files /app/assets/… (outside the API, talks to it).
   registerWebApp(app, { apiPrefix: API_PREFIX, connectOrigins: uploadOrigins(config) });
-  // Abandoned uploads are cleaned when the server listens and hourly (not in in-process tests).
-  let stopCleanup: (() => void) | undefined;
-  app.addHook('onListen', async () => {
-    stopCleanup ??= scheduleMediaCleanup(database, storage, clock, app.log);
-  });
-  app.addHook('onClose', async () => stopCleanup?.());
   // Idempotency-Keys of POST /form-submissions older than 24 hours go, then hourly (decision 194).
   let stopKeyCleanup: (() => void) | undefined;
   app.addHook('onListen', async () => {
     stopKeyCleanup ??= scheduleKeyCleanup(database, clock, app.log);
   });
   app.addHook('onClose', async () => stopKeyCleanup?.());
+  // Each process claims due jobs every SDCS_JOBS_POLL_MS once it listens (not in in-process tests).
+  let stopJobs: (() => void) | undefined;
+  app.addHook('onListen', async () => {
+    stopJobs ??= jobs.start(app.log);
+  });
+  app.addHook('onClose', async () => {
+    stopJobs?.();
+    await jobs.idle();
+  });
   // The embedded database has no autovacuum: the service checks its tables every minute.
   let stopUpkeep: (() => void) | undefined;
   app.addHook('onListen', async () => {

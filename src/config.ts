@@ -111,6 +111,12 @@ export interface Config {
   oidcLoginTtlSeconds: number;
   /** How long the provider may take to answer one request, in milliseconds (SDCS_OIDC_TIMEOUT_MS). */
   oidcTimeoutMs: number;
+  /** Webhook endpoints may be on private or loopback addresses (SDCS_WEBHOOKS_ALLOW_PRIVATE; decision 218). */
+  webhooksAllowPrivate: boolean;
+  /** How long one webhook delivery attempt may take, connection to answer (SDCS_WEBHOOKS_TIMEOUT_SECONDS). */
+  webhooksTimeoutMs: number;
+  /** How often each process looks for due jobs (SDCS_JOBS_POLL_MS; decision 216). */
+  jobsPollMs: number;
 }
 
 export interface S3Config {
@@ -356,6 +362,9 @@ export function loadConfig(env: Env = process.env): Config {
     oidcAllowHttp: bool(env, 'SDCS_OIDC_ALLOW_HTTP', false),
     oidcLoginTtlSeconds: int(env, 'SDCS_OIDC_LOGIN_TTL_SECONDS', 600, 30, 3_600),
     oidcTimeoutMs: int(env, 'SDCS_OIDC_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhooksAllowPrivate: bool(env, 'SDCS_WEBHOOKS_ALLOW_PRIVATE', false),
+    webhooksTimeoutMs: int(env, 'SDCS_WEBHOOKS_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
+    jobsPollMs: int(env, 'SDCS_JOBS_POLL_MS', 1000, 20, 600_000),
   };
 }
 

@@ -105,6 +105,7 @@ const PATH_RECORDS: Record<string, keyof typeof EXAMPLE_IDS> = {
   targets: 'target',
   dashboards: 'dashboard',
   widgetId: 'widget',
+  webhooks: 'webhook',
 };
 
 function pathRecord(path: string, param: string): keyof typeof EXAMPLE_IDS | undefined {
@@ -274,6 +275,17 @@ async function seedWorld(t: TestContext, doc: OpenApiDoc): Promise<World> {
       api(t, 'POST', `/dashboards/${ids.dashboard}/widgets`, {
         token: tenant.owner.token,
         body: { type: 'VALUE', title: 'Total', indicatorIds: [ids.indicator] },
+      }),
+    )
+  ).id as string;
+
+  ids.webhook = (
+    await must(
+      'POST /webhooks',
+      api(t, 'POST', '/webhooks', {
+        token: tenant.owner.token,
+        // A literal public address: checked without a DNS look-up; nothing is delivered here.
+        body: { url: 'https://1.1.1.1/sdcs-examples', events: ['period.locked'] },
       }),
     )
   ).id as string;

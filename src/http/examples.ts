@@ -28,6 +28,8 @@ export const EXAMPLE_IDS = {
   /** A public dashboard protected by EXAMPLE_DASHBOARD_PASSWORD, with one widget. */
   dashboard: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e16',
   widget: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e17',
+  /** A webhook endpoint. */
+  webhook: '7c1e4f3a-2b6d-4c8e-9f01-3a5b7c9d1e18',
 } as const;
 
 /** The `adapterVersion` of the source adapter definition `EXAMPLE_IDS.sourceAdapter`. */

@@ -174,3 +174,20 @@ export function registerMetrics(
   }
   return { registry, refused };
 }
+
+/** Jobs of the durable queue by kind and state (decision 216), counted in the database when scraped. */
+export function watchJobs(
+  metrics: Metrics,
+  figures: () => Promise<{ kind: string; state: string; count: number }[]>,
+): void {
+  new Gauge({
+    name: 'sdcs_jobs',
+    help: 'Jobs of the durable queue by kind and state (queued, running, done, failed); done and failed ones are kept 7 days',
+    labelNames: ['kind', 'state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const row of await figures()) this.set({ kind: row.kind, state: row.state }, row.count);
+    },
+  });
+}

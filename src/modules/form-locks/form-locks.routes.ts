@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors, IdParams } from '../../http/schemas.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
 import { createLocks, deleteLock, listLocks } from './form-locks.service.ts';
 
@@ -22,7 +23,12 @@ export const formLocksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(FormLock), ...errors(400, 401, 403) },
       },
     },
-    (request) => request.tenant((tx, caller) => createLocks(tx, caller, request.body)),
+    (request) =>
+      request.tenant(async (tx, caller) => {
+        const locks = await createLocks(tx, caller, request.body);
+        await webhookEvents.periodsLocked(tx, caller.organizationId, locks);
+        return locks;
+      }),
   );
 
   app.delete(

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import { LocalStorage } from '../../storage/local.ts';
 import type { Storage } from '../../storage/storage.ts';
@@ -7,6 +6,8 @@ import { mediaRepository as repo } from './media.repository.ts';
 /** Pending uploads older than this are abandoned: their records and files are removed. */
 export const PENDING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 export const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
+/** The recurring job that runs `cleanupPendingMedia` once per interval across processes (decision 216). */
+export const MEDIA_CLEANUP_JOB = 'media.cleanup';
 const BATCH = 500;
 
 /** Removes abandoned pending uploads (records and any bytes) and stray temporary files. */
@@ -27,22 +28,4 @@ export async function cleanupPendingMedia(database: Database, storage: Storage, 
   }
   if (storage instanceof LocalStorage) await storage.sweepIncoming(before);
   return removed;
-}
-
-/** Runs the cleanup now and then hourly; returns the function that stops it. */
-export function scheduleMediaCleanup(
-  database: Database,
-  storage: Storage,
-  clock: () => Date,
-  log: FastifyBaseLogger,
-): () => void {
-  const run = () =>
-    cleanupPendingMedia(database, storage, clock()).then(
-      (removed) => removed > 0 && log.info({ removed }, 'removed abandoned pending uploads'),
-      (error) => log.error({ err: error }, 'media cleanup failed'),
-    );
-  void run();
-  const timer = setInterval(run, CLEANUP_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }

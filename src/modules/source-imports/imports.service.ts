@@ -15,6 +15,7 @@ import {
   type ValuesPipeline,
   ValuesSessions,
 } from '../submissions/index.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { canonicalHashCooperative } from './canonical.ts';
@@ -190,6 +191,7 @@ async function importRows(
     issues: analysis.issues.slice(0, MAX_ISSUES_IN_ANSWER),
   };
   await repo.storeResponse(tx, org, runId, result);
+  if (mode === 'execute' && !blocked) await webhookEvents.importFinished(tx, org, result.run, counts);
   return { done: result };
 }
 

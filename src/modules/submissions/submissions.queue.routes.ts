@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../domain/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import { BulkReviewBody, BulkReviewResult, QueuePage, QueueQuery } from './submissions.queue.schemas.ts';
 import { listQueue, MAX_REJECTION_MAILS_PER_DAY, reviewValues } from './submissions.queue.ts';
 
@@ -44,13 +45,20 @@ export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       try {
-        return await request.tenant((tx, caller) =>
-          reviewValues(tx, caller, request.body, {
+        return await request.tenant(async (tx, caller) => {
+          const result = await reviewValues(tx, caller, request.body, {
             mailer,
             now: app.clock(),
             ...(publicUrl ? { publicUrl } : {}),
-          }),
-        );
+          });
+          if (result.reviewed > 0)
+            await webhookEvents.valuesReviewed(tx, caller.organizationId, {
+              ids: request.body.ids,
+              status: request.body.status,
+              comment: request.body.comment ?? null,
+            });
+          return result;
+        });
       } catch (err) {
         if (!(err instanceof MailDeliveryError)) throw err;
         request.log.error({ err }, 'rejection e-mail not sent');

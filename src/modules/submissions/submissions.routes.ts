@@ -4,6 +4,7 @@ import { callerOf } from '../../http/auth.ts';
 import { idempotencyKey, REPLAYED_HEADER } from '../../http/idempotency.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import { valueHistory } from './submissions.history.ts';
 import { requestKey } from './submissions.keys.ts';
 import { reviewValue } from './submissions.review.ts';
@@ -152,7 +153,12 @@ export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipe
         response: { 200: ValueItem, ...errors(400, 401, 403, 404) },
       },
     },
-    (request) => request.tenant((tx, caller) => reviewValue(tx, caller, request.params.id, request.body)),
+    (request) =>
+      request.tenant(async (tx, caller) => {
+        const value = await reviewValue(tx, caller, request.params.id, request.body);
+        await webhookEvents.valueReviewed(tx, caller.organizationId, value, request.body.comment ?? null);
+        return value;
+      }),
   );
 
   app.get(

@@ -6,6 +6,7 @@ import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import {
   type ElementTypeHandlers,
   type PlannedValue,
@@ -88,6 +89,7 @@ export async function storeValues(
         return outcome;
       }
       const answer: SubmitAnswer = { ...outcome.done[0]!, issues: issues! };
+      await webhookEvents.valuesSubmitted(tx, answer);
       if (key) await keepAnswer(tx, caller, key, 200, answer);
       return { done: { status: 200, body: answer, replayed: false } };
     });
