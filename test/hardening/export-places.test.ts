@@ -11,6 +11,7 @@ import { addMember, assignSites, createTenant, type Tenant } from '../helpers/fa
 import {
   connections,
   listen,
+  livePlaces as places,
   type StalledDownload,
   seedValues,
   stalledDownload,
@@ -24,13 +25,7 @@ let other: FastifyInstance;
 let ports: number[];
 let viewers: string[];
 
-const livePlaces = async (organizationId: string) =>
-  (
-    await t.database.system((tx) =>
-      sql<{ n: number }>`select count(*)::int as n from export_places
-                          where organization_id = ${organizationId} and expires_at > now()`.execute(tx),
-    )
-  ).rows[0]!.n;
+const livePlaces = (organizationId: string) => places(t, organizationId);
 
 beforeAll(async () => {
   a = await createTenant(t);

@@ -8,6 +8,7 @@ import { addMember, assignSites, createTenant, type Tenant } from '../helpers/fa
 import {
   connections,
   listen,
+  livePlaces,
   openCursors,
   type StalledDownload,
   seedValues,
@@ -73,6 +74,8 @@ describe('a download whose client stops reading', () => {
     expect(again.map((d) => d.status)).toEqual([200, 200]);
     for (const d of again) d.drop();
     expect(await until(async () => (await connections(t.app)) === 0, 5_000)).toBe(true);
+    // Their places are given back (counted across processes, so the next test's app sees them).
+    expect(await until(async () => (await livePlaces(t, a.organizationId)) === 0, 10_000)).toBe(true);
   }, 40_000);
 });
 
