@@ -35,7 +35,7 @@ import { completenessRoutes } from './modules/completeness/index.ts';
 import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
-import { exportGateStats, exportsRoutes } from './modules/exports/index.ts';
+import { exportGateStats, exportsRoutes, exportsRunning } from './modules/exports/index.ts';
 import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
 import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
@@ -186,7 +186,11 @@ export async function buildApp({
     underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
   });
   app.addHook('onClose', () => heavy.close());
-  const load = { any: () => !heavy.idle(), busy: (org: string) => heavy.busy(org) };
+  // Exports are load too (decision 205): under pressure, an exporting organization is refused first.
+  const load = {
+    any: () => !heavy.idle() || exportsRunning(),
+    busy: (org: string) => heavy.busy(org) || exportsRunning(org),
+  };
   const metrics = registerMetrics(app, database, config.metricsToken, exportGateStats, () => heavy.stats());
   await registerOverloadProtection(app, config, metrics, load);
   const credentialRefusals: { count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } = {};

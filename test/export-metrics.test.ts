@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/caller.ts';
-import { ExportGate } from '../src/modules/exports/exports.gate.ts';
+import { ExportGate, exportsRunning } from '../src/modules/exports/exports.gate.ts';
 import { useTestApp } from './helpers/app.ts';
 
 /**
@@ -44,15 +44,22 @@ describe('export figures in /metrics', () => {
     const refused = (body: string, reason: string) =>
       figure(body, `sdcs_exports_refused_total{reason="${reason}"}`);
     const gate = new ExportGate({ perCaller: 1, perOrganization: 2, total: 3 });
-    const leaves = [gate.enter(caller('ann', 'org-a'), reply)];
+    const leaves = [await gate.enter(caller('ann', 'org-a'), reply)];
     // Ann's second: her own cap (429).
-    expect(() => gate.enter(caller('ann', 'org-a'), reply)).toThrow(/exports running/);
-    leaves.push(gate.enter(caller('bob', 'org-a'), reply));
+    await expect(gate.enter(caller('ann', 'org-a'), reply)).rejects.toThrow(/exports running/);
+    leaves.push(await gate.enter(caller('bob', 'org-a'), reply));
     // Carl of the same organization: its cap (429).
-    expect(() => gate.enter(caller('carl', 'org-a'), reply)).toThrow(/Your organization/);
-    leaves.push(gate.enter(caller('dora', 'org-b'), reply));
+    await expect(gate.enter(caller('carl', 'org-a'), reply)).rejects.toThrow(/Your organization/);
+    leaves.push(await gate.enter(caller('dora', 'org-b'), reply));
     // Every place of the process taken (503).
-    expect(() => gate.enter(caller('eve', 'org-c'), reply)).toThrow(/Every export place/);
+    await expect(gate.enter(caller('eve', 'org-c'), reply)).rejects.toThrow(/Every export place/);
+
+    // Running exports make their organizations load sources of the overload rule (decision 205).
+    expect([exportsRunning('org-a'), exportsRunning('org-b'), exportsRunning('org-c')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
 
     const during = await scrape();
     expect(figure(during, 'sdcs_exports_running')).toBe(running + 3);
@@ -64,6 +71,7 @@ describe('export figures in /metrics', () => {
     expect(during).toContain('# HELP sdcs_exports_refused_total Exports refused');
 
     for (const leave of leaves) leave();
+    expect([exportsRunning('org-a'), exportsRunning('org-b')]).toEqual([false, false]);
     const after = await scrape();
     expect(figure(after, 'sdcs_exports_running')).toBe(running);
     // Counters only grow.

@@ -119,3 +119,12 @@ export async function until(check: () => Promise<boolean> | boolean, ms: number)
   }
   return check();
 }
+
+/** Live export places of an organization (decision 204: the caps are counted in the database). */
+export async function livePlaces(t: TestContext, organizationId: string): Promise<number> {
+  const rows = await t.database.system((tx) =>
+    sql<{ n: number }>`select count(*)::int as n from export_places
+                        where organization_id = ${organizationId} and expires_at > now()`.execute(tx),
+  );
+  return rows.rows[0]!.n;
+}

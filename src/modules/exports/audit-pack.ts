@@ -81,7 +81,7 @@ export async function sendAuditPack(
   query: ExportQuery,
 ) {
   const now = request.server.clock();
-  const place = admit(request, reply, gate);
+  const place = await admit(request, reply, gate);
   let pack: Awaited<ReturnType<typeof preparePack>>;
   try {
     pack = await request.tenant((tx, caller) => preparePack(tx, caller, query, now));

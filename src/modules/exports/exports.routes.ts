@@ -6,6 +6,7 @@ import type { Storage } from '../../storage/storage.ts';
 import { activityColumns } from './activities.export.ts';
 import { auditPackRoutes } from './audit-pack.routes.ts';
 import { packSigner } from './audit-pack.signing.ts';
+import { databasePlaces } from './export-places.ts';
 import { HISTORY_COLUMNS, VALUE_COLUMNS } from './exports.columns.ts';
 import { EXPORT_RETRY_AFTER_SECONDS, ExportGate } from './exports.gate.ts';
 import {
@@ -46,11 +47,14 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { database, storage, config }) => {
   const deps: ExportDeps = {
     database,
-    gate: new ExportGate({
-      perCaller: config.exportsPerCaller,
-      perOrganization: config.exportsPerOrganization,
-      total: config.dbStreamPoolSize,
-    }),
+    gate: new ExportGate(
+      {
+        perCaller: config.exportsPerCaller,
+        perOrganization: config.exportsPerOrganization,
+        total: config.dbStreamPoolSize,
+      },
+      databasePlaces(database),
+    ),
   };
   app.get(
     '/exports/values',

@@ -29,8 +29,8 @@ export const streamRun =
  * given back once the answer is closed (sent, cut off, or abandoned) and the producer has settled
  * (its transaction ended), or at once by `leave` when the export fails before it starts.
  */
-export function admit(request: FastifyRequest, reply: FastifyReply, gate: ExportGate) {
-  const leave = gate.enter(callerOf(request), reply);
+export async function admit(request: FastifyRequest, reply: FastifyReply, gate: ExportGate) {
+  const leave = await gate.enter(callerOf(request), reply, (fn) => request.tenant((tx) => fn(tx)));
   const closed = new Promise<void>((resolve) => {
     if (reply.raw.closed) return resolve();
     reply.raw.once('close', () => resolve());
@@ -88,7 +88,7 @@ export async function sendExport(
   { database, gate }: ExportDeps,
   prepare: (tx: Tx, caller: Caller) => Promise<ExportPlan>,
 ) {
-  const place = admit(request, reply, gate);
+  const place = await admit(request, reply, gate);
   let plan: ExportPlan;
   try {
     plan = await request.tenant(prepare);

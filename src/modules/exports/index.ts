@@ -1,5 +1,5 @@
 /** The exports module's front door: what other modules (and the composition root) may use. */
 
 export { loadVerifyKey, verifyAuditPack } from './audit-pack.verify.ts';
-export { type ExportRefusal, exportGateStats } from './exports.gate.ts';
+export { type ExportRefusal, exportGateStats, exportsRunning } from './exports.gate.ts';
 export { exportsRoutes } from './exports.routes.ts';
