@@ -235,7 +235,7 @@ export async function buildApp({
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
-      await api.register(exportsRoutes, { database, storage, config });
+      await api.register(exportsRoutes, { database, storage, heavy, config });
     },
     { prefix: API_PREFIX },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
+import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { activityColumns } from './activities.export.ts';
 import { auditPackRoutes } from './audit-pack.routes.ts';
@@ -39,13 +40,16 @@ const FORMATS =
 export const exportsRoutes: FastifyPluginAsyncTypebox<{
   database: Database;
   storage: Storage;
+  /** The heavy-work pool: XLSX and Parquet are encoded there, off the request loop (decision 0207). */
+  heavy: HeavyWork;
   config: Pick<
     Config,
     'exportsPerCaller' | 'exportsPerOrganization' | 'dbStreamPoolSize' | 'secret' | 'signingKey'
   >;
-}> = async (app, { database, storage, config }) => {
+}> = async (app, { database, storage, heavy, config }) => {
   const deps: ExportDeps = {
     database,
+    heavy,
     gate: new ExportGate({
       perCaller: config.exportsPerCaller,
       perOrganization: config.exportsPerOrganization,
