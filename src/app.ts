@@ -274,7 +274,7 @@ export async function buildApp({
       await api.register(formLocksRoutes);
       await api.register(dashboardsRoutes);
       await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
-      await api.register(exportsRoutes, { database, storage, config });
+      await api.register(exportsRoutes, { database, storage, heavy, config });
       await api.register(webhooksRoutes, {
         sealer: webhookSecrets,
         allowPrivate: config.webhooksAllowPrivate,

@@ -1,11 +1,12 @@
 /**
  * The heavy-work pool's worker thread (src/lib/heavy/pool.ts): the tasks it serves, by name.
- * A task is `(input, emit) => result` (see src/lib/heavy/protocol.ts); add one here to run it off
- * the request loop with `heavy.run({ organizationId, task: '<name>', input, bytes })`.
+ * A task is `(input, emit, feed) => result` (see src/lib/heavy/protocol.ts); add one here to run it
+ * off the request loop with `heavy.run({ organizationId, task: '<name>', input, bytes })`.
  * Bundled as dist/heavy-worker-entry.mjs (scripts/build.mjs); from source, heavy-worker-entry.mjs
  * registers the TypeScript loader first.
  */
 import { jsonBodyTask } from './http/heavy-body.ts';
 import { serveHeavyTasks } from './lib/heavy/serve.ts';
+import { tableEncodeTask } from './lib/tabular/task.ts';
 
-serveHeavyTasks({ 'json-body': jsonBodyTask });
+serveHeavyTasks({ 'json-body': jsonBodyTask, 'table-encode': tableEncodeTask });

@@ -31,6 +31,15 @@ export const defaultHeavyErrors: HeavyErrors = {
 /** A job's parts as they come (async iteration, with backpressure) and its result. */
 export interface HeavyStream<P = unknown, R = unknown> extends AsyncIterable<P> {
   result: Promise<R>;
+  /** Resolves when the job runs on a worker (after its turn in the queue); rejects if it never will. */
+  started: Promise<void>;
+  /**
+   * Sends a part of the job's input (a job started with `feed: true`): resolves when the task is
+   * at most a small window behind (backpressure); rejects once the job has finished or failed.
+   */
+  feed(part: unknown, transfer?: ArrayBuffer[]): Promise<void>;
+  /** The input is complete. */
+  end(): void;
 }
 
 export interface HeavyStats {
@@ -40,4 +49,39 @@ export interface HeavyStats {
   memoryReservedBytes: number;
   /** Running and waiting jobs per organization (only those with any). */
   organizations: Record<string, { active: number; queued: number }>;
+}
+
+export interface HeavyOptions {
+  /** The worker thread's entry module (it calls `serveHeavyTasks`). */
+  entry: URL;
+  /** Worker threads at most (started on demand). */
+  workers: number;
+  /** Jobs of one organization running at once. */
+  perOrganization: number;
+  /** Jobs of one organization waiting at once; beyond, 429. */
+  queuePerOrganization: number;
+  /** What the running jobs may hold in all (their `bytes`). */
+  memoryBudgetBytes: number;
+  /** Heap of one worker (so of one job). */
+  jobHeapBytes: number;
+  /** Seconds a refused caller is told to wait. */
+  retryAfterSeconds?: number;
+  /** Whether the process is under pressure (event loop or heap); new jobs then wait. */
+  underPressure?: () => boolean;
+  /** The errors raised to callers (the service's AppErrors: src/http/heavy-body.ts `heavyErrors`). */
+  errors?: HeavyErrors;
+}
+
+export interface HeavyJob {
+  organizationId: string;
+  /** The name of a task the worker entry serves. */
+  task: string;
+  input: unknown;
+  /** What the job will hold at most, estimated (counts against the memory budget). */
+  bytes?: number;
+  transfer?: ArrayBuffer[];
+  /** Aborting removes a waiting job (rejected with the signal's reason); a running one is cancelled. */
+  signal?: AbortSignal;
+  /** The job's input is also streamed (`HeavyStream.feed`, then `end`). */
+  feed?: boolean;
 }

@@ -32,4 +32,17 @@ serveHeavyTasks({
     });
   },
   crash: () => process.exit(3),
+  /** Its streamed input, each part doubled. */
+  echo: async (_input, emit, feed) => {
+    let n = 0;
+    for await (const part of feed) {
+      await emit(part * 2);
+      n++;
+    }
+    return n;
+  },
+  /** Parts without end, until its consumer goes away. */
+  endless: async (_input, emit) => {
+    for (let i = 0; ; i++) await emit(i);
+  },
 });

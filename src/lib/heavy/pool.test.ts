@@ -140,4 +140,42 @@ describe('the heavy-work pool', () => {
     pressed = false;
     await expect(Promise.all([a1, b1])).resolves.toEqual(['A1', 'B1']);
   });
+
+  it('streams a job’s input with backpressure: a producer runs no more than two windows ahead of a stalled consumer', async () => {
+    const p = pool();
+    const job = p.stream<number, number>({ organizationId: 'A', task: 'echo', input: {}, feed: true });
+    await job.started;
+    let fed = 0;
+    const producer = (async () => {
+      for (let i = 0; i < 100; i++) {
+        await job.feed(i);
+        fed++;
+      }
+      job.end();
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    // Nothing taken yet: the input window (2), the part in the task's hands and the output window (8).
+    expect(fed).toBeGreaterThan(0);
+    expect(fed).toBeLessThanOrEqual(12);
+    const got: number[] = [];
+    for await (const part of job) got.push(part);
+    await producer;
+    expect(got).toEqual(Array.from({ length: 100 }, (_, i) => i * 2));
+    await expect(job.result).resolves.toBe(100);
+  });
+
+  it('cancels a running job whose consumer stops taking its parts; the worker takes the next job', async () => {
+    const p = pool({ workers: 1 });
+    const job = p.stream<number>({ organizationId: 'A', task: 'endless', input: {} });
+    const got: number[] = [];
+    for await (const part of job) {
+      got.push(part);
+      if (got.length === 3) break;
+    }
+    await expect(job.result).rejects.toMatchObject({ name: 'HeavyJobCancelled' });
+    await expect(job.feed(1)).rejects.toBeDefined();
+    await expect(p.run({ organizationId: 'A', task: 'spin', input: { ms: 0, label: 'next' } })).resolves.toBe(
+      'next',
+    );
+  });
 });

@@ -28,6 +28,8 @@
  *     const job = heavy.stream({ organizationId, task: 'xlsx', input, bytes, signal });
  *     for await (const chunk of job) reply.raw.write(chunk);   // or Readable.from(job)
  *     const summary = await job.result;
+ *     // input streamed too (`feed: true`): job.feed(part) waits for room, job.end() completes it;
+ *     // the task reads it as its third argument. await job.started before reading a source.
  *
  * Tasks are named functions `(input, emit) => result` served by the worker entry (`entry`, a
  * module calling `serveHeavyTasks({ name: task, … })`, see src/heavy-worker.ts): `emit(part)`
@@ -36,43 +38,18 @@
  * validation error) is raised again on this side with the same code, message and issues.
  */
 import { Worker } from 'node:worker_threads';
-import { defaultHeavyErrors, type HeavyErrors, type HeavyStats, type HeavyStream } from './contract.ts';
+import {
+  defaultHeavyErrors,
+  type HeavyErrors,
+  type HeavyJob,
+  type HeavyOptions,
+  type HeavyStats,
+  type HeavyStream,
+} from './contract.ts';
+import { JobFeed } from './feed.ts';
 import type { FromHeavyWorker, ToHeavyWorker } from './protocol.ts';
 
-export type { HeavyErrors, HeavyStats, HeavyStream };
-
-export interface HeavyOptions {
-  /** The worker thread's entry module (it calls `serveHeavyTasks`). */
-  entry: URL;
-  /** Worker threads at most (started on demand). */
-  workers: number;
-  /** Jobs of one organization running at once. */
-  perOrganization: number;
-  /** Jobs of one organization waiting at once; beyond, 429. */
-  queuePerOrganization: number;
-  /** What the running jobs may hold in all (their `bytes`). */
-  memoryBudgetBytes: number;
-  /** Heap of one worker (so of one job). */
-  jobHeapBytes: number;
-  /** Seconds a refused caller is told to wait. */
-  retryAfterSeconds?: number;
-  /** Whether the process is under pressure (event loop or heap); new jobs then wait. */
-  underPressure?: () => boolean;
-  /** The errors raised to callers (the service's AppErrors: src/http/heavy-body.ts `heavyErrors`). */
-  errors?: HeavyErrors;
-}
-
-export interface HeavyJob {
-  organizationId: string;
-  /** The name of a task the worker entry serves. */
-  task: string;
-  input: unknown;
-  /** What the job will hold at most, estimated (counts against the memory budget). */
-  bytes?: number;
-  transfer?: ArrayBuffer[];
-  /** Aborting removes a waiting job (rejected with the signal's reason); a running one finishes. */
-  signal?: AbortSignal;
-}
+export type { HeavyErrors, HeavyJob, HeavyOptions, HeavyStats, HeavyStream };
 
 interface Slot {
   worker: Worker;
@@ -92,6 +69,8 @@ interface Job extends HeavyJob {
   slot?: Slot;
   /** Whether its parts are dropped as they come (run, not stream). */
   discardParts: boolean;
+  inbox: JobFeed;
+  began: { resolve: () => void; reject: (e: unknown) => void };
 }
 
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -121,23 +100,31 @@ export class HeavyWork {
 
   /** Runs a job whose parts are consumed as they come (see the module's header). */
   stream<P = unknown, R = unknown>(job: HeavyJob): HeavyStream<P, R> {
-    const { job: entry, result } = this.#submit(job, false);
+    const { job: entry, result, started } = this.#submit(job, false);
     const self = this;
     return {
       result: result as Promise<R>,
+      started,
+      feed: (part, transfer) => entry.inbox.push(part, transfer),
+      end: () => entry.inbox.end(),
       async *[Symbol.asyncIterator]() {
-        for (;;) {
-          if (entry.parts.length > 0) {
-            const part = entry.parts.shift();
-            self.#ack(entry);
-            yield part as P;
-            continue;
+        try {
+          for (;;) {
+            if (entry.parts.length > 0) {
+              const part = entry.parts.shift();
+              self.#ack(entry);
+              yield part as P;
+              continue;
+            }
+            if (entry.finished) {
+              if (entry.failure) throw entry.failure;
+              return;
+            }
+            await new Promise<void>((resolve) => (entry.wake = resolve));
           }
-          if (entry.finished) {
-            if (entry.failure) throw entry.failure;
-            return;
-          }
-          await new Promise<void>((resolve) => (entry.wake = resolve));
+        } finally {
+          // The consumer stopped taking parts (it broke off, or failed): the task stops too.
+          self.#cancel(entry);
         }
       },
     };
@@ -179,31 +166,38 @@ export class HeavyWork {
     await Promise.all(this.#slots.splice(0).map((s) => s.worker.terminate()));
   }
 
-  #submit(spec: HeavyJob, discardParts: boolean): { job: Job; result: Promise<unknown> } {
+  #submit(
+    spec: HeavyJob,
+    discardParts: boolean,
+  ): { job: Job; result: Promise<unknown>; started: Promise<void> } {
     const org = spec.organizationId;
     let settle!: Job['settle'];
     const result = new Promise<unknown>((resolve, reject) => (settle = { resolve, reject }));
+    let began!: Job['began'];
+    const started = new Promise<void>((resolve, reject) => (began = { resolve, reject }));
     // A stream's consumer reads the failure from the iterator; the result must not go unhandled.
     if (!discardParts) result.catch(() => undefined);
+    started.catch(() => undefined);
+    const id = this.#nextId++;
     const job: Job = {
       ...spec,
-      id: this.#nextId++,
+      id,
       bytes: Math.max(0, spec.bytes ?? 0),
       parts: [],
       taken: 0,
       finished: false,
       settle,
       discardParts,
+      inbox: new JobFeed(id),
+      began,
     };
     const refuse = (message: string) => {
-      job.finished = true;
       const error = this.#errors.refused(
         message,
         this.options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS,
       );
-      job.failure = error;
-      settle.reject(error);
-      return { job, result };
+      this.#finish(job, error);
+      return { job, result, started };
     };
     if (this.#closed) return refuse('The service is stopping; try again shortly');
     const queue = this.#queues.get(org) ?? [];
@@ -216,16 +210,15 @@ export class HeavyWork {
         'The service is under heavy load from your organization’s large operations; try again when they have finished',
       );
     if (spec.signal?.aborted) {
-      job.finished = true;
-      settle.reject(spec.signal.reason);
-      return { job, result };
+      this.#finish(job, spec.signal.reason);
+      return { job, result, started };
     }
     spec.signal?.addEventListener(
       'abort',
       () => {
         const waiting = this.#queues.get(org);
         const at = waiting?.indexOf(job) ?? -1;
-        if (at < 0) return;
+        if (at < 0) return this.#cancel(job);
         waiting!.splice(at, 1);
         if (waiting!.length === 0) this.#queues.delete(org);
         this.#finish(job, spec.signal!.reason);
@@ -235,7 +228,7 @@ export class HeavyWork {
     if (queue.length === 0) this.#queues.set(org, queue);
     queue.push(job);
     this.#dispatch();
-    return { job, result };
+    return { job, result, started };
   }
 
   /** Under pressure with heavy work running: new jobs wait. */
@@ -305,11 +298,25 @@ export class HeavyWork {
     const message: ToHeavyWorker = { type: 'job', id: job.id, task: job.task, input: job.input };
     slot.worker.postMessage(message, job.transfer ?? []);
     job.input = undefined;
+    job.began.resolve();
+    if (job.feed) job.inbox.attach((m, transfer) => slot.worker.postMessage(m, transfer ?? []));
+    else job.inbox.end();
+  }
+
+  /** Tells a running job's task that its caller went away (its `emit` and input then fail). */
+  #cancel(job: Job): void {
+    if (job.finished || !job.slot) return;
+    const message: ToHeavyWorker = { type: 'cancel', id: job.id };
+    job.slot.worker.postMessage(message);
   }
 
   #onMessage(slot: Slot, message: FromHeavyWorker): void {
     const job = slot.job;
     if (!job || job.id !== message.id) return;
+    if (message.type === 'took') {
+      job.inbox.took(message.count);
+      return;
+    }
     if (message.type === 'part') {
       if (job.discardParts) {
         job.taken++;
@@ -371,6 +378,8 @@ export class HeavyWork {
   #finish(job: Job, failure?: unknown, result?: unknown): void {
     if (job.finished) return;
     job.finished = true;
+    job.began.reject(failure ?? new Error('The job finished'));
+    job.inbox.close(failure ?? new Error('The job finished before its input was complete'));
     if (failure !== undefined) {
       job.failure = failure;
       job.settle.reject(failure);

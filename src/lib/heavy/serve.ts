@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import {
+  CANCELLED,
   type FromHeavyWorker,
   type HeavyTask,
   PART_WINDOW,
@@ -21,26 +22,59 @@ function serialize(error: unknown): SerializedFailure {
   };
 }
 
+const cancelled = () => Object.assign(new Error('The caller went away'), { name: CANCELLED });
+
+/** A running job on the worker's side: its output's credit and its input's parts. */
+interface Running {
+  /** Parts sent and not yet taken by the pool; who waits for room. */
+  unacked: number;
+  wake?: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** Input parts come and not yet taken by the task; whether the input is complete. */
+  inbox: unknown[];
+  ended: boolean;
+  arrived?: (() => void) | undefined;
+  cancelled: boolean;
+}
+
 /**
  * The worker side of the heavy-work pool: runs the named tasks the pool sends, one at a time,
- * and streams their parts back no more than `PART_WINDOW` ahead of what the pool has taken.
+ * streams their parts back no more than `PART_WINDOW` ahead of what the pool has taken, and hands
+ * a task its streamed input (`feed`) as it comes, telling the pool each part it took.
  * Call once in a worker thread's entry with the table of tasks it offers.
  */
 export function serveHeavyTasks(tasks: Record<string, HeavyTask>): void {
   const port = parentPort;
   if (!port) throw new Error('serveHeavyTasks runs in a worker thread');
-  /** Per running job: parts sent and not yet taken, and who waits for room. */
-  const credit = new Map<number, { unacked: number; wake?: () => void }>();
+  const running = new Map<number, Running>();
   const post = (message: FromHeavyWorker) => port.postMessage(message);
+  const arrive = (r: Running) => {
+    const arrived = r.arrived;
+    r.arrived = undefined;
+    arrived?.();
+  };
   port.on('message', (message: ToHeavyWorker) => {
-    if (message.type === 'ack') {
-      const c = credit.get(message.id);
-      if (!c) return;
-      c.unacked -= message.count;
-      if (c.unacked < PART_WINDOW && c.wake) {
-        const wake = c.wake;
-        c.wake = undefined;
-        wake();
+    if (message.type !== 'job') {
+      const r = running.get(message.id);
+      if (!r) return;
+      if (message.type === 'ack') {
+        r.unacked -= message.count;
+        if (r.unacked < PART_WINDOW && r.wake) {
+          const wake = r.wake;
+          r.wake = undefined;
+          wake.resolve();
+        }
+      } else if (message.type === 'feed') {
+        r.inbox.push(message.part);
+        arrive(r);
+      } else if (message.type === 'feed-end') {
+        r.ended = true;
+        arrive(r);
+      } else {
+        r.cancelled = true;
+        const wake = r.wake;
+        r.wake = undefined;
+        wake?.reject(cancelled());
+        arrive(r);
       }
       return;
     }
@@ -50,19 +84,36 @@ export function serveHeavyTasks(tasks: Record<string, HeavyTask>): void {
       post({ type: 'failed', id, failure: { name: 'Error', message: `No heavy task named ${task}` } });
       return;
     }
-    const c: { unacked: number; wake?: (() => void) | undefined } = { unacked: 0 };
-    credit.set(id, c);
+    const r: Running = { unacked: 0, inbox: [], ended: false, cancelled: false };
+    running.set(id, r);
     const emit = async (part: unknown) => {
+      if (r.cancelled) throw cancelled();
       post({ type: 'part', id, part });
-      c.unacked++;
-      if (c.unacked >= PART_WINDOW) await new Promise<void>((resolve) => (c.wake = resolve));
+      r.unacked++;
+      if (r.unacked >= PART_WINDOW)
+        await new Promise<void>((resolve, reject) => (r.wake = { resolve, reject }));
+    };
+    const feed: AsyncIterable<unknown> = {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          if (r.cancelled) throw cancelled();
+          if (r.inbox.length > 0) {
+            const part = r.inbox.shift();
+            post({ type: 'took', id, count: 1 });
+            yield part;
+            continue;
+          }
+          if (r.ended) return;
+          await new Promise<void>((resolve) => (r.arrived = resolve));
+        }
+      },
     };
     Promise.resolve()
-      .then(() => run(input, emit))
+      .then(() => run(input, emit, feed))
       .then(
         (result) => post({ type: 'done', id, result }),
         (error: unknown) => post({ type: 'failed', id, failure: serialize(error) }),
       )
-      .finally(() => credit.delete(id));
+      .finally(() => running.delete(id));
   });
 }

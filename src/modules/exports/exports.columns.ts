@@ -2,17 +2,9 @@
  * The columns of an export: one list per export, in file order. Rows are arrays of cells in the
  * same order; every format (CSV, NDJSON, XLSX) writes the same cells (see `exports.formats.ts`).
  */
-export type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'json';
+import type { Column, ColumnType } from '../../lib/tabular/columns.ts';
 
-export interface Column {
-  name: string;
-  type: ColumnType;
-  description: string;
-}
-
-/** A cell as read: null when empty; `json` cells hold any JSON value. */
-export type ExportCell = string | number | boolean | Date | null | unknown;
-export type ExportRow = ExportCell[];
+export type { Column, ColumnType, ExportCell, ExportRow } from '../../lib/tabular/columns.ts';
 
 const col = (name: string, type: ColumnType, description: string): Column => ({ name, type, description });
 

@@ -1,13 +1,13 @@
 import type { Writable } from 'node:stream';
+import type { RowEncoder } from '../../lib/tabular/cells.ts';
+import { csvEncoder, csvRecords } from '../../lib/tabular/csv.ts';
+import { ndjsonEncoder } from '../../lib/tabular/ndjson.ts';
+import { parquetEncoder } from '../../lib/tabular/parquet.ts';
+import { xlsxEncoder } from '../../lib/tabular/xlsx.ts';
 import { neutralizeCell } from '../datasets/index.ts';
-import type { RowEncoder } from './encode/cells.ts';
-import { csvEncoder, csvRecords } from './encode/csv.ts';
-import { ndjsonEncoder } from './encode/ndjson.ts';
-import { parquetEncoder } from './encode/parquet.ts';
-import { xlsxEncoder } from './encode/xlsx.ts';
 import type { Column, ExportRow } from './exports.columns.ts';
 
-export { cellText } from './encode/cells.ts';
+export { cellText } from '../../lib/tabular/cells.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'xlsx' | 'parquet';
 

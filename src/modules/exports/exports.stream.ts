@@ -5,14 +5,26 @@ import type { Caller } from '../../domain/caller.ts';
 import { callerOf } from '../../http/auth.ts';
 import { attachment, prefers } from '../../http/negotiation.ts';
 import { clientGone } from '../../http/request-scope.ts';
-import { createWriter, ExportCancelled, type ExportFormat, MEDIA_TYPES } from './exports.formats.ts';
+import type { HeavyWork } from '../../lib/heavy/pool.ts';
+import {
+  createWriter,
+  ExportCancelled,
+  type ExportFormat,
+  MEDIA_TYPES,
+  type RowWriter,
+} from './exports.formats.ts';
 import type { ExportGate } from './exports.gate.ts';
+import { OFF_LOOP_FORMATS, offLoopWriter } from './exports.offload.ts';
 import type { ExportPlan } from './exports.service.ts';
 
-/** What a streamed export needs besides its request: the database and the gate counting exports. */
+/**
+ * What a streamed export needs besides its request: the database, the gate counting exports, and
+ * the heavy-work pool that encodes XLSX and Parquet off the request loop.
+ */
 export interface ExportDeps {
   database: Database;
   gate: ExportGate;
+  heavy: HeavyWork;
 }
 
 /**
@@ -85,7 +97,7 @@ async function sent(reply: FastifyReply): Promise<void> {
 export async function sendExport(
   request: FastifyRequest,
   reply: FastifyReply,
-  { database, gate }: ExportDeps,
+  { database, gate, heavy }: ExportDeps,
   prepare: (tx: Tx, caller: Caller) => Promise<ExportPlan>,
 ) {
   const place = await admit(request, reply, gate);
@@ -101,7 +113,30 @@ export async function sendExport(
   const signal = clientGone(request, reply);
   signal.addEventListener('abort', () => out.destroy(), { once: true });
   const bom = (request.query as { bom?: boolean } | undefined)?.bom ?? true;
-  const writer = createWriter(format, out, { sheetName: plan.name, bom, modified: request.server.clock() });
+  const modified = request.server.clock();
+  let writer: RowWriter;
+  if (OFF_LOOP_FORMATS.has(format)) {
+    // Encoded in the heavy pool: the export waits for its organization's turn before it reads.
+    const off = offLoopWriter(
+      heavy,
+      {
+        organizationId: callerOf(request).organizationId,
+        format: format as 'xlsx' | 'parquet',
+        columns: plan.columns,
+        sheetName: plan.name,
+        modified,
+      },
+      out,
+      signal,
+    );
+    try {
+      await off.started;
+    } catch (error) {
+      place.leave();
+      throw error;
+    }
+    writer = off.writer;
+  } else writer = createWriter(format, out, { sheetName: plan.name, bom, modified });
   const produce = async () => {
     await writer.start(plan.columns);
     await sent(reply);

@@ -1,5 +1,5 @@
-import type { Column, ExportRow } from '../exports.columns.ts';
 import { cellText, type RowEncoder } from './cells.ts';
+import type { Column, ExportRow } from './columns.ts';
 
 /** Characters that make a CSV field need quotes (RFC 4180: separator, quote, line breaks). */
 const NEEDS_QUOTES = /[",\n\r]/;

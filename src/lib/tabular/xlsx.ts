@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
-import type { Column, ExportCell, ExportRow } from '../exports.columns.ts';
 import { cellText, instantOf, type RowEncoder } from './cells.ts';
+import type { Column, ExportCell, ExportRow } from './columns.ts';
 
 /**
  * XLSX written directly as SpreadsheetML into a streaming zip (yazl): a workbook of one sheet

@@ -1,6 +1,6 @@
 import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
-import type { Column, ColumnType, ExportCell, ExportRow } from '../exports.columns.ts';
 import { instantOf, type RowEncoder } from './cells.ts';
+import type { Column, ColumnType, ExportCell, ExportRow } from './columns.ts';
 
 /**
  * Apache Parquet written with hyparquet-writer, one row group per page of rows (at most

@@ -4,16 +4,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { neutralizeCell } from '../../datasets/index.ts';
-import type { Column, ExportRow } from '../exports.columns.ts';
+import { neutralizeCell } from '../../modules/datasets/index.ts';
 import type { RowEncoder } from './cells.ts';
+import type { Column, ExportRow } from './columns.ts';
 import { csvEncoder } from './csv.ts';
 import { ndjsonEncoder } from './ndjson.ts';
 import { parquetEncoder } from './parquet.ts';
 import { columnLetters, excelSerial, sheetText, xlsxEncoder } from './xlsx.ts';
 
 // Round trips through readers nobody here wrote: csv-parse, exceljs's workbook reader, DuckDB.
-const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'test-output', 'exports-encode');
+const DIR = join(import.meta.dirname, '..', '..', '..', 'test-output', 'exports-encode');
 
 const COLUMNS: Column[] = [
   { name: 'text', type: 'string', description: '' },

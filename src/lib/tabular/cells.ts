@@ -2,7 +2,7 @@
  * How one cell reads in each format. Pure: no database, no HTTP, so that the encoders can run in a
  * worker thread one day (they take arrays of cells and give bytes).
  */
-import type { Column, ExportCell, ExportRow } from '../exports.columns.ts';
+import type { Column, ExportCell, ExportRow } from './columns.ts';
 
 /** A cell as text: what CSV writes (before neutralizing) and what the formats are compared by. */
 export function cellText(cell: ExportCell): string {

@@ -1,5 +1,5 @@
-import type { Column } from '../exports.columns.ts';
 import { jsonCell, type RowEncoder } from './cells.ts';
+import type { Column } from './columns.ts';
 
 /** NDJSON: one JSON object per row and line (`\n`), keyed by column name; no header. */
 export function ndjsonEncoder(): RowEncoder {
