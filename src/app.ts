@@ -47,15 +47,13 @@ import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
 import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
 import {
-  PLAIN_HANDLERS,
-  type SlotGuard,
   scheduleKeyCleanup,
   submissionsQueueRoutes,
   submissionsRoutes,
-  type ValuesPipeline,
 } from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
+import { PLAIN_HANDLERS, type SlotGuard, type ValuesPipeline } from './modules/values/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 

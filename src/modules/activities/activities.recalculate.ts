@@ -4,7 +4,7 @@ import { notFound } from '../../domain/errors.ts';
 import { siteScope } from '../access/index.ts';
 import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { lockedActivities } from '../form-locks/index.ts';
-import { runGuards, submissionValuesRepository, type TenantRun } from '../submissions/index.ts';
+import { runGuards, submissionValuesRepository, type TenantRun } from '../values/index.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';
 import {
   type ActivityHistoryWrite,

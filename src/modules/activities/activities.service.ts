@@ -14,7 +14,7 @@ import {
   snapshotOf,
   submissionValuesRepository,
   type TenantRun,
-} from '../submissions/index.ts';
+} from '../values/index.ts';
 import {
   type CalcLimits,
   CalcSession,

@@ -3,8 +3,8 @@ import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import type { UnitFactor } from '../units/index.ts';
-import type { ValueItem } from './submissions.schemas.ts';
 import type { PeriodWindow } from './values.rules.ts';
+import type { ValueItem } from './values.schemas.ts';
 
 /** An element as submissions need it. */
 export interface ElementInfo {

@@ -5,6 +5,7 @@ import { notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
+import { valueTargetsRepository } from './targets.repository.ts';
 import { submissionValuesRepository as repo } from './values.repository.ts';
 
 /** What the history keeps of a value before and after a change. */
@@ -27,6 +28,11 @@ export function snapshotOf(row: {
     selectedUnitId: row.selected_unit_id,
     status: row.status,
   };
+}
+
+/** The authors of these user ids (name, e-mail, image), as an answer names them. */
+export function valueAuthors(tx: Tx, ids: string[]) {
+  return valueTargetsRepository.users(tx, ids);
 }
 
 /** A value on a site the caller can read, or 404 (records outside the scope are not revealed). */

@@ -15,24 +15,18 @@ import {
   type ValueSlot,
   type ValuesSession,
 } from './element-types.ts';
-import { snapshotOf } from './submissions.history.ts';
-import { claimKey, type KeyedAnswer, keepAnswer, type RequestKey } from './submissions.keys.ts';
-import {
-  presentPlannedValue,
-  type StoredValue,
-  type Users,
-  type ValueOutcome,
-} from './submissions.present.ts';
-import { submissionsRepository as repo } from './submissions.repository.ts';
-import { assertNoIssues } from './submissions.resolve.ts';
-import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './submissions.schemas.ts';
-import { slotOf } from './submissions.values.ts';
+import { valueTargetsRepository as repo } from './targets.repository.ts';
 import { type AttemptOutcome, attemptThenCompute, ComputeFirst } from './values.attempts.ts';
+import { snapshotOf } from './values.history.ts';
 import { issueOf } from './values.issues.ts';
 import { findOutliers } from './values.outliers.ts';
+import { slotOf } from './values.plain.ts';
+import { presentPlannedValue, type StoredValue, type Users, type ValueOutcome } from './values.present.ts';
 import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
 import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
-import { ValuesSessions } from './values.sessions.ts';
+import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './values.schemas.ts';
+import type { ValuesSessions } from './values.sessions.ts';
+import { assertNoIssues } from './values.targets.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -46,54 +40,6 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
   const rows = await repo.users(tx, others);
   const users: Users = new Map(rows.map((u) => [u.id, u]));
   return users.set(caller.userId, { name: caller.name, email: caller.email, image: caller.image });
-}
-
-/**
- * POST /form-submissions: resolves and checks the body (`resolveValues`), finds its outliers
- * (which do not refuse it), then stores it (`storeBatch`), in attempts (`attemptThenCompute`): each
- * attempt one transaction, resolving again what calculations done in between depended on.
- *
- * With an Idempotency-Key (decision 194), each attempt claims it first (`claimKey`): a key already
- * answered gives that answer again; the answer of this request is stored with the key before the
- * commit. An attempt that must calculate first rolls back (`ComputeFirst`), claim included, and a
- * refusal (any throw) leaves no key behind.
- */
-export async function storeValues(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  body: SubmitBody,
-  signal: AbortSignal = new AbortController().signal,
-  key?: RequestKey,
-): Promise<KeyedAnswer<SubmitAnswer>> {
-  const sessions = new ValuesSessions(pipeline.handlers, {
-    organizationId: caller.organizationId,
-    caller,
-    run,
-    signal,
-  });
-  try {
-    return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<KeyedAnswer<SubmitAnswer>>> => {
-      if (key) {
-        const stored = await claimKey<SubmitAnswer>(tx, caller, key);
-        if (stored) return { done: stored };
-      }
-      const batch = await resolveValues(tx, pipeline.handlers, caller, [body]);
-      // Read before the batch writes: a reference is what was stored before this request.
-      const [issues] = await findOutliers(tx, caller.organizationId, batch.entries, batch.units ?? new Map());
-      const outcome = await storeBatch(tx, pipeline, caller, batch, sessions);
-      if ('compute' in outcome) {
-        // The claim is written: it goes with this attempt, before the calculations run.
-        if (key) throw new ComputeFirst(outcome.compute);
-        return outcome;
-      }
-      const answer: SubmitAnswer = { ...outcome.done[0]!, issues: issues! };
-      if (key) await keepAnswer(tx, caller, key, 200, answer);
-      return { done: { status: 200, body: answer, replayed: false } };
-    });
-  } finally {
-    await sessions.close();
-  }
 }
 
 /** How `storeBatch` is called. */
