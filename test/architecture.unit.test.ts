@@ -328,3 +328,71 @@ describe('one name, one thing', () => {
     expect(sameNames(planted)).toEqual(['Row: modules/a/a.ts, modules/b/b.ts, modules/c/e.ts']);
   });
 });
+
+// 5. One writer of values (decision 199): outside src/db, only the values module writes stored
+//    values (`form_element_submissions`) and their history (`form_value_history`); in it one
+//    repository holds those statements and only `values.write.ts` (the guards, then the write)
+//    calls it; the module's front door exports operations, never a `*Repository`.
+const VALUE_TABLES = ['form_element_submissions', 'form_value_history'];
+const writesValues = (source: string) => {
+  const text = withoutComments(source);
+  return VALUE_TABLES.some((table) =>
+    new RegExp(
+      String.raw`\b(?:insert\s+into|update|delete\s+from|merge\s+into)\s+${table}\b|\.(?:insertInto|updateTable|deleteFrom|mergeInto|replaceInto)\(\s*['"]${table}\b|appendHistory\([^)]*['"]${table}['"]`,
+      'i',
+    ).test(text),
+  );
+};
+/** The names a front door exports (`export { a, type B } from`, `export type { C } from`). */
+const exportedNames = (source: string) =>
+  [...withoutComments(source).matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map(
+        (name) =>
+          name
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)
+            .pop()!,
+      )
+      .filter(Boolean),
+  );
+
+describe('one writer of values (decision 199)', () => {
+  it('outside src/db, only the values module’s changes repository writes values and their history', () => {
+    const writers = [...sources]
+      .filter(([file, source]) => !file.startsWith(`${SRC}/db/`) && writesValues(source))
+      .map(([file]) => relative(SRC, file));
+    expect(writers).toEqual(['modules/values/changes.repository.ts']);
+  });
+
+  it('only values.write.ts calls that repository', () => {
+    const callers = [...sources]
+      .filter(([, source]) => /\bvalueChangesRepository\b/.test(withoutComments(source)))
+      .map(([file]) => relative(SRC, file))
+      .sort();
+    expect(callers).toEqual(['modules/values/changes.repository.ts', 'modules/values/values.write.ts']);
+  });
+
+  it('the values front door exports operations, not repositories', () => {
+    const names = exportedNames(sources.get(join(MODULES, 'values', 'index.ts')) ?? '');
+    expect(names).toContain('writeValues');
+    expect(names.filter((name) => /Repository$/.test(name))).toEqual([]);
+  });
+
+  it('recognizes a write of a value or of its history, not a read', () => {
+    expect(
+      writesValues("await sql`update form_element_submissions set status = 'APPROVED'`.execute(tx);"),
+    ).toBe(true);
+    expect(writesValues("tx.insertInto('form_value_history').values(rows)")).toBe(true);
+    expect(writesValues("await appendHistory(\n  tx,\n  'form_value_history',\n  rows,\n);")).toBe(true);
+    expect(writesValues("tx.deleteFrom('form_element_submissions').where('id', '=', id)")).toBe(true);
+    expect(writesValues("tx.selectFrom('form_element_submissions as v').forUpdate()")).toBe(false);
+    expect(writesValues('sql`select id from form_element_submissions for update of v`')).toBe(false);
+    expect(writesValues('// update form_element_submissions here is a comment')).toBe(false);
+    expect(
+      exportedNames("export { a, type B as C } from './x.ts';\nexport type { dRepository } from './y.ts';"),
+    ).toEqual(['a', 'C', 'dRepository']);
+  });
+});

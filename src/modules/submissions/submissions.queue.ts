@@ -4,7 +4,7 @@ import { AppError, authorize, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { snapshotOf, submissionValuesRepository } from '../values/index.ts';
+import { snapshotOf, writeReviews } from '../values/index.ts';
 import {
   type QueueKey,
   type QueueRow,
@@ -137,26 +137,12 @@ export async function reviewValues(
     );
 
   const changed = [...found.values()].filter((r) => r.status !== body.status);
-  await repo.setStatuses(
+  await writeReviews(
     tx,
-    org,
-    changed.map((r) => r.id),
+    caller,
+    changed.map((r) => ({ id: r.id, before: snapshotOf(r) })),
     body.status,
-  );
-  await submissionValuesRepository.insertHistory(
-    tx,
-    org,
-    caller.userId,
-    changed.map((r) => {
-      const before = snapshotOf(r);
-      return {
-        valueId: r.id,
-        action: 'REVIEW' as const,
-        before,
-        after: { ...before, status: body.status },
-        comment: comment || null,
-      };
-    }),
+    comment || null,
   );
   const result = {
     status: body.status,

@@ -4,11 +4,11 @@ import { authorize, notFound } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
 import {
   presentValue,
-  submissionValuesRepository as repo,
   snapshotOf,
   type ValueItem,
   valueAuthors,
   visibleValue,
+  writeReviews,
 } from '../values/index.ts';
 import type { ReviewBody } from './submissions.schemas.ts';
 
@@ -22,12 +22,7 @@ export async function reviewValue(tx: Tx, caller: Caller, id: string, body: Revi
   const scope = await siteScope(tx, caller);
   authorize(policy.canManageSite(caller, scope, row.site_id), 'Reviewing needs manager rights on the site');
 
-  const before = snapshotOf(row);
-  await repo.setStatus(tx, caller.organizationId, id, body.status);
-  const after = { ...before, status: body.status };
-  await repo.insertHistory(tx, caller.organizationId, caller.userId, [
-    { valueId: id, action: 'REVIEW', before, after, comment: body.comment ?? null },
-  ]);
+  await writeReviews(tx, caller, [{ id, before: snapshotOf(row) }], body.status, body.comment ?? null);
   const [author] = await valueAuthors(tx, [row.user_id]);
   return presentValue({ ...row, status: body.status }, row.element_key, author!);
 }

@@ -191,7 +191,7 @@ export async function runGuards(
   guards: readonly SlotGuard[],
   tx: Tx,
   organizationId: string,
-  slots: ValueSlot[],
+  slots: readonly ValueSlot[],
 ): Promise<void> {
   if (guards.length === 0 || slots.length === 0) return;
   // One slot per (form, site, year, period): the first value of the request that lands there.

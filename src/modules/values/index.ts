@@ -21,13 +21,20 @@ export type { AttemptOutcome } from './values.attempts.ts';
 export { attemptThenCompute, ComputeFirst, MAX_ATTEMPTS } from './values.attempts.ts';
 export { CheckAnswer, ValueCheck } from './values.check.schemas.ts';
 export { checkValuesOf } from './values.check.ts';
-export { snapshotOf, valueAuthors, valueHistory, visibleValue } from './values.history.ts';
+export {
+  liveValuesOf,
+  lockValues,
+  type Snapshot,
+  snapshotOf,
+  valueAuthors,
+  valueHistory,
+  visibleValue,
+} from './values.history.ts';
 export { findOutliers } from './values.outliers.ts';
 export type { ValuesPipeline } from './values.pipeline.ts';
 export { storeBatch } from './values.pipeline.ts';
 export { checkValue, checkValues, PLAIN_CHECKS, PLAIN_HANDLERS } from './values.plain.ts';
 export { presentValue } from './values.present.ts';
-export { submissionValuesRepository } from './values.repository.ts';
 export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
 export { resolveValues } from './values.resolve.ts';
 export { dateOutsidePeriod, numberRuleProblem, type PeriodWindow, periodName } from './values.rules.ts';
@@ -43,3 +50,10 @@ export {
 } from './values.schemas.ts';
 export { ValuesSessions } from './values.sessions.ts';
 export { resolveTargets } from './values.targets.ts';
+export {
+  type GuardedSlots,
+  type ValueAuthor,
+  type ValueWrites,
+  writeReviews,
+  writeValues,
+} from './values.write.ts';

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { Uuid } from '../../http/schemas.ts';
 
 /** One finding of the checks of a submission (the check route; outliers also in a submission's answer). */
 export const ValueCheck = Type.Object(

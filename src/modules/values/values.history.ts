@@ -35,6 +35,19 @@ export function valueAuthors(tx: Tx, ids: string[]) {
   return valueTargetsRepository.users(tx, ids);
 }
 
+/** The live values of live elements in these submissions, with their authors, in form order. */
+export function liveValuesOf(tx: Tx, organizationId: string, submissionIds: string[]) {
+  return repo.currentValues(tx, organizationId, submissionIds);
+}
+
+/**
+ * Locks values (in id order): every writer of activities locks the value holding them first, so
+ * holding it, its activities stay as read until the transaction ends.
+ */
+export function lockValues(tx: Tx, organizationId: string, valueIds: string[]): Promise<void> {
+  return repo.lockValueIds(tx, organizationId, valueIds);
+}
+
 /** A value on a site the caller can read, or 404 (records outside the scope are not revealed). */
 export async function visibleValue(tx: Tx, caller: Caller, id: string, forUpdate: boolean) {
   const row = isUuid(id) ? await repo.findValue(tx, caller.organizationId, id, forUpdate) : undefined;

@@ -6,27 +6,26 @@ import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
-import {
-  type ElementTypeHandlers,
-  type PlannedValue,
-  runGuards,
-  type SlotGuard,
-  type TenantRun,
-  type ValueSlot,
-  type ValuesSession,
+import type { ValueChange, ValueWrite } from './changes.repository.ts';
+import type {
+  ElementTypeHandlers,
+  PlannedValue,
+  SlotGuard,
+  ValueSlot,
+  ValuesSession,
 } from './element-types.ts';
 import { valueTargetsRepository as repo } from './targets.repository.ts';
-import { type AttemptOutcome, attemptThenCompute, ComputeFirst } from './values.attempts.ts';
+import type { AttemptOutcome } from './values.attempts.ts';
 import { snapshotOf } from './values.history.ts';
 import { issueOf } from './values.issues.ts';
-import { findOutliers } from './values.outliers.ts';
 import { slotOf } from './values.plain.ts';
 import { presentPlannedValue, type StoredValue, type Users, type ValueOutcome } from './values.present.ts';
-import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
-import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
-import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './values.schemas.ts';
+import { submissionValuesRepository } from './values.repository.ts';
+import type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
+import type { Submission, ValueItem } from './values.schemas.ts';
 import type { ValuesSessions } from './values.sessions.ts';
 import { assertNoIssues } from './values.targets.ts';
+import { type ValueWrites, writeValues } from './values.write.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -79,8 +78,11 @@ export async function storeBatch(
       },
     };
   }
-  await runGuards(pipeline.guards, tx, caller.organizationId, guardedSlots(batch.entries));
-  return { done: await write(tx, caller, batch.entries, sessions, options.answer ?? true) };
+  const guarded = { guards: pipeline.guards, slots: guardedSlots(batch.entries) };
+  const done = await writeValues(tx, caller, guarded, (values) =>
+    write(tx, caller, batch.entries, sessions, options.answer ?? true, values),
+  );
+  return { done };
 }
 
 /**
@@ -150,11 +152,12 @@ async function write(
   entries: ResolvedEntry[],
   sessions: ValuesSessions,
   answer: boolean,
+  values: ValueWrites,
 ): Promise<Submission[]> {
   const org = caller.organizationId;
   // A batch over several (site, year) (an import) takes all the aggregates' stripe locks first.
   if (new Set(entries.map((p) => `${p.target.siteId}:${p.target.year}`)).size > 1)
-    await submissionValuesRepository.lockAllAggregateStripes(tx, org);
+    await values.lockAggregateStripes();
   // `values: []` changes nothing: a stored submission keeps its updatedAt.
   const formSitesOf = (touch: boolean) =>
     entries.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);
@@ -184,12 +187,9 @@ async function write(
       planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes, renumbered),
     );
   }
-  const writtenAt =
-    changes.length > 0
-      ? await submissionValuesRepository.applyChanges(tx, org, caller.userId, changes)
-      : null;
+  const writtenAt = changes.length > 0 ? await values.apply(changes) : null;
   // Each value's number is written once: with its change, or alone when only the number changed.
-  if (renumbered.length > 0) await submissionValuesRepository.setNumericValues(tx, org, renumbered);
+  if (renumbered.length > 0) await values.renumber(renumbered);
   const users = answer
     ? await usersById(
         tx,

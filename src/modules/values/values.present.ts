@@ -1,9 +1,10 @@
 import type { ValueStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { iso } from '../../domain/time.ts';
+import type { ValueChange } from './changes.repository.ts';
 import type { PlannedValue } from './element-types.ts';
-import type { submissionValuesRepository, ValueChange } from './values.repository.ts';
-import type { Submission, ValueItem } from './values.schemas.ts';
+import type { submissionValuesRepository } from './values.repository.ts';
+import type { ValueItem } from './values.schemas.ts';
 
 /** A stored value row as the pipeline locks it. */
 export type StoredValue = Awaited<ReturnType<typeof submissionValuesRepository.lockValuesOf>>[number];

@@ -1,6 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
-import { Pagination, pageQuery } from '../../http/paging.ts';
 import { DateTime, Nullable, Uuid, Year } from '../../http/schemas.ts';
 import { ValueCheck } from './values.check.schemas.ts';
 
