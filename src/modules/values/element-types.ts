@@ -26,11 +26,11 @@ export interface ElementInfo {
 }
 
 /**
- * Element types as handlers: the submissions module knows how to find, match and store values;
+ * Element types as handlers: the values module knows how to find, match and store values;
  * what a value of each type may be, and what else it writes, is its type's handler. The plain
- * types live in `submissions.values.ts`; ACTIVITY in the activities module; the composition
+ * types live in `values.plain.ts`; ACTIVITY in the activities module; the composition
  * root (`app.ts`) hands the complete table to the routes. Data flows one way:
- * submissions -> handler -> repositories, and no handler's module is imported by submissions.
+ * values -> handler -> repositories, and no handler's module is imported by values.
  */
 
 /** A value ready to store. */
