@@ -47,6 +47,7 @@ if (!viaTsx) {
   });
   // Read from disk beside the code, as in dist/.
   cpSync(`${root}src/db/migrations`, `${out}migrations`, { recursive: true });
+  cpSync(`${root}src/db/functions`, `${out}functions`, { recursive: true });
   cpSync(`${root}src/modules/dashboard-page/assets`, `${out}assets`, { recursive: true });
 }
 
