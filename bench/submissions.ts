@@ -2,13 +2,13 @@
 // NUMBER elements, half of them sent in MWh and converted to kWh), through app.inject, on each
 // engine. Three passes over the same 1,000 (form, site, year): create (one request at a time),
 // update every value (one at a time), update again with 10 requests in flight.
-// `npm run bench -- submissions`
+// `npm run bench -- submissions`; BENCH_SITES=10 runs a tenth of it (100 (site, year), same passes).
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { createOrganizationWithKey } from '../src/modules/organizations/bootstrap.ts';
 import { call, engines, freshDatabase, median } from './lib.ts';
 
-const SITES = 100;
+const SITES = Number(process.env['BENCH_SITES'] ?? 100);
 const YEARS = Array.from({ length: 10 }, (_, i) => 2016 + i);
 const ELEMENTS = 50;
 const IN_FLIGHT = 10;

@@ -42,7 +42,7 @@ import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
-import { JobRunner, jobsRepository } from './modules/jobs/index.ts';
+import { JobRunner, jobs as jobQueue } from './modules/jobs/index.ts';
 import {
   CLEANUP_INTERVAL_MS,
   cleanupPendingMedia,
@@ -55,15 +55,13 @@ import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
 import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
 import {
-  PLAIN_HANDLERS,
-  type SlotGuard,
   scheduleKeyCleanup,
   submissionsQueueRoutes,
   submissionsRoutes,
-  type ValuesPipeline,
 } from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
+import { PLAIN_HANDLERS, type SlotGuard, type ValuesPipeline } from './modules/values/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
 import { DELIVER_JOB, deliveryHandler, webhooksRoutes } from './modules/webhooks/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
@@ -228,7 +226,7 @@ export async function buildApp({
     if (removed > 0) app.log.info({ removed }, 'removed abandoned pending uploads');
   });
   app.decorate('jobs', jobs);
-  watchJobs(metrics, () => database.unscoped((db) => jobsRepository.counts(db)));
+  watchJobs(metrics, () => database.unscoped((db) => jobQueue.counts(db)));
 
   // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
   // only uploaded media of the organization).

@@ -185,7 +185,6 @@ function exportedRepositories(sources: Map<string, string>): string[] {
 const REPOSITORY_EXPORT_PENDING: Record<string, string> = {
   submissions:
     'issue 45: the values engine (and its value rows) moves out of submissions into src/modules/values, which then exports commands',
-  values: 'issue 45: the module being made from the engine in submissions; it exports commands when it lands',
 };
 
 describe('front doors export operations, not repositories (decision 202)', () => {
@@ -403,5 +402,57 @@ describe('one name, one thing', () => {
       [join(MODULES, 'c', 'e.ts'), 'const local = 1;\nexport { local as Row };'],
     ]);
     expect(sameNames(planted)).toEqual(['Row: modules/a/a.ts, modules/b/b.ts, modules/c/e.ts']);
+  });
+});
+
+// 5. One writer of values (decision 199): outside src/db, only the values module writes stored
+//    values (`form_element_submissions`) and their history (`form_value_history`); in it one
+//    repository holds those statements and only `values.write.ts` (the guards, then the write)
+//    calls it; the module's front door exports operations, never a `*Repository`.
+const VALUE_TABLES = ['form_element_submissions', 'form_value_history'];
+const writesValues = (source: string) => {
+  const text = withoutComments(source);
+  return VALUE_TABLES.some((table) =>
+    new RegExp(
+      String.raw`\b(?:insert\s+into|update|delete\s+from|merge\s+into)\s+${table}\b|\.(?:insertInto|updateTable|deleteFrom|mergeInto|replaceInto)\(\s*['"]${table}\b|appendHistory\([^)]*['"]${table}['"]`,
+      'i',
+    ).test(text),
+  );
+};
+describe('one writer of values (decision 199)', () => {
+  it('outside src/db, only the values module’s changes repository writes values and their history', () => {
+    const writers = [...sources]
+      .filter(([file, source]) => !file.startsWith(`${SRC}/db/`) && writesValues(source))
+      .map(([file]) => relative(SRC, file));
+    expect(writers).toEqual(['modules/values/changes.repository.ts']);
+  });
+
+  it('only values.write.ts calls that repository', () => {
+    const callers = [...sources]
+      .filter(([, source]) => /\bvalueChangesRepository\b/.test(withoutComments(source)))
+      .map(([file]) => relative(SRC, file))
+      .sort();
+    expect(callers).toEqual(['modules/values/changes.repository.ts', 'modules/values/values.write.ts']);
+  });
+
+  it('the values front door exports operations, not repositories', () => {
+    const names = exportedNames(sources.get(join(MODULES, 'values', 'index.ts')) ?? '');
+    expect(names).toContain('writeValues');
+    expect(names.filter((name) => /Repository$/.test(name))).toEqual([]);
+  });
+
+  it('recognizes a write of a value or of its history, not a read', () => {
+    expect(
+      writesValues("await sql`update form_element_submissions set status = 'APPROVED'`.execute(tx);"),
+    ).toBe(true);
+    expect(writesValues("tx.insertInto('form_value_history').values(rows)")).toBe(true);
+    expect(writesValues("await appendHistory(\n  tx,\n  'form_value_history',\n  rows,\n);")).toBe(true);
+    expect(writesValues("tx.deleteFrom('form_element_submissions').where('id', '=', id)")).toBe(true);
+    expect(writesValues("tx.selectFrom('form_element_submissions as v').forUpdate()")).toBe(false);
+    expect(writesValues('sql`select id from form_element_submissions for update of v`')).toBe(false);
+    expect(writesValues('// update form_element_submissions here is a comment')).toBe(false);
+    expect(
+      exportedNames("export { a, type B as C } from './x.ts';\nexport type { dRepository } from './y.ts';"),
+    ).toEqual(['a', 'C', 'dRepository']);
   });
 });

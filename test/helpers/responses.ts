@@ -18,13 +18,13 @@ import {
 import { SigningKey } from '../../src/modules/exports/audit-pack.routes.ts';
 import { Form } from '../../src/modules/forms/forms.schemas.ts';
 import { Site, SiteImportResult as SitesImportResult } from '../../src/modules/sites/sites.schemas.ts';
+import { SubmissionPage } from '../../src/modules/submissions/submissions.schemas.ts';
 import {
   HistoryEntry,
   Submission,
-  SubmissionPage,
   SubmitAnswer,
   ValueItem,
-} from '../../src/modules/submissions/submissions.schemas.ts';
+} from '../../src/modules/values/values.schemas.ts';
 
 const Success = Type.Object({ success: Type.Boolean() });
 

@@ -12,8 +12,8 @@ import {
   createCalcRunner,
 } from '../../sandbox/index.ts';
 import { lookupCoefficient } from '../datasets/index.ts';
-import type { TenantRun } from '../submissions/index.ts';
-import { attemptThenCompute, MAX_ATTEMPTS } from '../submissions/index.ts';
+import type { TenantRun } from '../values/index.ts';
+import { attemptThenCompute, MAX_ATTEMPTS } from '../values/index.ts';
 
 /** A definition as calculations need it. */
 export interface CalcSource {

@@ -16,7 +16,7 @@ import type {
   SubmissionTarget,
   ValueItem,
   ValuesSession,
-} from '../submissions/index.ts';
+} from '../values/index.ts';
 import {
   type CalcJob,
   type CalcLimits,

@@ -5,7 +5,7 @@ import { buildApp } from '../../app.ts';
 import type { Tx } from '../../db/client.ts';
 import { conflict } from '../../domain/errors.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
-import type { TenantRun, ValueSlot } from '../submissions/element-types.ts';
+import type { TenantRun, ValueSlot } from '../values/element-types.ts';
 import { CalcSession, calculateThenWrite } from './activities.calculate.ts';
 
 // Slot guards (e.g. the completeness module's period lock) run in the write transaction before

@@ -1,7 +1,7 @@
 import type { ActivityInputDefinition } from '../../db/schema/index.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/index.ts';
-import { dateOutsidePeriod, type PeriodWindow } from '../submissions/index.ts';
+import { dateOutsidePeriod, type PeriodWindow } from '../values/index.ts';
 
 /** Activities in one ACTIVITY value (one element, one period). */
 export const MAX_ACTIVITIES_PER_VALUE = 1000;

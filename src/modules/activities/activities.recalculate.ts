@@ -4,7 +4,7 @@ import { notFound } from '../../domain/errors.ts';
 import { siteScope } from '../access/index.ts';
 import { activityInputIssues, getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { lockedActivities } from '../form-locks/index.ts';
-import { runGuards, submissionValuesRepository, type TenantRun } from '../submissions/index.ts';
+import { lockValues, type TenantRun, writeValues } from '../values/index.ts';
 import { type CalcJob, CalcSession, calculateThenWrite, failed } from './activities.calculate.ts';
 import {
   type ActivityHistoryWrite,
@@ -97,7 +97,7 @@ export async function recalculateDefinition(
         // Reading without locks first: a batch not calculated yet is calculated outside.
         const first = plan(await read());
         if (session.missing(first.needed).length > 0) return { jobs: first.needed };
-        await submissionValuesRepository.lockValueIds(
+        await lockValues(
           tx,
           org,
           page.map((p) => p.form_element_submission_id),
@@ -146,11 +146,12 @@ export async function recalculateDefinition(
           touched.add(row.form_element_submission_id);
           slots.push({ formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit });
         }
-        await runGuards(deps.guards, tx, org, slots);
-        // The author of an activity stays the person who entered it; the history names who recalculated.
-        await repo.update(tx, org, null, updates);
-        await repo.insertHistory(tx, org, caller.userId, history);
-        await submissionValuesRepository.resumValues(tx, org, [...touched]);
+        await writeValues(tx, caller, { guards: deps.guards, slots }, async (values) => {
+          // The author of an activity stays the person who entered it; the history names who recalculated.
+          await repo.update(tx, org, null, updates);
+          await repo.insertHistory(tx, org, caller.userId, history);
+          await values.resum([...touched]);
+        });
         const last = page[page.length - 1];
         out.next = page.length === RECALCULATE_BATCH && last ? { year: last.year, id: last.id } : null;
         return { done: out };

@@ -11,7 +11,7 @@ const Metadata = Type.Record(Type.String(), Type.Unknown(), {
 });
 
 // The activities of a submission's answer are shown as the submissions module declares them.
-export { ActivitySummary } from '../submissions/index.ts';
+export { ActivitySummary } from '../values/index.ts';
 
 export const Activity = Type.Object({
   activityId: Uuid,

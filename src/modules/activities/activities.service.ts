@@ -8,13 +8,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { LAST_PERIOD } from '../completeness/index.ts';
-import {
-  runGuards,
-  type SlotGuard,
-  snapshotOf,
-  submissionValuesRepository,
-  type TenantRun,
-} from '../submissions/index.ts';
+import { type SlotGuard, snapshotOf, type TenantRun, writeValues } from '../values/index.ts';
 import {
   type CalcLimits,
   CalcSession,
@@ -210,33 +204,17 @@ export async function patchActivity(
       };
       if (isDeepStrictEqual(before, after)) return { done: before };
 
-      await runGuards(deps.guards, tx, org, [
-        { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit },
-      ]);
-      await repo.update(tx, org, caller.userId, [
-        { id: row.id, definitionId: definition.id, ...after, coefficients: outcome.coefficients },
-      ]);
-      await repo.insertHistory(tx, org, caller.userId, [
-        { activityId: row.id, action: 'UPDATE', before, after },
-      ]);
-      const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
-      await submissionValuesRepository.rewriteValue(
-        tx,
-        org,
-        row.form_element_submission_id,
-        caller.userId,
-        list,
-      );
-      await submissionValuesRepository.resumValues(tx, org, [row.form_element_submission_id]);
-      const previous = snapshotOf({ ...row, value: row.list });
-      await submissionValuesRepository.insertHistory(tx, org, caller.userId, [
-        {
-          valueId: row.form_element_submission_id,
-          action: 'UPDATE',
-          before: previous,
-          after: { ...previous, value: list, status: 'COMPLETED' },
-        },
-      ]);
+      const slot = { formId: row.form_id, siteId: row.site_id, year: row.year, period: row.period_unit };
+      await writeValues(tx, caller, { guards: deps.guards, slots: [slot] }, async (values) => {
+        await repo.update(tx, org, caller.userId, [
+          { id: row.id, definitionId: definition.id, ...after, coefficients: outcome.coefficients },
+        ]);
+        await repo.insertHistory(tx, org, caller.userId, [
+          { activityId: row.id, action: 'UPDATE', before, after },
+        ]);
+        const list = await repo.inputsOf(tx, org, row.form_element_submission_id);
+        await values.relist(row.form_element_submission_id, list, snapshotOf({ ...row, value: row.list }));
+      });
       return { done: after };
     });
   } finally {

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useWebhookApp } from '../../../test/helpers/webhook-app.ts';
 import { Database } from '../../db/client.ts';
-import { type ClaimedJob, JobRunner, jobsRepository, PermanentJobError } from './index.ts';
+import { type ClaimedJob, JobRunner, PermanentJobError } from './index.ts';
+import { jobsRepository } from './jobs.repository.ts';
 
 const t = useWebhookApp({ metricsToken: 'metrics-token-0123456789' });
 let other: Database;

@@ -1,4 +1,4 @@
-import { type ElementTypeHandler, PLAIN_CHECKS } from '../submissions/index.ts';
+import { type ElementTypeHandler, PLAIN_CHECKS } from '../values/index.ts';
 import { checkFileValues } from './media.service.ts';
 
 /**

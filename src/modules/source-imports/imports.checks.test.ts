@@ -3,7 +3,7 @@ import { useTestApp } from '../../../test/helpers/app.ts';
 import { createImportWorld, type ImportWorld } from '../../../test/helpers/import-world.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 import { checkActivityInput } from '../activities/activities.inputs.ts';
-import { PLAIN_HANDLERS } from '../submissions/submissions.values.ts';
+import { PLAIN_HANDLERS } from '../values/values.plain.ts';
 
 // Every call of the activity input check is counted (the module's own function, wrapped).
 vi.mock('../activities/activities.inputs.ts', async (importOriginal) => {

@@ -18,7 +18,7 @@ import {
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { forms as formsRepository } from '../forms/index.ts';
-import type { Checked, ElementInfo, ValuesPipeline } from '../submissions/index.ts';
+import type { Checked, ElementInfo, ValuesPipeline } from '../values/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import {

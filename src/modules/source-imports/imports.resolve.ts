@@ -4,9 +4,9 @@ import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput, datesOutsidePeriod } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
-import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../submissions/index.ts';
-import { checkValue } from '../submissions/index.ts';
 import type { UnitFactor } from '../units/index.ts';
+import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../values/index.ts';
+import { checkValue } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { RowIssue, SheetCell, SheetRow } from './imports.schemas.ts';
 

@@ -6,7 +6,7 @@ import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
 import { bodyValidatedElsewhere } from '../../http/validation.ts';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
-import type { ValuesPipeline } from '../submissions/index.ts';
+import type { ValuesPipeline } from '../values/index.ts';
 import {
   ImportBody,
   ImportHeaders,

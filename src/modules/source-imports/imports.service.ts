@@ -6,7 +6,7 @@ import { idempotencyConflict } from '../../http/idempotency.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type CalcLimits, CalcSession } from '../activities/index.ts';
-import type { TenantRun } from '../submissions/index.ts';
+import type { TenantRun } from '../values/index.ts';
 import {
   type AttemptOutcome,
   attemptThenCompute,
@@ -14,7 +14,7 @@ import {
   storeBatch,
   type ValuesPipeline,
   ValuesSessions,
-} from '../submissions/index.ts';
+} from '../values/index.ts';
 import { webhookEvents } from '../webhooks/index.ts';
 import { adaptersRepository } from './adapters.repository.ts';
 import type { Mapping } from './adapters.schemas.ts';

@@ -3,8 +3,8 @@ import { badRequest, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
 import { formSites } from '../form-sites/index.ts';
-import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../submissions/index.ts';
-import { numberRuleProblem, resolveTargets } from '../submissions/index.ts';
+import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../values/index.ts';
+import { numberRuleProblem, resolveTargets } from '../values/index.ts';
 import type { Draft } from './imports.pipeline.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */

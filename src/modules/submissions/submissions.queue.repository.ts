@@ -176,13 +176,6 @@ export const queueRepository = {
     return result.rows;
   },
 
-  /** Sets the status of the values `ids`. */
-  async setStatuses(tx: Tx, org: string, ids: string[], status: ValueStatus): Promise<void> {
-    if (ids.length === 0) return;
-    await sql`update form_element_submissions set status = ${status}
-               where organization_id = ${org} and id = any(${ids}::uuid[])`.execute(tx);
-  },
-
   /**
    * Serializes rejection e-mails per recipient (calls running at once see each other's log),
    * then answers how many each of `userIds` got since `since`.

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { EXAMPLE_IDS } from '../../http/examples.ts';
 import { DateTime, Nullable, Uuid, Year } from '../../http/schemas.ts';
-import { ValueStatusSchema } from './submissions.schemas.ts';
+import { ValueStatusSchema } from '../values/index.ts';
 
 /** Page size of the review queue when the query leaves it out, and its largest. */
 export const QUEUE_PAGE = { default: 50, max: 500 } as const;

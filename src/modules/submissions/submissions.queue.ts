@@ -4,7 +4,7 @@ import { AppError, authorize, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { snapshotOf } from './submissions.history.ts';
+import { snapshotOf, writeReviews } from '../values/index.ts';
 import {
   type QueueKey,
   type QueueRow,
@@ -20,7 +20,6 @@ import {
   type QueueQuery,
 } from './submissions.queue.schemas.ts';
 import { rejectionMail } from './submissions.rejection-mail.ts';
-import { submissionValuesRepository } from './values.repository.ts';
 
 /** Rejection e-mails one person gets at most in 24 hours; rejections past it are only on their home. */
 export const MAX_REJECTION_MAILS_PER_DAY = 10;
@@ -138,26 +137,12 @@ export async function reviewValues(
     );
 
   const changed = [...found.values()].filter((r) => r.status !== body.status);
-  await repo.setStatuses(
+  await writeReviews(
     tx,
-    org,
-    changed.map((r) => r.id),
+    caller,
+    changed.map((r) => ({ id: r.id, before: snapshotOf(r) })),
     body.status,
-  );
-  await submissionValuesRepository.insertHistory(
-    tx,
-    org,
-    caller.userId,
-    changed.map((r) => {
-      const before = snapshotOf(r);
-      return {
-        valueId: r.id,
-        action: 'REVIEW' as const,
-        before,
-        after: { ...before, status: body.status },
-        comment: comment || null,
-      };
-    }),
+    comment || null,
   );
   const result = {
     status: body.status,

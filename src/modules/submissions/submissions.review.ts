@@ -2,11 +2,15 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { authorize, notFound } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { snapshotOf, visibleValue } from './submissions.history.ts';
-import { presentValue } from './submissions.present.ts';
-import { submissionsRepository } from './submissions.repository.ts';
-import type { ReviewBody, ValueItem } from './submissions.schemas.ts';
-import { submissionValuesRepository as repo } from './values.repository.ts';
+import {
+  presentValue,
+  snapshotOf,
+  type ValueItem,
+  valueAuthors,
+  visibleValue,
+  writeReviews,
+} from '../values/index.ts';
+import type { ReviewBody } from './submissions.schemas.ts';
 
 /**
  * Approves or rejects a live value (MANAGER+ managing its site) and records the review,
@@ -18,12 +22,7 @@ export async function reviewValue(tx: Tx, caller: Caller, id: string, body: Revi
   const scope = await siteScope(tx, caller);
   authorize(policy.canManageSite(caller, scope, row.site_id), 'Reviewing needs manager rights on the site');
 
-  const before = snapshotOf(row);
-  await repo.setStatus(tx, caller.organizationId, id, body.status);
-  const after = { ...before, status: body.status };
-  await repo.insertHistory(tx, caller.organizationId, caller.userId, [
-    { valueId: id, action: 'REVIEW', before, after, comment: body.comment ?? null },
-  ]);
-  const [author] = await submissionsRepository.users(tx, [row.user_id]);
+  await writeReviews(tx, caller, [{ id, before: snapshotOf(row) }], body.status, body.comment ?? null);
+  const [author] = await valueAuthors(tx, [row.user_id]);
   return presentValue({ ...row, status: body.status }, row.element_key, author!);
 }

@@ -5,23 +5,23 @@ import { idempotencyKey, REPLAYED_HEADER } from '../../http/idempotency.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { webhookEvents } from '../webhooks/index.ts';
-import { valueHistory } from './submissions.history.ts';
-import { requestKey } from './submissions.keys.ts';
-import { reviewValue } from './submissions.review.ts';
 import {
   CheckAnswer,
+  checkValuesOf,
   HistoryEntry,
-  ReviewBody,
   Submission,
-  SubmissionPage,
-  SubmissionsQuery,
   SubmitAnswer,
   SubmitBody,
   ValueItem,
-} from './submissions.schemas.ts';
+  type ValuesPipeline,
+  valueHistory,
+} from '../values/index.ts';
+import { requestKey } from './submissions.keys.ts';
+import { reviewValue } from './submissions.review.ts';
+import { ReviewBody, SubmissionPage, SubmissionsQuery } from './submissions.schemas.ts';
 import { getSubmission, listSubmissions } from './submissions.service.ts';
-import { checkValuesOf } from './values.check.ts';
-import { storeValues, type ValuesPipeline } from './values.pipeline.ts';
+
+import { storeValues } from './submissions.store.ts';
 
 const TAGS = ['Form submissions'];
 

@@ -6,14 +6,14 @@ import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { forms as formsRepository } from '../forms/index.ts';
-import { presentSubmission, presentValue, type SubmissionRow } from './submissions.present.ts';
+import { liveValuesOf, presentValue, type Submission, type ValueItem } from '../values/index.ts';
+import { presentSubmission, type SubmissionRow } from './submissions.present.ts';
 import { submissionsRepository as repo } from './submissions.repository.ts';
-import type { Submission, SubmissionsQuery, ValueItem } from './submissions.schemas.ts';
-import { submissionValuesRepository } from './values.repository.ts';
+import type { SubmissionsQuery } from './submissions.schemas.ts';
 
 /** Submissions with all their current values (one query for the values of all of them). */
 async function withValues(tx: Tx, organizationId: string, rows: SubmissionRow[]): Promise<Submission[]> {
-  const values = await submissionValuesRepository.currentValues(
+  const values = await liveValuesOf(
     tx,
     organizationId,
     rows.map((r) => r.id),

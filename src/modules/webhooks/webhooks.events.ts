@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { jobsRepository } from '../jobs/index.ts';
+import { jobs } from '../jobs/index.ts';
 import { webhooksRepository as repo } from './webhooks.repository.ts';
 
 /** The events an endpoint can ask for (decision 217). */
@@ -35,7 +35,7 @@ export async function emitEvent(
   const endpoints = await repo.subscribed(tx, organizationId, type);
   if (endpoints.length === 0) return;
   const deliveries = await repo.insertDeliveries(tx, organizationId, endpoints, type, data);
-  await jobsRepository.insert(
+  await jobs.enqueue(
     tx,
     deliveries.map((deliveryId) => ({
       kind: DELIVER_JOB,

@@ -6,7 +6,7 @@ import { iso } from '../../domain/time.ts';
 import { type Page, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Sealer } from '../../lib/sealed.ts';
-import { jobsRepository } from '../jobs/index.ts';
+import { jobs } from '../jobs/index.ts';
 import { BlockedAddressError, resolvePublic, urlProblem } from './webhooks.address.ts';
 import { DELIVER_JOB, DELIVERY_ATTEMPTS } from './webhooks.events.ts';
 import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from './webhooks.repository.ts';
@@ -131,7 +131,7 @@ export async function redeliver(tx: Tx, caller: Caller, id: string, deliveryId: 
   if (!endpoint.enabled)
     throw conflict('The endpoint is disabled: turn it on (PUT with "enabled": true) before sending again');
   await repo.markPending(tx, caller.organizationId, delivery.id);
-  await jobsRepository.insert(tx, [
+  await jobs.enqueue(tx, [
     {
       kind: DELIVER_JOB,
       organizationId: caller.organizationId,

@@ -1,10 +1,11 @@
 import type { Caller } from '../../domain/caller.ts';
 import { AppError, type Issue } from '../../domain/errors.ts';
 import { runGuards, type TenantRun } from './element-types.ts';
-import type { SubmitBody, ValueCheck } from './submissions.schemas.ts';
+import type { ValueCheck } from './values.check.schemas.ts';
 import { findOutliers } from './values.outliers.ts';
 import { guardedSlots, planIssues, type ValuesPipeline } from './values.pipeline.ts';
 import { resolveValues } from './values.resolve.ts';
+import type { SubmitBody } from './values.schemas.ts';
 import { ValuesSessions } from './values.sessions.ts';
 
 const indexOf = (path: string) => Number(/^values\.(\d+)/.exec(path)?.[1] ?? -1);

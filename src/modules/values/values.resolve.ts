@@ -4,10 +4,10 @@ import { authorize, invalidField } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ElementTypeHandlers, PlannedValue, SubmissionTarget } from './element-types.ts';
-import { resolveElements, resolveTargets } from './submissions.resolve.ts';
-import type { SubmitBody } from './submissions.schemas.ts';
-import { checkValues } from './submissions.values.ts';
 import type { ValueIssue } from './values.issues.ts';
+import { checkValues } from './values.plain.ts';
+import type { SubmitBody } from './values.schemas.ts';
+import { resolveElements, resolveTargets } from './values.targets.ts';
 
 /** The values of one (form, site, year), resolved and checked: where they go and what to write. */
 export interface ResolvedEntry {

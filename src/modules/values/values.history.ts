@@ -5,6 +5,7 @@ import { notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
+import { valueTargetsRepository } from './targets.repository.ts';
 import { submissionValuesRepository as repo } from './values.repository.ts';
 
 /** What the history keeps of a value before and after a change. */
@@ -27,6 +28,24 @@ export function snapshotOf(row: {
     selectedUnitId: row.selected_unit_id,
     status: row.status,
   };
+}
+
+/** The authors of these user ids (name, e-mail, image), as an answer names them. */
+export function valueAuthors(tx: Tx, ids: string[]) {
+  return valueTargetsRepository.users(tx, ids);
+}
+
+/** The live values of live elements in these submissions, with their authors, in form order. */
+export function liveValuesOf(tx: Tx, organizationId: string, submissionIds: string[]) {
+  return repo.currentValues(tx, organizationId, submissionIds);
+}
+
+/**
+ * Locks values (in id order): every writer of activities locks the value holding them first, so
+ * holding it, its activities stay as read until the transaction ends.
+ */
+export function lockValues(tx: Tx, organizationId: string, valueIds: string[]): Promise<void> {
+  return repo.lockValueIds(tx, organizationId, valueIds);
 }
 
 /** A value on a site the caller can read, or 404 (records outside the scope are not revealed). */

@@ -3,8 +3,8 @@ import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import type { UnitFactor } from '../units/index.ts';
-import type { ValueItem } from './submissions.schemas.ts';
 import type { PeriodWindow } from './values.rules.ts';
+import type { ValueItem } from './values.schemas.ts';
 
 /** An element as submissions need it. */
 export interface ElementInfo {
@@ -26,11 +26,11 @@ export interface ElementInfo {
 }
 
 /**
- * Element types as handlers: the submissions module knows how to find, match and store values;
+ * Element types as handlers: the values module knows how to find, match and store values;
  * what a value of each type may be, and what else it writes, is its type's handler. The plain
- * types live in `submissions.values.ts`; ACTIVITY in the activities module; the composition
+ * types live in `values.plain.ts`; ACTIVITY in the activities module; the composition
  * root (`app.ts`) hands the complete table to the routes. Data flows one way:
- * submissions -> handler -> repositories, and no handler's module is imported by submissions.
+ * values -> handler -> repositories, and no handler's module is imported by values.
  */
 
 /** A value ready to store. */
@@ -191,7 +191,7 @@ export async function runGuards(
   guards: readonly SlotGuard[],
   tx: Tx,
   organizationId: string,
-  slots: ValueSlot[],
+  slots: readonly ValueSlot[],
 ): Promise<void> {
   if (guards.length === 0 || slots.length === 0) return;
   // One slot per (form, site, year, period): the first value of the request that lands there.

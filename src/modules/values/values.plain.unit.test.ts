@@ -3,9 +3,9 @@ import type { ElementType } from '../../db/schema/index.ts';
 import { activityElementHandler } from '../activities/activities.element.ts';
 import type { UnitFactor } from '../units/units.convert.ts';
 import type { ElementInfo } from './element-types.ts';
-import { parseTimestamp } from './submissions.timestamp.ts';
-import { checkValues, PLAIN_HANDLERS } from './submissions.values.ts';
 import { issueOf } from './values.issues.ts';
+import { checkValues, PLAIN_HANDLERS } from './values.plain.ts';
+import { parseTimestamp } from './values.timestamp.ts';
 
 const handlers = { ...PLAIN_HANDLERS, ACTIVITY: activityElementHandler() };
 

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { PlannedValue } from './element-types.ts';
-import type { ValueCheck } from './submissions.schemas.ts';
+import type { ValueCheck } from './values.check.schemas.ts';
 import type { ResolvedEntry } from './values.resolve.ts';
 import { type PeriodWindow, periodName, shown } from './values.rules.ts';
 

@@ -6,34 +6,26 @@ import type { Issue } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
-import { webhookEvents } from '../webhooks/index.ts';
-import {
-  type ElementTypeHandlers,
-  type PlannedValue,
-  runGuards,
-  type SlotGuard,
-  type TenantRun,
-  type ValueSlot,
-  type ValuesSession,
+import type { ValueChange, ValueWrite } from './changes.repository.ts';
+import type {
+  ElementTypeHandlers,
+  PlannedValue,
+  SlotGuard,
+  ValueSlot,
+  ValuesSession,
 } from './element-types.ts';
-import { snapshotOf } from './submissions.history.ts';
-import { claimKey, type KeyedAnswer, keepAnswer, type RequestKey } from './submissions.keys.ts';
-import {
-  presentPlannedValue,
-  type StoredValue,
-  type Users,
-  type ValueOutcome,
-} from './submissions.present.ts';
-import { submissionsRepository as repo } from './submissions.repository.ts';
-import { assertNoIssues } from './submissions.resolve.ts';
-import type { Submission, SubmitAnswer, SubmitBody, ValueItem } from './submissions.schemas.ts';
-import { slotOf } from './submissions.values.ts';
-import { type AttemptOutcome, attemptThenCompute, ComputeFirst } from './values.attempts.ts';
+import { valueTargetsRepository as repo } from './targets.repository.ts';
+import type { AttemptOutcome } from './values.attempts.ts';
+import { snapshotOf } from './values.history.ts';
 import { issueOf } from './values.issues.ts';
-import { findOutliers } from './values.outliers.ts';
-import { submissionValuesRepository, type ValueChange, type ValueWrite } from './values.repository.ts';
-import { type ResolvedBatch, type ResolvedEntry, resolveValues } from './values.resolve.ts';
-import { ValuesSessions } from './values.sessions.ts';
+import { slotOf } from './values.plain.ts';
+import { presentPlannedValue, type StoredValue, type Users, type ValueOutcome } from './values.present.ts';
+import { submissionValuesRepository } from './values.repository.ts';
+import type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
+import type { Submission, ValueItem } from './values.schemas.ts';
+import type { ValuesSessions } from './values.sessions.ts';
+import { assertNoIssues } from './values.targets.ts';
+import { type ValueWrites, writeValues } from './values.write.ts';
 
 /** What the composition root (`app.ts`) gives the pipeline: a handler per type, the slot guards. */
 export interface ValuesPipeline {
@@ -47,55 +39,6 @@ async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise
   const rows = await repo.users(tx, others);
   const users: Users = new Map(rows.map((u) => [u.id, u]));
   return users.set(caller.userId, { name: caller.name, email: caller.email, image: caller.image });
-}
-
-/**
- * POST /form-submissions: resolves and checks the body (`resolveValues`), finds its outliers
- * (which do not refuse it), then stores it (`storeBatch`), in attempts (`attemptThenCompute`): each
- * attempt one transaction, resolving again what calculations done in between depended on.
- *
- * With an Idempotency-Key (decision 194), each attempt claims it first (`claimKey`): a key already
- * answered gives that answer again; the answer of this request is stored with the key before the
- * commit. An attempt that must calculate first rolls back (`ComputeFirst`), claim included, and a
- * refusal (any throw) leaves no key behind.
- */
-export async function storeValues(
-  pipeline: ValuesPipeline,
-  run: TenantRun,
-  caller: Caller,
-  body: SubmitBody,
-  signal: AbortSignal = new AbortController().signal,
-  key?: RequestKey,
-): Promise<KeyedAnswer<SubmitAnswer>> {
-  const sessions = new ValuesSessions(pipeline.handlers, {
-    organizationId: caller.organizationId,
-    caller,
-    run,
-    signal,
-  });
-  try {
-    return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<KeyedAnswer<SubmitAnswer>>> => {
-      if (key) {
-        const stored = await claimKey<SubmitAnswer>(tx, caller, key);
-        if (stored) return { done: stored };
-      }
-      const batch = await resolveValues(tx, pipeline.handlers, caller, [body]);
-      // Read before the batch writes: a reference is what was stored before this request.
-      const [issues] = await findOutliers(tx, caller.organizationId, batch.entries, batch.units ?? new Map());
-      const outcome = await storeBatch(tx, pipeline, caller, batch, sessions);
-      if ('compute' in outcome) {
-        // The claim is written: it goes with this attempt, before the calculations run.
-        if (key) throw new ComputeFirst(outcome.compute);
-        return outcome;
-      }
-      const answer: SubmitAnswer = { ...outcome.done[0]!, issues: issues! };
-      await webhookEvents.valuesSubmitted(tx, answer);
-      if (key) await keepAnswer(tx, caller, key, 200, answer);
-      return { done: { status: 200, body: answer, replayed: false } };
-    });
-  } finally {
-    await sessions.close();
-  }
 }
 
 /** How `storeBatch` is called. */
@@ -135,8 +78,11 @@ export async function storeBatch(
       },
     };
   }
-  await runGuards(pipeline.guards, tx, caller.organizationId, guardedSlots(batch.entries));
-  return { done: await write(tx, caller, batch.entries, sessions, options.answer ?? true) };
+  const guarded = { guards: pipeline.guards, slots: guardedSlots(batch.entries) };
+  const done = await writeValues(tx, caller, guarded, (values) =>
+    write(tx, caller, batch.entries, sessions, options.answer ?? true, values),
+  );
+  return { done };
 }
 
 /**
@@ -206,11 +152,12 @@ async function write(
   entries: ResolvedEntry[],
   sessions: ValuesSessions,
   answer: boolean,
+  values: ValueWrites,
 ): Promise<Submission[]> {
   const org = caller.organizationId;
   // A batch over several (site, year) (an import) takes all the aggregates' stripe locks first.
   if (new Set(entries.map((p) => `${p.target.siteId}:${p.target.year}`)).size > 1)
-    await submissionValuesRepository.lockAllAggregateStripes(tx, org);
+    await values.lockAggregateStripes();
   // `values: []` changes nothing: a stored submission keeps its updatedAt.
   const formSitesOf = (touch: boolean) =>
     entries.filter((p) => p.planned.length > 0 === touch).map((p) => p.target.formSiteId);
@@ -240,12 +187,9 @@ async function write(
       planChanges(place, p.planned, storedBySubmission.get(submission.id) ?? [], changes, renumbered),
     );
   }
-  const writtenAt =
-    changes.length > 0
-      ? await submissionValuesRepository.applyChanges(tx, org, caller.userId, changes)
-      : null;
+  const writtenAt = changes.length > 0 ? await values.apply(changes) : null;
   // Each value's number is written once: with its change, or alone when only the number changed.
-  if (renumbered.length > 0) await submissionValuesRepository.setNumericValues(tx, org, renumbered);
+  if (renumbered.length > 0) await values.renumber(renumbered);
   const users = answer
     ? await usersById(
         tx,

@@ -5,9 +5,9 @@ import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
-import { submissionsRepository as repo } from './submissions.repository.ts';
-import type { SubmitBody, SubmitValue } from './submissions.schemas.ts';
+import { valueTargetsRepository as repo } from './targets.repository.ts';
 import type { ValueIssue } from './values.issues.ts';
+import type { SubmitBody, SubmitValue } from './values.schemas.ts';
 
 export const optionValues = (element: ElementInfo) =>
   ((element.options ?? []) as SelectOption[]).map((o) => o.value);

@@ -11,11 +11,11 @@ import type {
   PlannedValue,
   Refusal,
 } from './element-types.ts';
-import { optionValues } from './submissions.resolve.ts';
-import type { SubmitValue } from './submissions.schemas.ts';
-import { parseTimestamp } from './submissions.timestamp.ts';
 import type { ValueIssue } from './values.issues.ts';
 import { dateOutsidePeriod, numberRuleProblem, type PeriodWindow } from './values.rules.ts';
+import type { SubmitValue } from './values.schemas.ts';
+import { optionValues } from './values.targets.ts';
+import { parseTimestamp } from './values.timestamp.ts';
 
 export const TEXT_MAX_LENGTH = 10_000;
 /** Largest TIMESTAMP record value, as JSON text. */
