@@ -25,7 +25,7 @@ import { registerSendTimeout } from './http/send-timeout.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
-import { sealer as makeSealer } from './lib/sealed.ts';
+import { sealer as makeSealer } from './lib/secrets.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';

@@ -67,3 +67,13 @@ export function openSecret(secret: string, purpose: string, sealed: string): str
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/** `sealSecret` and `openSecret` bound to one purpose (webhook signing secrets). */
+export function sealer(secret: string, purpose: string) {
+  return {
+    seal: (plaintext: string) => sealSecret(secret, purpose, plaintext),
+    open: (sealed: string) => openSecret(secret, purpose, sealed),
+  };
+}
+
+export type Sealer = ReturnType<typeof sealer>;

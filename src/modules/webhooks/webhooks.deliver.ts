@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client.ts';
 import type { Clock } from '../../domain/clock.ts';
-import type { Sealer } from '../../lib/sealed.ts';
+import type { Sealer } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { ClaimedJob } from '../jobs/index.ts';
 import { type DeliveryToSend, webhooksRepository as repo } from './webhooks.repository.ts';

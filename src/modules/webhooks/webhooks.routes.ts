@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { pageOf } from '../../http/paging.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import type { Sealer } from '../../lib/sealed.ts';
+import type { Sealer } from '../../lib/secrets.ts';
 import {
   CreateWebhookBody,
   DeliveriesQuery,

@@ -5,7 +5,7 @@ import { conflict, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { type Page, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { Sealer } from '../../lib/sealed.ts';
+import type { Sealer } from '../../lib/secrets.ts';
 import { jobs } from '../jobs/index.ts';
 import { BlockedAddressError, resolvePublic, urlProblem } from './webhooks.address.ts';
 import { DELIVER_JOB, DELIVERY_ATTEMPTS } from './webhooks.events.ts';
