@@ -86,7 +86,7 @@ export async function sendAuditPack(
   try {
     pack = await request.tenant((tx, caller) => preparePack(tx, caller, query, now));
   } catch (error) {
-    place.leave();
+    await place.leave();
     throw error;
   }
   const signal = clientGone(request, reply);

@@ -15,7 +15,8 @@ export interface PlaceLimits {
 export interface Claim {
   mine: number;
   ours: number;
-  release?: () => void;
+  /** Gives the place back; resolves once the place no longer counts anywhere. */
+  release?: () => Promise<void>;
 }
 
 /** Runs `fn` in a transaction of the caller's organization (the request's own, when it has one). */
@@ -51,7 +52,7 @@ export function memoryPlaces(): PlaceBook {
       return {
         mine,
         ours,
-        release: () => {
+        release: async () => {
           if (released) return;
           released = true;
           add(callers, who, -1);
@@ -82,15 +83,19 @@ export function databasePlaces(database: Database): PlaceBook {
     const ids = [...live];
     database.system((tx) => renewExportPlaces(tx, ids, PLACE_LEASE_SECONDS)).catch(() => undefined);
   };
-  const release = (id: string) => {
+  const release = (id: string): Promise<void> => {
     live.delete(id);
     releasing.add(id);
-    database
+    return database
       .system((tx) => releaseExportPlaces(tx, [id]))
       .then(
-        () => releasing.delete(id),
+        () => {
+          releasing.delete(id);
+        },
         // Not deleted (the database is away): the lease runs out; until then this process skips it.
-        () => setTimeout(() => releasing.delete(id), PLACE_LEASE_SECONDS * 1000).unref(),
+        () => {
+          setTimeout(() => releasing.delete(id), PLACE_LEASE_SECONDS * 1000).unref();
+        },
       );
   };
   return {
@@ -111,10 +116,10 @@ export function databasePlaces(database: Database): PlaceBook {
       return {
         mine: claim.mine,
         ours: claim.ours,
-        release: () => {
+        release: async () => {
           if (released) return;
           released = true;
-          release(id);
+          await release(id);
         },
       };
     },

@@ -58,10 +58,11 @@ export class ExportGate {
   ) {}
 
   /**
-   * Takes a place for `caller`'s export or throws; the function returned gives it back (once).
+   * Takes a place for `caller`'s export or throws; the function returned gives it back (once),
+   * resolving when the place no longer counts (an error answer awaits it: it leaves nothing behind).
    * `inTenant` runs the shared count in the request's transaction.
    */
-  async enter(caller: Caller, reply: FastifyReply, inTenant?: InTenant): Promise<() => void> {
+  async enter(caller: Caller, reply: FastifyReply, inTenant?: InTenant): Promise<() => Promise<void>> {
     const org = caller.organizationId;
     const refuse = (error: AppError, reason: ExportRefusal) => {
       figures.refused[reason]++;
@@ -97,14 +98,14 @@ export class ExportGate {
     }
     // Looked at again after the shared count (other requests of this process ran meanwhile).
     if (this.#total >= this.limits.total) {
-      release();
+      await release();
       throw full();
     }
     this.#total++;
     figures.running++;
     runningByOrganization.set(org, (runningByOrganization.get(org) ?? 0) + 1);
     let left = false;
-    return () => {
+    return async () => {
       if (left) return;
       left = true;
       this.#total--;
@@ -112,7 +113,7 @@ export class ExportGate {
       const n = (runningByOrganization.get(org) ?? 1) - 1;
       if (n <= 0) runningByOrganization.delete(org);
       else runningByOrganization.set(org, n);
-      release();
+      await release();
     };
   }
 

@@ -105,7 +105,7 @@ export async function sendExport(
   try {
     plan = await request.tenant(prepare);
   } catch (error) {
-    place.leave();
+    await place.leave();
     throw error;
   }
   const format = formatOf(request.headers.accept);
@@ -132,7 +132,7 @@ export async function sendExport(
     try {
       await off.started;
     } catch (error) {
-      place.leave();
+      await place.leave();
       throw error;
     }
     writer = off.writer;
