@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import { inSiteScope, type SiteScope } from '../access/index.ts';
+import { visibleSubmissions } from '../values/index.ts';
 
 const SUBMISSION_COLUMNS = [
   's.id',
@@ -13,21 +14,6 @@ const SUBMISSION_COLUMNS = [
   'fs.site_id',
   'fs.year',
 ] as const;
-
-/** Submissions that are visible: their form is live and their form-site active. */
-export function visibleSubmissions(tx: Tx, organizationId: string) {
-  return tx
-    .selectFrom('form_submissions as s')
-    .innerJoin('form_sites as fs', (j) =>
-      j.onRef('fs.organization_id', '=', 's.organization_id').onRef('fs.id', '=', 's.form_site_id'),
-    )
-    .innerJoin('forms as f', (j) =>
-      j.onRef('f.organization_id', '=', 'fs.organization_id').onRef('f.id', '=', 'fs.form_id'),
-    )
-    .where('s.organization_id', '=', organizationId)
-    .where('fs.active', '=', true)
-    .where('f.deleted_at', 'is', null);
-}
 
 /** Submissions as a resource (read, listed); every method takes the organization id. */
 export const submissionsRepository = {

@@ -35,6 +35,8 @@ export type { ValuesPipeline } from './values.pipeline.ts';
 export { storeBatch } from './values.pipeline.ts';
 export { checkValue, checkValues, PLAIN_CHECKS, PLAIN_HANDLERS } from './values.plain.ts';
 export { presentValue } from './values.present.ts';
+/** The submissions that count (live form, active form-site): a query the submissions resource lists from. */
+export { visibleSubmissions } from './values.repository.ts';
 export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
 export { resolveValues } from './values.resolve.ts';
 export { dateOutsidePeriod, numberRuleProblem, type PeriodWindow, periodName } from './values.rules.ts';

@@ -18,7 +18,7 @@ const VALUE_COLUMNS = [
 ] as const;
 
 /** Submissions that are visible: their form is live and their form-site active. */
-function visibleSubmissions(tx: Tx, organizationId: string) {
+export function visibleSubmissions(tx: Tx, organizationId: string) {
   return tx
     .selectFrom('form_submissions as s')
     .innerJoin('form_sites as fs', (j) =>
