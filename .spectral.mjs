@@ -14,8 +14,9 @@ const of = (type) =>
 
 // The public POST routes are public by design: sign-up makes the credential (off unless
 // SDCS_ALLOW_SIGNUP, and attempt-limited); login, describing and accepting an invitation, a
-// dashboard's gate and the local upload target take a secret of their own (a password, an
-// invitation token, a signed upload policy) instead of a bearer credential.
+// dashboard's gate, the local upload target and the exchange of a single sign-on's one-time code
+// take a secret of their own (a password, an invitation token, a signed upload policy, the
+// one-time code) instead of a bearer credential.
 const PUBLIC_WRITES = [
   '/api/v1/auth/signup',
   '/api/v1/auth/login',
@@ -23,6 +24,7 @@ const PUBLIC_WRITES = [
   '/api/v1/invitations/accept',
   '/api/v1/media/upload',
   '/api/v1/public/dashboards/{id}/access',
+  '/api/v1/auth/oidc/exchange',
 ].map((path) => {
   // A JSON pointer to the operation's security, with braces escaped as in a URI fragment.
   const pointer = path.replaceAll('~', '~0').replaceAll('/', '~1').replaceAll('{', '%7B').replaceAll('}', '%7D');
