@@ -26,9 +26,11 @@ export function whenLanguageChanges(callback) {
 export async function switchLanguage(tag, { remember = true } = {}) {
   const language = supportedLanguage(tag) ?? browserLanguage();
   if (remember) sessionStorage.setItem(CHOSEN, language);
-  if (language === currentLanguage()) return;
-  await useLanguage(language);
-  redraw(language);
+  const before = currentLanguage();
+  // Asked even when it is the current one, so that a language still loading (the account's,
+  // read at sign-in) does not replace this choice when it arrives. Drawn only if it changed and
+  // no later choice took over meanwhile (that one draws its own).
+  if ((await useLanguage(language)) === language && language !== before) redraw(language);
 }
 
 /** The account's language (GET /me `user.locale`): it wins over the browser's. */

@@ -46,10 +46,16 @@ export function browserLanguage() {
   return 'en';
 }
 
+/** Calls of `useLanguage` so far: only the latest one applies its language. */
+let requested = 0;
+
 /** Loads `tag`'s messages (once) and makes it the app's language; answers the language used. */
 export async function useLanguage(tag) {
   const chosen = supportedLanguage(tag) ?? 'en';
+  const mine = ++requested;
   const loaded = chosen === 'en' ? en : (await loaders[chosen]()).default;
+  // A later call (a choice made while this language loaded) wins, whichever loads first.
+  if (mine !== requested) return language;
   language = chosen;
   messages = loaded;
   formats = new Map();
