@@ -22,6 +22,7 @@ import { refuseBusyUnderPressure, registerOverloadProtection } from './http/over
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSendTimeout } from './http/send-timeout.ts';
+import type { Services } from './http/services.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
@@ -41,7 +42,7 @@ import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
-import { invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
+import { invitations, invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
 import { JobRunner, jobs as jobQueue } from './modules/jobs/index.ts';
 import {
   CLEANUP_INTERVAL_MS,
@@ -230,7 +231,6 @@ export async function buildApp({
 
   // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
   // only uploaded media of the organization).
-  const calcLimits = { budgetMs: config.calcRequestBudgetMs };
   // Slot guards run before any write that changes values or activities (e.g. a period lock).
   const guards: SlotGuard[] = [...slotGuards];
   // Period locks: a write to a locked (form, site, year, period) is refused (form-locks module).
@@ -238,45 +238,57 @@ export async function buildApp({
   const pipeline: ValuesPipeline = {
     handlers: {
       ...PLAIN_HANDLERS,
-      ACTIVITY: activityElementHandler(calcLimits),
+      ACTIVITY: activityElementHandler({ budgetMs: config.calcRequestBudgetMs }),
       FILE: fileElementHandler(),
     },
     guards,
   };
 
+  // One typed set of services for every route plugin (decision 231).
+  const services: Services = {
+    database,
+    config,
+    clock,
+    mailer,
+    storage,
+    heavy,
+    webhookSealer: webhookSecrets,
+    pipeline,
+    acceptInvitation: invitations.acceptFor,
+  };
+  const routePlugins = [
+    healthRoutes,
+    authRoutes,
+    ssoRoutes,
+    apiKeysRoutes,
+    activityDefinitionsRoutes,
+    organizationsRoutes,
+    membersRoutes,
+    invitationsRoutes,
+    unitsRoutes,
+    datasetsRoutes,
+    datasetItemsRoutes,
+    sitesRoutes,
+    formsRoutes,
+    formSitesRoutes,
+    submissionsRoutes,
+    submissionsQueueRoutes,
+    activitiesRoutes,
+    mediaRoutes,
+    adaptersRoutes,
+    sourceImportsRoutes,
+    indicatorsRoutes,
+    targetsRoutes,
+    completenessRoutes,
+    formLocksRoutes,
+    dashboardsRoutes,
+    publicDashboardsRoutes,
+    exportsRoutes,
+    webhooksRoutes,
+  ];
   await app.register(
     async (api) => {
-      await api.register(healthRoutes, { database });
-      await api.register(authRoutes, { database, config, mailer, clock });
-      await api.register(ssoRoutes, { database, config, clock });
-      await api.register(apiKeysRoutes, { maxLiveKeys: config.maxApiKeysPerOrganization });
-      await api.register(activityDefinitionsRoutes);
-      await api.register(organizationsRoutes);
-      await api.register(membersRoutes);
-      await api.register(invitationsRoutes, { database, config, mailer, clock });
-      await api.register(unitsRoutes);
-      await api.register(datasetsRoutes, { config });
-      await api.register(datasetItemsRoutes);
-      await api.register(sitesRoutes, { config });
-      await api.register(formsRoutes);
-      await api.register(formSitesRoutes);
-      await api.register(submissionsRoutes, { pipeline });
-      await api.register(submissionsQueueRoutes, { mailer, publicUrl: config.publicUrl });
-      await api.register(activitiesRoutes, { guards, limits: calcLimits });
-      await api.register(mediaRoutes, { database, deps: { config, storage, clock } });
-      await api.register(adaptersRoutes);
-      await api.register(sourceImportsRoutes, { config, pipeline, heavy });
-      await api.register(indicatorsRoutes);
-      await api.register(targetsRoutes);
-      await api.register(completenessRoutes, { mailer, publicUrl: config.publicUrl });
-      await api.register(formLocksRoutes);
-      await api.register(dashboardsRoutes);
-      await api.register(publicDashboardsRoutes, { database, mailer, clock, config });
-      await api.register(exportsRoutes, { database, storage, heavy, config });
-      await api.register(webhooksRoutes, {
-        sealer: webhookSecrets,
-        allowPrivate: config.webhooksAllowPrivate,
-      });
+      for (const plugin of routePlugins) await api.register(plugin, services);
     },
     { prefix: API_PREFIX },
   );

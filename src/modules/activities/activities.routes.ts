@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { callerOf } from '../../http/auth.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { ActivityHistoryEntry, activityHistory } from './activities.history.ts';
 import { markNoActivity, unmarkNoActivity } from './activities.markers.ts';
 import { recalculateDefinition } from './activities.recalculate.ts';
@@ -19,7 +20,9 @@ import {
 import { type ActivitiesDeps, listActivities, patchActivity } from './activities.service.ts';
 
 const TAGS = ['Activities'];
-export const activitiesRoutes: FastifyPluginAsyncTypebox<ActivitiesDeps> = async (app, deps) => {
+export const activitiesRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { pipeline, config }) => {
+  // Writes run the values engine's slot guards; a calculation's budget per request (SDCS_CALC_REQUEST_BUDGET_MS).
+  const deps: ActivitiesDeps = { guards: pipeline.guards, limits: { budgetMs: config.calcRequestBudgetMs } };
   app.get(
     '/activities',
     {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { callerOf } from '../../http/auth.ts';
 import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import {
   ActivityDefinition,
   CreateDefinitionBody,
@@ -31,7 +32,7 @@ const forbidden = (other = '') =>
   );
 
 const TAGS = ['Activity definitions'];
-export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const activityDefinitionsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/activity-definitions',
     {

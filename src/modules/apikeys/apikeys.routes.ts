@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { CreateApiKeyBody, CreatedApiKey, ListedApiKey } from './apikeys.schemas.ts';
-import { createApiKey, DEFAULT_MAX_LIVE_KEYS, listApiKeys, revokeApiKey } from './apikeys.service.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './apikeys.service.ts';
 
 /** The 409 of a full organization, with the message it answers. */
 const conflict409 = (max: number) =>
@@ -18,10 +19,9 @@ const conflict409 = (max: number) =>
     ],
   }) as TSchema;
 
-export const apiKeysRoutes: FastifyPluginAsyncTypebox<{
+export const apiKeysRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { config }) => {
   /** Live keys one organization may hold (SDCS_MAX_API_KEYS_PER_ORGANIZATION). */
-  maxLiveKeys?: number;
-}> = async (app, { maxLiveKeys = DEFAULT_MAX_LIVE_KEYS }) => {
+  const maxLiveKeys = config.maxApiKeysPerOrganization;
   app.post(
     '/apikeys',
     {

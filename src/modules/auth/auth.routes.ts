@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors } from '../../http/schemas.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import type { Services } from '../../http/services.ts';
 import { accountBudget } from './account-password.ts';
 import { withRetryAfter } from './attempt-budget.ts';
 import {
@@ -18,12 +15,10 @@ import {
 } from './auth.schemas.ts';
 import { describeCaller, login, logout, setCallerLocale, signup } from './auth.service.ts';
 
-export const authRoutes: FastifyPluginAsyncTypebox<{
-  database: Database;
-  config: Config;
-  mailer: Mailer;
-  clock: Clock;
-}> = async (app, { database, config, mailer, clock }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { database, config, mailer, clock },
+) => {
   const budget = accountBudget(database, config);
   app.post(
     '/auth/signup',

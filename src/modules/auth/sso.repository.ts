@@ -135,27 +135,6 @@ export const ssoRepository = {
       .executeTakeFirst();
   },
 
-  /** Accepts the person's live invitation to the organization; false when there is none. */
-  async acceptInvitation(tx: Tx, organizationId: string, userId: string): Promise<boolean> {
-    const claimed = await tx
-      .updateTable('invitations')
-      .set({ accepted_at: sql`now()` })
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .where('accepted_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`)
-      .returning('id')
-      .execute();
-    if (claimed.length === 0) return false;
-    await tx
-      .updateTable('memberships')
-      .set({ status: 'active', updated_at: sql`now()` })
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .execute();
-    return true;
-  },
-
   async addMember(tx: Tx, organizationId: string, userId: string, role: Role): Promise<void> {
     await tx
       .insertInto('memberships')

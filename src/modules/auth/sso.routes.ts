@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import {
   CallbackQuery,
   ExchangeBody,
@@ -20,11 +18,10 @@ import { deleteSsoSettings, getSsoSettings, putSsoSettings } from './sso.setting
 const TAGS = ['Identity'];
 
 /** OIDC sign-in (decision 220): the owners' settings and the browser's flow through the provider. */
-export const ssoRoutes: FastifyPluginAsyncTypebox<{
-  database: Database;
-  config: Config;
-  clock: Clock;
-}> = async (app, { database, config, clock }) => {
+export const ssoRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { database, config, clock, acceptInvitation },
+) => {
   const api = `${config.publicUrl}${app.prefix}`;
   const addresses = {
     callbackUrl: `${api}/auth/oidc/callback`,
@@ -36,6 +33,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     log,
     ...addresses,
     startUrl: (organizationId) => `${api}/auth/oidc/${organizationId}/start`,
+    acceptInvitation,
   });
 
   app.get(

@@ -28,6 +28,8 @@ export interface SsoDeps {
   signInUrl: string;
   /** The start address of an organization's sign-in. */
   startUrl: (organizationId: string) => string;
+  /** Accepts an invited person's live invitation (the invitations module's, through the services). */
+  acceptInvitation: (tx: Tx, organizationId: string, userId: string) => Promise<boolean>;
 }
 
 /** How long the one-time code handed to the app lives. */
@@ -138,7 +140,7 @@ export async function finishSignIn(deps: SsoDeps, query: CallbackParams, current
     const code = `sdcs_sso_${randomBase62(43)}`;
     // One system transaction (the handoff table is no tenant's): the person let in and the code.
     await deps.database.system(async (tx) => {
-      const userId = await admit(tx, settings, email, name);
+      const userId = await admit(tx, deps, settings, email, name);
       await repo.insertHandoff(tx, {
         codeHash: sha256Hex(code),
         organizationId: settings.organization_id,
@@ -195,13 +197,13 @@ function emailOf(claims: Record<string, unknown>, settings: SsoRow): string {
  * address, whose invitation this first sign-in accepts; anyone else only when the organization
  * lets others join (as a VIEWER of no site). Answers the user's id.
  */
-async function admit(tx: Tx, settings: SsoRow, email: string, name: string): Promise<string> {
+async function admit(tx: Tx, deps: SsoDeps, settings: SsoRow, email: string, name: string): Promise<string> {
   const org = settings.organization_id;
   const existing = await users.findByEmail(tx, email);
   const membership = existing ? await repo.membership(tx, org, existing.id) : undefined;
   if (existing && membership?.status === 'active') return existing.id;
   if (existing && membership?.status === 'pending') {
-    if (await repo.acceptInvitation(tx, org, existing.id)) {
+    if (await deps.acceptInvitation(tx, org, existing.id)) {
       if (name) await repo.setNameIfBlank(tx, existing.id, name);
       return existing.id;
     }

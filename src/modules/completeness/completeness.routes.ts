@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../domain/errors.ts';
 import { errors } from '../../http/schemas.ts';
-import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import type { Services } from '../../http/services.ts';
+import { MailDeliveryError } from '../../mail/mailer.ts';
 import {
   CompletenessQuery,
   CompletenessReport,
@@ -12,10 +13,8 @@ import { getCompleteness, sendReminders } from './completeness.service.ts';
 
 const TAGS = ['Completeness'];
 
-export const completenessRoutes: FastifyPluginAsyncTypebox<{ mailer: Mailer; publicUrl?: string }> = async (
-  app,
-  { mailer, publicUrl },
-) => {
+export const completenessRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { mailer, config }) => {
+  const publicUrl = config.publicUrl;
   app.get(
     '/completeness',
     {

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import type { Services } from '../../http/services.ts';
+import { MailDeliveryError } from '../../mail/mailer.ts';
 import { attemptBudget } from '../auth/index.ts';
 import { RetryLater, requestAccess } from './dashboards.access.ts';
 import { AccessBody, CodeSent, DashboardViewSchema, Grant, PublicQuery } from './dashboards.schemas.ts';
@@ -25,13 +23,10 @@ const gate401 = (message: string) =>
 const bearerOf = (request: FastifyRequest) =>
   /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
 
-export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<{
-  database: Database;
-  mailer: Mailer;
-  clock: Clock;
-  /** The dashboard password budget's settings (decision 154). */
-  config: Pick<Config, 'dashboardAttemptBudget' | 'attemptBackoffMaxSeconds' | 'attemptBudgetQuietMinutes'>;
-}> = async (app, { database, mailer, clock, config }) => {
+export const publicDashboardsRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { database, mailer, clock, config },
+) => {
   const budget = attemptBudget(database, 'dashboard', {
     budget: config.dashboardAttemptBudget,
     maxDelaySeconds: config.attemptBackoffMaxSeconds,

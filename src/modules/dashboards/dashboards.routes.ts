@@ -23,13 +23,14 @@ import {
   updateWidget,
 } from './dashboards.service.ts';
 import './dashboards.usage.ts';
+import type { Services } from '../../http/services.ts';
 import { memberView } from './dashboards.view.ts';
 
 const TAGS = ['Dashboards'];
 const FIELDS =
   'globalFilter: statuses among COMPLETED, APPROVED, REJECTED; years 1900-2200 with startYear ≤ endYear; days YYYY-MM-DD with startDate ≤ endDate; siteIds sites of the organization. publicAccessEmails are e-mail addresses, publicAccessDomains domains such as `example.com`. A password is stored as an argon2id hash and never answered (`hasPassword`); null removes it. A member limited to some sites may make a dashboard public only when its filter names sites, all within theirs (403 otherwise).';
 
-export const dashboardsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const dashboardsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.post(
     '/dashboards',
     {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import {
   createItem,
   getItem,
@@ -19,7 +20,7 @@ import {
 
 const TAGS = ['Datasets'];
 
-export const datasetItemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const datasetItemsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.post(
     '/dataset-items',
     {

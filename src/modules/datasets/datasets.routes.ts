@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Config } from '../../config.ts';
 import { attachment, prefers } from '../../http/negotiation.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import {
   CreateDatasetBody,
   Dataset,
@@ -17,7 +17,7 @@ import { exportDataset, importDataset } from './datasets.transfer.ts';
 
 const TAGS = ['Datasets'];
 
-export const datasetsRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+export const datasetsRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { config }) => {
   app.post(
     '/datasets',
     {

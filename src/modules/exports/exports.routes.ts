@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
-import type { HeavyWork } from '../../lib/heavy/pool.ts';
-import type { Storage } from '../../storage/storage.ts';
+import type { Services } from '../../http/services.ts';
 import { activityColumns } from './activities.export.ts';
 import { auditPackRoutes } from './audit-pack.routes.ts';
 import { packSigner } from './audit-pack.signing.ts';
@@ -38,16 +35,10 @@ const FORMATS =
   'Send `Accept: text/csv` (the default; UTF-8 with a byte order mark unless `bom=false`, CRLF line ends), `application/x-ndjson`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `application/vnd.apache.parquet` (typed columns): the four hold the same rows. Rows are streamed as they are read (the answer starts at once and holds no more than a page in memory); a client that disconnects stops the export, and one that stops reading is cut off after the send timeout (SDCS_SEND_TIMEOUT_SECONDS, 30 s by default). By default a caller runs at most 2 exports at once and an organization 4 (429 beyond); XLSX and Parquet are encoded in worker threads, two per organization at once, the others waiting their turn before the answer starts (429 beyond 8 waiting). Only the sites you can read are exported.';
 
 /** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
-export const exportsRoutes: FastifyPluginAsyncTypebox<{
-  database: Database;
-  storage: Storage;
-  /** The heavy-work pool: XLSX and Parquet are encoded there, off the request loop (decision 0207). */
-  heavy: HeavyWork;
-  config: Pick<
-    Config,
-    'exportsPerCaller' | 'exportsPerOrganization' | 'dbStreamPoolSize' | 'secret' | 'signingKey'
-  >;
-}> = async (app, { database, storage, heavy, config }) => {
+export const exportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { database, storage, heavy, config },
+) => {
   const deps: ExportDeps = {
     database,
     heavy,

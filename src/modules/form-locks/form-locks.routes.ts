@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { webhookEvents } from '../webhooks/index.ts';
 import { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
 import { createLocks, deleteLock, listLocks } from './form-locks.service.ts';
@@ -9,7 +10,7 @@ const TAGS = ['Completeness'];
 const RULES =
   'While a lock covers a (form, site, year, period), writes that would change its data are refused with a 400 naming the value and the lock: submissions of new, changed or deleted values and of ACTIVITY lists, activity changes, no-activity markers; recalculating a definition skips its activities there and reports them as `skipped`. Reviews (approve, reject) stay allowed.';
 
-export const formLocksRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const formLocksRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.post(
     '/form-locks',
     {

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { FormSite, FormSitesQuery, SetFormSitesBody } from './form-sites.schemas.ts';
 import { listFormSites, setFormSites } from './form-sites.service.ts';
 
 const TAGS = ['Forms'];
 
-export const formSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const formSitesRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.put(
     '/form-sites',
     {

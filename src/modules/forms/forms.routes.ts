@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { Form, FormBody } from './forms.schemas.ts';
 import {
   createForm,
@@ -24,7 +25,7 @@ const forbiddenWrite = () =>
     FORMS_ORGANIZATION_WIDE,
   );
 
-export const formsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const formsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/forms',
     {

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { checkReadiness } from './health.service.ts';
 
 const Engine = Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]);
 const tags = ['Service'];
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { database }) => {
   app.get(
     '/health',
     {

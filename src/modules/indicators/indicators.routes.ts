@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import {
   CreateIndicatorBody,
   CurrentValues,
@@ -34,7 +35,7 @@ const forbiddenWrite = () =>
     INDICATORS_ORGANIZATION_WIDE,
   );
 
-export const indicatorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const indicatorsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/indicators',
     {

@@ -118,6 +118,20 @@ export const invitationsRepository = {
     return rows.length > 0;
   },
 
+  /** Marks the person's live invitation to the organization accepted; false when there is none. */
+  async claimFor(tx: Tx, organizationId: string, userId: string): Promise<boolean> {
+    const rows = await tx
+      .updateTable('invitations')
+      .set({ accepted_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .where('accepted_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
+  },
+
   async activateMembership(tx: Tx, organizationId: string, userId: string): Promise<void> {
     await tx
       .updateTable('memberships')

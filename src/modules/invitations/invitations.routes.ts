@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { callerOf } from '../../http/auth.ts';
-import { accountBudget, withRetryAfter } from '../auth/index.ts';
 import { errors } from '../../http/schemas.ts';
-import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import type { Services } from '../../http/services.ts';
+import { MailDeliveryError } from '../../mail/mailer.ts';
+import { accountBudget, withRetryAfter } from '../auth/index.ts';
 import {
   AcceptBody,
   AcceptResult,
@@ -17,12 +15,10 @@ import {
 } from './invitations.schemas.ts';
 import { acceptInvitation, describeInvitation, inviteMember } from './invitations.service.ts';
 
-export const invitationsRoutes: FastifyPluginAsyncTypebox<{
-  database: Database;
-  config: Config;
-  mailer: Mailer;
-  clock: Clock;
-}> = async (app, { database, config, mailer, clock }) => {
+export const invitationsRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { database, config, mailer, clock },
+) => {
   const budget = accountBudget(database, config);
   app.post(
     '/organizations/current/invitations',

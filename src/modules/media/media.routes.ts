@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Database } from '../../db/client.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { contentDisposition } from '../../storage/disposition.ts';
 import { LocalStorage } from '../../storage/local.ts';
 import { mediaRepository } from './media.repository.ts';
@@ -46,10 +46,11 @@ function downloadResponses(mediaTypes: ReadonlyMap<string, string>): Record<numb
 /** Uploads per client address and minute on the public upload endpoint (each carries a signed policy). */
 const UPLOADS_PER_MINUTE = 600;
 
-export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: MediaDeps }> = async (
+export const mediaRoutes: FastifyPluginAsyncTypebox<Services> = async (
   app,
-  { database, deps },
+  { database, config, storage, clock },
 ) => {
+  const deps: MediaDeps = { config, storage, clock };
   app.post(
     '/media/presigned-url',
     {
@@ -107,7 +108,6 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ database: Database; deps: 
     },
   );
 
-  const { storage } = deps;
   // The local store's own endpoints: the POST upload target and signed downloads. They are
   // public (the signed policy or URL is the credential) and answer 404 when S3 is configured.
   await app.register(async (upload) => {

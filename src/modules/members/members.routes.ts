@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { Member, MemberParams, UpdateMemberBody } from './members.schemas.ts';
 import { listMembers, removeMember, updateMember } from './members.service.ts';
 
-export const membersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const membersRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/organizations/current/members',
     {

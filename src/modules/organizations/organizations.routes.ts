@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
 import { getOrganization, updateOrganization } from './organizations.service.ts';
 
-export const organizationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const organizationsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/organizations/current',
     {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Config } from '../../config.ts';
 import { callerOf } from '../../http/auth.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { parseSitesCsv } from './sites.csv.ts';
 import { authorizeImport, importSites } from './sites.import.ts';
 import {
@@ -17,7 +17,7 @@ import { createSite, deleteSite, getSite, listSites, updateSite } from './sites.
 
 const tags = ['Sites'];
 
-export const sitesRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+export const sitesRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { config }) => {
   app.get(
     '/sites',
     {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { AdapterBody, AdapterDefinition } from './adapters.schemas.ts';
 import {
   ADAPTERS_ORGANIZATION_WIDE,
@@ -25,7 +26,7 @@ const forbiddenWrite = () =>
     ADAPTERS_ORGANIZATION_WIDE,
   );
 
-export const adaptersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const adaptersRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/source-adapter-definitions',
     {

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from '../../config.ts';
 import { callerOf } from '../../http/auth.ts';
 import { bodyFingerprint, registerOffLoopJsonBody } from '../../http/heavy-body.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { bodyValidatedElsewhere } from '../../http/validation.ts';
-import type { HeavyWork } from '../../lib/heavy/pool.ts';
-import type { ValuesPipeline } from '../values/index.ts';
 import {
   ImportBody,
   ImportHeaders,
@@ -24,11 +22,10 @@ const TAGS = ['Source imports'];
 /** An import's calculations may take this long in all (or the configured request budget, if longer). */
 const IMPORT_CALC_BUDGET_MS = 120_000;
 
-export const sourceImportsRoutes: FastifyPluginAsyncTypebox<{
-  config: Config;
-  pipeline: ValuesPipeline;
-  heavy: HeavyWork;
-}> = async (app, { config, pipeline, heavy }) => {
+export const sourceImportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { config, pipeline, heavy },
+) => {
   const limits = { budgetMs: Math.max(config.calcRequestBudgetMs, IMPORT_CALC_BUDGET_MS) };
   // The body (up to 10 MiB) is parsed, validated and hashed in the heavy-work pool, as a job of
   // the caller's organization (decision 0177): the same answers, without holding the event loop.

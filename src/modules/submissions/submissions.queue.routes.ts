@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../domain/errors.ts';
 import { errors } from '../../http/schemas.ts';
-import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import type { Services } from '../../http/services.ts';
+import { MailDeliveryError } from '../../mail/mailer.ts';
 import { webhookEvents } from '../webhooks/index.ts';
 import { BulkReviewBody, BulkReviewResult, QueuePage, QueueQuery } from './submissions.queue.schemas.ts';
 import { listQueue, MAX_REJECTION_MAILS_PER_DAY, reviewValues } from './submissions.queue.ts';
@@ -9,10 +10,11 @@ import { listQueue, MAX_REJECTION_MAILS_PER_DAY, reviewValues } from './submissi
 const TAGS = ['Form submissions'];
 
 /** The review queue across forms and sites, and reviews of many values at once. */
-export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<{
-  mailer: Mailer;
-  publicUrl?: string | undefined;
-}> = async (app, { mailer, publicUrl }) => {
+export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<Services> = async (
+  app,
+  { mailer, config },
+) => {
+  const publicUrl = config.publicUrl;
   app.get(
     '/form-submissions/values',
     {

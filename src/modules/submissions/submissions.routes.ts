@@ -4,7 +4,7 @@ import { callerOf } from '../../http/auth.ts';
 import { idempotencyKey, REPLAYED_HEADER } from '../../http/idempotency.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { webhookEvents } from '../webhooks/index.ts';
+import type { Services } from '../../http/services.ts';
 import {
   CheckAnswer,
   checkValuesOf,
@@ -13,14 +13,13 @@ import {
   SubmitAnswer,
   SubmitBody,
   ValueItem,
-  type ValuesPipeline,
   valueHistory,
 } from '../values/index.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import { requestKey } from './submissions.keys.ts';
 import { reviewValue } from './submissions.review.ts';
 import { ReviewBody, SubmissionPage, SubmissionsQuery } from './submissions.schemas.ts';
 import { getSubmission, listSubmissions } from './submissions.service.ts';
-
 import { storeValues } from './submissions.store.ts';
 
 const TAGS = ['Form submissions'];
@@ -47,10 +46,7 @@ const SubmitResponse = {
   },
 };
 
-export const submissionsRoutes: FastifyPluginAsyncTypebox<{ pipeline: ValuesPipeline }> = async (
-  app,
-  { pipeline },
-) => {
+export const submissionsRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { pipeline }) => {
   app.post(
     '/form-submissions',
     {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errorAnswer, errors, IdParams } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { CreateTargetBody, Target, TargetsQuery, UpdateTargetBody } from './targets.schemas.ts';
 import {
   createTarget,
@@ -26,7 +27,7 @@ const forbiddenWrite = () =>
     TARGETS_ORGANIZATION_WIDE,
   );
 
-export const targetsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const targetsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.post(
     '/targets',
     {

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { errors } from '../../http/schemas.ts';
+import type { Services } from '../../http/services.ts';
 import { CreateUnitBody, Unit } from './units.schemas.ts';
 import { createUnit, listUnits } from './units.service.ts';
 
-export const unitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const unitsRoutes: FastifyPluginAsyncTypebox<Services> = async (app) => {
   app.get(
     '/units',
     {

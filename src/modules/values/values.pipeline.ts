@@ -33,6 +33,14 @@ export interface ValuesPipeline {
   guards: readonly SlotGuard[];
 }
 
+// The pipeline is one of the services every route plugin is given (decision 231).
+declare module '../../http/services.ts' {
+  interface Services {
+    /** The values engine's handlers per element type and its slot guards (a period lock, ...). */
+    pipeline: ValuesPipeline;
+  }
+}
+
 /** The caller and the other authors of `ids` (queried only when there are others). */
 async function usersById(tx: Tx, caller: Caller, ids: Iterable<string>): Promise<Users> {
   const others = [...new Set(ids)].filter((id) => id !== caller.userId);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { pageOf } from '../../http/paging.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import type { Sealer } from '../../lib/secrets.ts';
+import type { Services } from '../../http/services.ts';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -28,10 +28,9 @@ const TAGS = ['Webhooks'];
 const SIGNING =
   'Each delivery is a POST of `{type, timestamp, data}` signed per Standard Webhooks: headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` and `webhook-signature` (`v1,` HMAC-SHA256 with the endpoint secret). A delivery that does not get a 2xx within SDCS_WEBHOOKS_TIMEOUT_SECONDS is retried with exponential back-off (5 s, ×4 each time, at most 12 h apart) for about 31 hours; redirects are not followed. When the last attempt fails, the endpoint is disabled and its owner gets an e-mail.';
 
-export const webhooksRoutes: FastifyPluginAsyncTypebox<{ sealer: Sealer; allowPrivate: boolean }> = async (
-  app,
-  { sealer, allowPrivate },
-) => {
+export const webhooksRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { webhookSealer, config }) => {
+  const sealer = webhookSealer;
+  const allowPrivate = config.webhooksAllowPrivate;
   app.post(
     '/webhooks',
     {
