@@ -1,6 +1,23 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { BudgetScope, BudgetSettings, Reservation } from './attempt-budget.ts';
+
+/** Whose attempts a budget counts: one account (its e-mail address) or one gated dashboard. */
+export type BudgetScope = 'account' | 'dashboard';
+
+export interface BudgetSettings {
+  /** Attempts let through at once before the back-off starts. */
+  budget: number;
+  /** The longest wait between two attempts, in seconds. */
+  maxDelaySeconds: number;
+  /** After this long without an attempt, the count starts again. */
+  quietMs: number;
+}
+
+export type Reservation =
+  /** Let through: the attempt is counted (the `attempts`th of this run). */
+  | { admitted: true; attempts: number }
+  /** Too early: the next attempt is allowed in `retryAfter` seconds. */
+  | { admitted: false; retryAfter: number };
 
 /** At most one e-mail a day tells a subject's owners that its budget ran out. */
 const NOTIFY_EVERY_MS = 24 * 60 * 60 * 1000;

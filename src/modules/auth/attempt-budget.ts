@@ -1,25 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
-import { claimNotice, pruneStale, refundAttempt, reserveAttempt } from './attempt-budget.repository.ts';
-
-/** Whose attempts a budget counts: one account (its e-mail address) or one gated dashboard. */
-export type BudgetScope = 'account' | 'dashboard';
-
-export interface BudgetSettings {
-  /** Attempts let through at once before the back-off starts. */
-  budget: number;
-  /** The longest wait between two attempts, in seconds. */
-  maxDelaySeconds: number;
-  /** After this long without an attempt, the count starts again. */
-  quietMs: number;
-}
-
-export type Reservation =
-  /** Let through: the attempt is counted (the `attempts`th of this run). */
-  | { admitted: true; attempts: number }
-  /** Too early: the next attempt is allowed in `retryAfter` seconds. */
-  | { admitted: false; retryAfter: number };
+import {
+  type BudgetScope,
+  type BudgetSettings,
+  claimNotice,
+  pruneStale,
+  type Reservation,
+  refundAttempt,
+  reserveAttempt,
+} from './attempt-budget.repository.ts';
 
 /**
  * The wait after the `n`th attempt, in seconds: none within the budget, then 1, 2, 4, … doubling

@@ -7,8 +7,8 @@ import type {
 } from '../../domain/dashboards.ts';
 import { iso } from '../../domain/time.ts';
 import { requiresEmail } from './dashboards.public.ts';
+import type { DashboardRow, WidgetRow } from './dashboards.repository.ts';
 import type { Dashboard } from './dashboards.schemas.ts';
-import type { DashboardRow, WidgetRow } from './dashboards.service.ts';
 
 export function presentDashboard(row: DashboardRow, defaultStatuses: string[]): Dashboard {
   return {

@@ -257,3 +257,8 @@ export const dashboardsRepository = {
     return row?.default_statuses ?? ['COMPLETED', 'APPROVED'];
   },
 };
+
+/** A dashboard as the repository reads it. */
+export type DashboardRow = NonNullable<Awaited<ReturnType<typeof dashboardsRepository.find>>>;
+/** A widget as the repository reads it. */
+export type WidgetRow = NonNullable<Awaited<ReturnType<typeof dashboardsRepository.findWidget>>>;

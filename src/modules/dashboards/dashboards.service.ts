@@ -9,6 +9,7 @@ import { sites } from '../sites/index.ts';
 import { forgetPublicViews } from './dashboards.cache.ts';
 import { dashboardPolicy } from './dashboards.policy.ts';
 import { presentDashboard, presentWidget } from './dashboards.present.ts';
+import type { DashboardRow, WidgetRow } from './dashboards.repository.ts';
 import {
   type DashboardFields,
   dashboardsRepository as repo,
@@ -21,9 +22,6 @@ import type {
   UpdateDashboardBody,
   UpdateWidgetBody,
 } from './dashboards.schemas.ts';
-
-export type DashboardRow = NonNullable<Awaited<ReturnType<typeof repo.find>>>;
-export type WidgetRow = NonNullable<Awaited<ReturnType<typeof repo.findWidget>>>;
 
 const dashboardNotFound = () => notFound('Dashboard');
 

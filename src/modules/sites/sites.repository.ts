@@ -4,7 +4,6 @@ import type { SiteAddress } from '../../db/schema/index.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { inSiteScope, type SiteScope } from '../access/index.ts';
-import type { TreeSite } from './sites.tree.ts';
 
 /** The stored columns of a site that the service works with. */
 export interface SiteRow {
@@ -48,6 +47,15 @@ const COLUMNS = [
 ] as const;
 
 /** SQL for the sites of one organization; every method takes the organization id. */
+/** A site as the tree snapshot keeps it: what placeholders, covers and site names need. */
+export interface TreeSite {
+  id: string;
+  name: string;
+  code: string | null;
+  parent_id: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
 export const sitesRepository = {
   /** The version of the organization's site tree (migration 0030), null before its first site. */
   async treeVersion(tx: Tx, organizationId: string): Promise<string | null> {

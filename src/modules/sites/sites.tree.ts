@@ -1,18 +1,9 @@
 import type { Tx } from '../../db/client.ts';
 import { groupBy } from '../../lib/group-by.ts';
-import { sitesRepository } from './sites.repository.ts';
+import { sitesRepository, type TreeSite } from './sites.repository.ts';
 
 /** How many derived things (resolved fields, key classes) a snapshot keeps. */
 const MEMO_LIMIT = 32;
-
-/** A site as the tree snapshot keeps it: what placeholders, covers and site names need. */
-export interface TreeSite {
-  id: string;
-  name: string;
-  code: string | null;
-  parent_id: string | null;
-  metadata: Record<string, unknown> | null;
-}
 
 /**
  * One organization's site tree at one version, in pre-order: a site's subtree is the interval

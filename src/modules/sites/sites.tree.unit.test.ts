@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SiteTree, type TreeSite } from './sites.tree.ts';
+import type { TreeSite } from './sites.repository.ts';
+import { SiteTree } from './sites.tree.ts';
 
 const site = (id: string, parent_id: string | null, metadata: Record<string, unknown> = {}): TreeSite => ({
   id,
