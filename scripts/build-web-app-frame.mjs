@@ -1,10 +1,12 @@
-// The custom activity form's frame (issue 51): /app/ui-frame.html, one self-contained document.
-// Its script (client/custom-form/frame.js with Preact, and the worker runtime frame-worker.js as
-// a string it puts in the component's blob) and its style sheet are inline, so that the frame's
-// CSP allows exactly those two by their SHA-256 hashes and nothing else: the frame has an
-// opaque origin, for which 'self' would mean nothing it could load without CORS.
+// The custom activity form's frame (issue 51): one self-contained document that the app writes
+// into each row's `<iframe sandbox="allow-scripts" srcdoc>` (decision 224), so that it needs no
+// request and works offline. Its script (client/custom-form/frame.js with Preact, and the worker
+// runtime frame-worker.js as a string it puts in the component's blob) and its style sheet are
+// inline. A srcdoc document inherits the app's CSP, which allows exactly these two by their
+// SHA-256 hashes (web-app.ts reads them from the manifest); the document's own `<meta>` CSP,
+// enforced beside the inherited one, takes away everything else the app's page may do: no
+// request of any kind, not even to the service ('self' of the inherited policy is the app's).
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
@@ -20,8 +22,17 @@ const common = {
   logLevel: 'warning',
 };
 
-/** Writes `ui-frame.html` to `outdir`; answers `{file, scriptHash, styleHash}` for the manifest. */
-export async function buildFrame(root, outdir) {
+/** The frame document's own policy: its inline code by hash, workers from its blobs, nothing else. */
+export function frameMetaCsp(scriptHash, styleHash) {
+  return (
+    `default-src 'none'; script-src '${scriptHash}'; style-src '${styleHash}'; worker-src blob:; ` +
+    "connect-src 'none'; img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; " +
+    "frame-src 'none'; child-src 'none'; manifest-src 'none'; form-action 'none'; base-uri 'none'"
+  );
+}
+
+/** Builds the frame document; answers `{html, scriptHash, styleHash}` (written into the app's bundle). */
+export async function buildFrame(root) {
   const dir = `${root}src/modules/web-app/client/custom-form`;
   const worker = await build({ ...common, entryPoints: [`${dir}/frame-worker.js`] });
   const workerCode = worker.outputFiles[0].text;
@@ -34,11 +45,14 @@ export async function buildFrame(root, outdir) {
   const css = await build({ ...common, format: undefined, entryPoints: [`${dir}/frame.css`] });
   const style = css.outputFiles[0].text;
   if (/<\/(script|style)/i.test(script + style)) throw new Error('web app frame: a closing tag in the inline code');
+  const scriptHash = sha256(script);
+  const styleHash = sha256(style);
+  // The policy comes before the style and the script: a <meta> CSP applies to what follows it.
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="robots" content="noindex">
+<meta http-equiv="Content-Security-Policy" content="${frameMetaCsp(scriptHash, styleHash)}">
 <style>${style}</style>
 </head>
 <body>
@@ -46,7 +60,5 @@ export async function buildFrame(root, outdir) {
 </body>
 </html>
 `;
-  const file = 'ui-frame.html';
-  writeFileSync(`${outdir}/${file}`, html);
-  return { file, scriptHash: sha256(script), styleHash: sha256(style) };
+  return { html, scriptHash, styleHash };
 }

@@ -30,6 +30,10 @@ export async function buildWebApp(root, outdir) {
     legalComments: 'none',
     logLevel: 'warning',
   };
+  // The custom activity form's frame document (issue 51, decision 224), built first: the app
+  // carries it (client/custom-form/frame-document.js, a chunk of its own loaded with the first
+  // custom form) and writes it into the frame, and its CSP allows the frame's code by hash.
+  const frame = await buildFrame(root);
   // The import screen's worker, a module worker with its own lazy chunks (the spreadsheet readers).
   const worker = await build({
     ...common,
@@ -45,6 +49,7 @@ export async function buildWebApp(root, outdir) {
     define: {
       'process.env.NODE_ENV': '"production"',
       SDCS_SHEETS_WORKER: JSON.stringify(`/app/assets/${basename(workerEntry[0])}`),
+      SDCS_FRAME_DOCUMENT: JSON.stringify(frame.html),
     },
   });
   const outputs = [...Object.entries(result.metafile.outputs), ...workerOutputs];
@@ -57,8 +62,8 @@ export async function buildWebApp(root, outdir) {
     style: entry[1].cssBundle ? basename(entry[1].cssBundle) : null,
     files: [...new Set(outputs.map(([file]) => basename(file)))],
   };
-  // The custom activity form's frame (issue 51), a document of its own (build-web-app-frame.mjs).
-  manifest.frame = await buildFrame(root, outdir);
+  // The hashes of the frame's inline script and style sheet, which the app's CSP allows.
+  manifest.frame = { scriptHash: frame.scriptHash, styleHash: frame.styleHash };
   // --- Offline (issue 47): icons, web app manifest and the service worker (build-web-app-offline.mjs).
   const offline = await buildOffline(root, outdir, offlineFiles(result.metafile, entry[0]));
   manifest.webManifest = offline.webManifest;

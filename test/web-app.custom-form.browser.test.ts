@@ -1,50 +1,37 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
+import { axeViolations, CHROMIUM, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import {
-  axeViolations,
-  CHROMIUM,
-  collectErrors,
-  hasChromium,
-  launchChromium,
-  NO_CHROMIUM,
-} from './helpers/browser.ts';
-import { assignSites } from './helpers/factories.ts';
-import {
-  createWebAppWorld,
-  FUEL_FACTORS,
-  setPassword,
-  signIn,
-  type WebAppWorld,
-} from './helpers/web-app-world.ts';
+  type CustomFormWorld,
+  createCustomFormWorld,
+  FUEL_FORM,
+  openEntry,
+  PASSWORD,
+  setUiCode as setUiCodeOf,
+  storedFuel as storedFuelOf,
+} from './helpers/custom-form-world.ts';
+import { FUEL_FACTORS, setPassword, signIn, type WebAppWorld } from './helpers/web-app-world.ts';
 
 // Custom activity forms (issue 51): the fuel definition's uiCode runs in a sandboxed frame of its
-// own (/app/ui-frame.html), in a Worker, and speaks to the app by messages only. A collector
-// enters through it; a hostile uiCode reaches neither the session nor the network nor the top
-// window; a component that never returns leaves the page responsive and the generic form in its
-// place. Screenshots go to test-output/ (web-app-custom-form-*.png), or to the folder SCREENSHOTS names.
+// own (a srcdoc document from the app's bundle, decision 224), in a Worker, and speaks to the app
+// by messages only. A collector enters through it; a hostile uiCode reaches neither the session
+// nor the network (not even the service) nor the top window; a component that never returns
+// leaves the page responsive and the generic form in its place. Opened offline:
+// web-app.custom-form-offline.browser.test.ts. Screenshots go to test-output/
+// (web-app-custom-form-*.png), or to the folder SCREENSHOTS names.
 
 const OUT = process.env.SCREENSHOTS || 'test-output';
-const PASSWORD = 'correct horse battery';
-
-const FUEL_FORM = `const fuel = inputs.find((i) => i.name === 'fuel');
-return h('div', { class: 'fuel-form' },
-  h('label', { for: 'f' }, 'Fuel type'),
-  h('select', { id: 'f', value: values.fuel ?? '', onChange: (e) => set('fuel', e.target.value) },
-    h('option', { value: '' }, 'Choose'),
-    fuel.editor.options.map((o) => h('option', { value: o.value }, o.label))),
-  h('label', { for: 'l' }, 'Litres'),
-  h('input', { id: 'l', inputmode: 'decimal', value: values.litres ?? '', onInput: (e) => set('litres', e.target.value) }),
-  values.litres ? h('p', null, 'About ', t.number(Number(values.litres) * 0.84, { maximumFractionDigits: 1 }), ' kg of fuel') : null);`;
 
 /** The README's example component (a Litres field), as the README shows it. */
 const README_UI_CODE = /<!-- ui-code:start -->\s*```js\n([\s\S]*?)\n```/.exec(
   readFileSync(new URL('../README.md', import.meta.url), 'utf8'),
 )![1]!;
 
+let custom: CustomFormWorld;
 let world: WebAppWorld;
 let browser: Browser | undefined;
 let definitionId = '';
@@ -56,13 +43,8 @@ const received: string[] = [];
 beforeAll(async () => {
   if (!hasChromium) return;
   mkdirSync(OUT, { recursive: true });
-  world = await createWebAppWorld();
-  const collector = world.tenant.collector;
-  await setPassword(world.t, collector.userId, PASSWORD);
-  await assignSites(world.t, world.tenant.organizationId, collector.userId, [world.site]);
-  const listed = await api(world.t, 'GET', '/activity-definitions', { token: world.tenant.owner.token });
-  const items = (listed.body.items ?? listed.body) as { id: string; key: string }[];
-  definitionId = items.find((d) => d.key === 'fuel-purchase')!.id;
+  custom = await createCustomFormWorld();
+  ({ world, definitionId } = custom);
   receiver = createServer((request, response) => {
     received.push(`${request.method} ${request.url}`);
     response.end('ok');
@@ -79,46 +61,9 @@ afterAll(async () => {
   await world?.close();
 }, 120_000);
 
-/** Replaces the fuel definition's uiCode through the API, as an owner would. */
-async function setUiCode(uiCode: string) {
-  const got = await api(world.t, 'GET', `/activity-definitions/${definitionId}`, {
-    token: world.tenant.owner.token,
-  });
-  const { name, description, calcCode, inputs, metadataSchema, unitId } = got.body;
-  const put = await api(world.t, 'PUT', `/activity-definitions/${definitionId}`, {
-    token: world.tenant.owner.token,
-    body: { name, description, uiCode, calcCode, inputs, metadataSchema, unitId },
-  });
-  expect(put.status, JSON.stringify(put.body)).toBe(200);
-}
-
-async function open(
-  periodUnit: number,
-  using: Browser = browser!,
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await using.newContext({
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  const errors = collectErrors(page);
-  await signIn(page, world.base, world.tenant.collector.email, PASSWORD);
-  await page.goto(`${world.base}/app/enter/${world.form.id}/${world.site}/${world.year}/${periodUnit}`);
-  await page.getByRole('button', { name: 'Add Fuel purchase' }).waitFor();
-  return { context, page, errors };
-}
-
-async function storedFuel(periodUnit: number) {
-  const res = await api(
-    world.t,
-    'GET',
-    `/activities?formId=${world.form.id}&key=fuel&siteIds=${world.site}&years=${world.year}&periodUnits=${periodUnit}`,
-    { token: world.tenant.owner.token },
-  );
-  return res.body.activities as { input: Record<string, unknown>; value: number }[];
-}
+const setUiCode = (uiCode: string) => setUiCodeOf(custom, uiCode);
+const open = (periodUnit: number, using: Browser = browser!) => openEntry(using, world, periodUnit);
+const storedFuel = (periodUnit: number) => storedFuelOf(world, periodUnit);
 
 describe.skipIf(!hasChromium)(`custom activity forms in a sandbox ${hasChromium ? '' : NO_CHROMIUM}`, () => {
   it('a collector enters a fuel purchase through the definition’s own form; it is stored and calculated', async () => {
@@ -181,7 +126,15 @@ describe.skipIf(!hasChromium)(`custom activity forms in a sandbox ${hasChromium 
   });
 
   it('a hostile uiCode reaches neither the session, nor the network, nor the top window', async () => {
+    // The frame inherits the app's CSP, whose connect-src allows the service: its own policy must
+    // take that away too ('probe': a request to the service that would succeed without it).
     const hostile = `const R = ${JSON.stringify(receiverUrl)};
+const APP = ${JSON.stringify(world.base)};
+if (!self.probe) {
+  self.probe = 'pending';
+  const told = (what) => () => { self.probe = what; set('litres', '1'); };
+  fetch(APP + '/app/worker-fetch', { mode: 'no-cors' }).then(told('reached'), told('refused'));
+}
 const tried = [];
 const attempt = (name, fn) => {
   try { const r = fn(); if (r && r.catch) r.catch(() => {}); tried.push(name + ' ran'); }
@@ -203,6 +156,7 @@ return h('div', null,
   h('iframe', { src: R + '/tree-frame' }),
   h('div', { style: { backgroundImage: 'url(' + R + '/tree-style)' } }, 'styled'),
   h('p', { id: 'tried' }, tried.join('; ')),
+  h('p', { id: 'probe' }, self.probe),
   h('label', { for: 'l' }, 'Litres'),
   h('input', { id: 'l', value: values.litres ?? '', onInput: (e) => set('litres', e.target.value) }));`;
     await setUiCode(hostile);
@@ -217,10 +171,24 @@ return h('div', null,
     expect(tried).toContain('storage TypeError');
     expect(tried).toContain('image ReferenceError');
     expect(tried).not.toMatch(/import ran/);
+    await inFrame
+      .locator('#probe')
+      .filter({ hasText: /reached|refused/ })
+      .waitFor();
+    await expect(inFrame.locator('#probe').textContent()).resolves.toBe('refused');
     // What it drew holds no image, link, form or frame.
     await expect(inFrame.locator('img, a, form, iframe').count()).resolves.toBe(0);
     // The frame's own page (as if the component ran there) is as closed.
-    const frame = page.frames().find((f) => f.url().endsWith('/app/ui-frame.html'))!;
+    const frame = page.frames().find((f) => f.url() === 'about:srcdoc')!;
+    const toService = await frame.evaluate(
+      (app) =>
+        fetch(`${app}/app/frame-fetch`, { mode: 'no-cors' }).then(
+          () => 'reached',
+          () => 'refused',
+        ),
+      world.base,
+    );
+    expect(toService).toBe('refused');
     const fromFrame = await frame.evaluate((R) => {
       const out: string[] = [];
       const attempt = (name: string, fn: () => unknown) => {
@@ -313,27 +281,6 @@ return h('div', null,
     expect(stored[0]!.value).toBeCloseTo(80 * FUEL_FACTORS.petrol, 6);
     await context.close();
   });
-
-  it('opened offline, the frame cannot load: the generic form at once, and the save is queued', async () => {
-    // Chromium does not let the app's service worker answer a sandboxed (opaque-origin) frame's
-    // navigation (tried: the frame's first drawing never came): offline, the app does not wait.
-    await setUiCode(FUEL_FORM);
-    const { context, page } = await open(10);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20_000 });
-    await context.setOffline(true);
-    await page.reload();
-    await page.getByRole('button', { name: 'Add Fuel purchase' }).click();
-    await page.getByText('This activity’s own form could not be shown').waitFor({ timeout: 3000 });
-    await page.locator('#el-fuel-0-fuel').selectOption('diesel');
-    await page.locator('#el-fuel-0-litres').fill('5');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/^Saved on this device at/).waitFor();
-    await page.screenshot({ path: `${OUT}/web-app-custom-form-offline.png`, fullPage: true });
-    await context.setOffline(false);
-    await page.getByText('Your values kept on this device were sent and stored.').waitFor();
-    await expect(storedFuel(10)).resolves.toMatchObject([{ input: { fuel: 'diesel', litres: 5 } }]);
-    await context.close();
-  }, 60_000);
 });
 
 /** Whether Chromium runs the frame in a process of its own (an out-of-process iframe target). */
@@ -344,7 +291,7 @@ async function frameOutOfProcess(using: Browser, page: Page): Promise<boolean> {
     targetInfos: { type: string; url: string }[];
   };
   await cdp.detach();
-  return targetInfos.some((info) => info.type === 'iframe' && info.url.endsWith('/app/ui-frame.html'));
+  return targetInfos.some((info) => info.type === 'iframe' && info.url === 'about:srcdoc');
 }
 
 async function neverReturns(periodUnit: number, using: Browser, outOfProcess: boolean) {

@@ -85,5 +85,9 @@ describe('the installable app', () => {
     const csp = appCsp(["'self'"]);
     expect(csp).toContain("manifest-src 'self';");
     expect(csp).toContain("worker-src 'self';");
+    // With a custom form frame's hashes: its workers from blobs too (web-app.frame.test.ts).
+    expect(appCsp(["'self'"], { scriptHash: 'sha256-a', styleHash: 'sha256-b' })).toContain(
+      "worker-src 'self' blob:;",
+    );
   });
 });

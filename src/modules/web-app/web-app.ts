@@ -9,13 +9,20 @@ import { sendAsset } from '../../http/static-asset.ts';
  * The reporting web app, `/app`: one HTML shell for every screen (`/app`, `/app/...`; the
  * browser script picks the screen from the path) and its content-hashed files under
  * `/app/assets/`. The script talks only to the public API under `apiPrefix`, with the person's
- * access token kept in sessionStorage. Nothing is inline: the CSP allows scripts and styles
- * from the service only, and calls to the service plus the upload address of the storage.
+ * access token kept in sessionStorage. Nothing of the page is inline: the CSP allows scripts and
+ * styles from the service only (and, by hash, the custom form frame's code, see appCsp), and
+ * calls to the service plus the upload address of the storage.
  */
 
 interface AppFile {
   type: string;
   body: Buffer;
+}
+
+/** The SHA-256 sources (`sha256-…`) of the custom form frame's one inline script and style sheet. */
+export interface FrameHashes {
+  scriptHash: string;
+  styleHash: string;
 }
 
 interface Bundle {
@@ -25,8 +32,8 @@ interface Bundle {
   webManifest?: string | undefined;
   serviceWorker?: AppFile | undefined;
   files: Map<string, AppFile>;
-  /** The custom activity form's frame (issue 51); absent from an older build. */
-  frame?: { body: Buffer; csp: string } | undefined;
+  /** The hashes of the custom form frame's inline code (issue 51, decision 224). */
+  frame?: FrameHashes | undefined;
 }
 
 /** `dist/app` beside the bundled service; from the sources, the project's `dist/app`. */
@@ -54,7 +61,7 @@ function loadBundle(): Bundle | null {
     files: string[];
     webManifest?: string;
     serviceWorker?: string;
-    frame?: { file: string; scriptHash: string; styleHash: string };
+    frame?: FrameHashes;
   };
   const files = new Map<string, AppFile>();
   for (const name of manifest.files) {
@@ -65,14 +72,8 @@ function loadBundle(): Bundle | null {
   const serviceWorker = manifest.serviceWorker
     ? { type: TYPES['js']!, body: readFileSync(join(dir, manifest.serviceWorker)) }
     : undefined;
-  const frame = manifest.frame
-    ? {
-        body: readFileSync(join(dir, manifest.frame.file)),
-        csp: frameCsp(manifest.frame.scriptHash, manifest.frame.styleHash),
-      }
-    : undefined;
   return {
-    frame,
+    frame: manifest.frame,
     script: manifest.script,
     style: manifest.style,
     webManifest: manifest.webManifest,
@@ -92,27 +93,22 @@ export function uploadOrigins(config: Pick<Config, 'publicUrl' | 's3'>): string[
   return ['https://*.amazonaws.com'];
 }
 
-/** The app's CSP: its own scripts and styles, calls to the service and the upload address. */
-export function appCsp(connect: string[]): string {
-  const sources = ["'self'", ...connect.filter((o) => o !== "'self'")].join(' ');
-  return (
-    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${sources}; ` +
-    "manifest-src 'self'; worker-src 'self'; frame-src 'self'; " +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-  );
-}
-
 /**
- * The CSP of the custom form's frame (issue 51): its one inline script and style sheet by hash,
- * workers from its own blobs, no request of any kind, no form, no frame, and a sandbox even when
- * the document is opened on its own (the app's iframe adds `sandbox="allow-scripts"` as well).
+ * The app's CSP: its own scripts and styles, calls to the service and the upload address. The
+ * custom form's frames (decision 224) are `srcdoc` documents, which inherit this policy: it allows
+ * their one inline script and style sheet by hash and the workers they start from blobs; each
+ * frame's own `<meta>` policy takes every other source away again (build-web-app-frame.mjs).
+ * A srcdoc frame is fetched from nowhere, so `frame-src` allows nothing.
  */
-export function frameCsp(scriptHash: string, styleHash: string): string {
+export function appCsp(connect: string[], frame?: FrameHashes): string {
+  const sources = ["'self'", ...connect.filter((o) => o !== "'self'")].join(' ');
+  const script = frame ? ` '${frame.scriptHash}'` : '';
+  const style = frame ? ` '${frame.styleHash}'` : '';
+  const workers = frame ? ' blob:' : '';
   return (
-    `default-src 'none'; script-src '${scriptHash}'; style-src '${styleHash}'; worker-src blob:; ` +
-    "connect-src 'none'; img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; " +
-    "frame-src 'none'; child-src 'none'; form-action 'none'; base-uri 'none'; " +
-    "frame-ancestors 'self'; sandbox allow-scripts"
+    `default-src 'none'; script-src 'self'${script}; style-src 'self'${style}; img-src 'self' data:; ` +
+    `connect-src ${sources}; manifest-src 'self'; worker-src 'self'${workers}; frame-src 'none'; ` +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
   );
 }
 
@@ -160,7 +156,6 @@ export function registerWebApp(
     bundle ??= loadBundle();
     return bundle;
   };
-  const csp = appCsp(opts.connectOrigins);
 
   const page = async (_request: unknown, reply: FastifyReply) => {
     const found = load();
@@ -171,7 +166,7 @@ export function registerWebApp(
     if (!found) return reply.code(503).type('text/plain; charset=utf-8').send(NOT_BUILT);
     return reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', csp)
+      .header('content-security-policy', appCsp(opts.connectOrigins, found.frame))
       .header('x-frame-options', 'DENY')
       .send(appShell(found, opts.apiPrefix));
   };
@@ -191,20 +186,6 @@ export function registerWebApp(
       .header('x-content-type-options', 'nosniff')
       .header('content-security-policy', "default-src 'none'; connect-src 'self'")
       .send(worker.body);
-  });
-
-  // The custom activity form's frame (issue 51): a document of its own, with its own CSP.
-  app.get('/app/ui-frame.html', route, async (_request, reply) => {
-    const frame = load()?.frame;
-    if (!frame) return sendAsset(reply, undefined);
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('cross-origin-resource-policy', 'same-origin')
-      .header('content-security-policy', frame.csp)
-      .send(frame.body);
   });
 
   app.get<{ Params: { file: string } }>('/app/assets/:file', route, async (request, reply) => {

@@ -1,6 +1,6 @@
-// The document of a custom activity form's frame (issue 51), /app/ui-frame.html: an
-// `<iframe sandbox="allow-scripts">` (an opaque origin: no cookies, storage or page of the app)
-// whose own Content-Security-Policy allows no request of any kind. The app hands it, once, a
+// The document of a custom activity form's frame (issue 51), written by the app into an
+// `<iframe sandbox="allow-scripts" srcdoc>` (an opaque origin: no cookies, storage or page of the
+// app) whose own Content-Security-Policy allows no request of any kind (decision 224). The app hands it, once, a
 // MessagePort with the definition's uiCode, inputs, the row's values, units and locale
 // (custom-form/host.js). The component runs in a Worker started from a blob (frame-worker.js);
 // the frame draws the plain tree the worker sends (known tags and attributes only, through Preact)
@@ -20,6 +20,12 @@ let timer = null;
 let budget = { second: 0, count: 0 };
 
 const tell = (message) => port?.postMessage(message);
+
+/**
+ * The height the drawing needs. Not the root's scrollHeight: that is never less than the frame's
+ * own height, so a frame once made taller than its drawing never became shorter again.
+ */
+const contentHeight = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
 
 function stop(reason, detail) {
   clearTimeout(timer);
@@ -73,7 +79,7 @@ function fromWorker(event) {
     } catch {
       return stop('unusable');
     }
-    tell({ type: 'rendered', height: document.documentElement.scrollHeight });
+    tell({ type: 'rendered', height: contentHeight() });
   } else if (message?.type === 'set') {
     if (typeof message.name === 'string') tell({ type: 'set', name: message.name, value: message.value });
   } else if (message?.type === 'failed') {
@@ -108,8 +114,13 @@ function fromApp(event) {
   }
 }
 
+// The app's CSP allows this script by its hash, so it must do nothing anywhere but in the
+// sandboxed frame: outside a frame, or with an origin that is not opaque, it never listens.
+const sandboxed = window.parent !== window && self.origin === 'null';
+
 // The one message of the window: the app's port and what to run. Anything after it is ignored.
 window.addEventListener('message', function first(event) {
+  if (!sandboxed) return;
   if (port || event.source !== window.parent || !event.ports[0] || event.data?.type !== 'init') return;
   window.removeEventListener('message', first);
   port = event.ports[0];
@@ -117,6 +128,4 @@ window.addEventListener('message', function first(event) {
   start(event.data);
 });
 
-new ResizeObserver(() => tell({ type: 'height', height: document.documentElement.scrollHeight })).observe(
-  document.documentElement,
-);
+new ResizeObserver(() => tell({ type: 'height', height: contentHeight() })).observe(document.documentElement);

@@ -1,5 +1,6 @@
 // A custom activity form in the entry screen (issue 51): one sandboxed frame per activity row,
-// /app/ui-frame.html (custom-form/frame.js), spoken to through a MessagePort only. The frame gets
+// its document (custom-form/frame.js) written into it from the app's own bundle with `srcdoc`
+// (decision 224: no request, so also offline), spoken to through a MessagePort only. The frame gets
 // the definition's uiCode, inputs, the row's values, units and locale; it sends back `set` calls,
 // read by messages.js before they change the row as the generic form's fields would. A frame that
 // fails, does not answer in time or sends too much is removed, and `onFail` puts the generic
@@ -14,7 +15,15 @@ const FIRST_ANSWER_MS = 8000;
 const ANSWER_MS = 3000;
 const MAX_MESSAGES_PER_SECOND = 100;
 
-export const FRAME_URL = '/app/ui-frame.html';
+/** The frame's document, from a chunk of the bundle loaded once, with the first custom form. */
+let frameDocument = null;
+const loadFrameDocument = () => {
+  frameDocument ??= import('./frame-document.js').then((m) => m.FRAME_DOCUMENT);
+  frameDocument.catch(() => {
+    frameDocument = null; // a later row tries again
+  });
+  return frameDocument;
+};
 
 export function CustomRow({ title, definition, row, units, locale, onText, onFail }) {
   const frame = useRef(null);
@@ -38,9 +47,6 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
   };
 
   useEffect(() => {
-    // Offline the frame cannot load: Chromium does not let the app's service worker answer a
-    // sandboxed frame's navigation. The generic form at once, not after the time limit.
-    if (!navigator.onLine) return live.current.onFail('offline');
     expect(FIRST_ANSWER_MS);
     let started = false;
     let budget = { second: 0, count: 0 };
@@ -75,8 +81,18 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
       // The frame's origin is opaque ("null"): '*' is the only target that reaches it.
       element.contentWindow?.postMessage(init, '*', [channel.port2]);
     };
+    // The frame is written once its listener is there: the first `load` is the document's. (The
+    // frame's initial empty document fired its own on insertion, before this effect.)
     element.addEventListener('load', loaded);
+    let gone = false;
+    loadFrameDocument().then(
+      (text) => {
+        if (!gone) element.srcdoc = text;
+      },
+      () => !gone && fail('unavailable'),
+    );
     return () => {
+      gone = true;
       element.removeEventListener('load', loaded);
       clearTimeout(timer.current);
       port.current?.close();
@@ -92,7 +108,8 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
     expect(ANSWER_MS);
   });
 
-  return html`<iframe ref=${frame} class="custom-form" sandbox="allow-scripts" src=${FRAME_URL}
+  // No allow-same-origin: the frame's origin is opaque. Its document comes in the effect above.
+  return html`<iframe ref=${frame} class="custom-form" sandbox="allow-scripts"
     title=${title} style=${{ height: `${height}px` }} referrerpolicy="no-referrer"></iframe>`;
 }
 

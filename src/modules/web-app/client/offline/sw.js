@@ -14,13 +14,9 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 // Screens first (routes answer in the order they were registered): the precache's own route would
 // answer /app from the cache even online.
 const SHELL = '/app';
-// The custom form's frame (issue 51) is no screen: never answered with the shell.
-const FRAME = '/app/ui-frame.html';
 registerRoute(
   ({ request, url }) =>
-    request.mode === 'navigate' &&
-    url.pathname !== FRAME &&
-    (url.pathname === SHELL || url.pathname.startsWith(`${SHELL}/`)),
+    request.mode === 'navigate' && (url.pathname === SHELL || url.pathname.startsWith(`${SHELL}/`)),
   async ({ request }) => {
     try {
       return await fetch(request);
