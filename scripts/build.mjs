@@ -38,8 +38,11 @@ await build({
 // Migrations and the functions files are read from disk next to the bundle.
 cpSync(`${root}src/db/migrations`, `${root}dist/migrations`, { recursive: true });
 cpSync(`${root}src/db/functions`, `${root}dist/functions`, { recursive: true });
-// The public dashboard page's static files (script, style sheet) are read from disk beside the bundle.
+// The public dashboard page's style sheet and messages are read from disk beside the bundle, and
+// its script (TypeScript in src/modules/dashboard-page/client) is bundled for the browser there.
 cpSync(`${root}src/modules/dashboard-page/assets`, `${root}dist/assets`, { recursive: true });
+const { buildDashboardPage } = await import('./build-dashboard-page.mjs');
+await buildDashboardPage(root, `${root}dist/assets`);
 // The reporting web app at /app: bundled for the browser into dist/app (see build-web-app.mjs).
 const { buildWebApp } = await import('./build-web-app.mjs');
 await buildWebApp(root, `${root}dist/app`);

@@ -21,6 +21,9 @@ const ID = '11111111-1111-4111-8111-111111111111';
 const MONTHS = ['2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06'];
 const LABELS = ['Jan 2026', 'Feb 2026', 'Mar 2026', 'Apr 2026', 'May 2026', 'Jun 2026'];
 const XSS_NAME = '<script>window.__xss = 1</script> Energy';
+// The service's (English) sentence for a target it cannot draw from its baseline.
+const BASELINE_NOTE =
+  'Reduce 10% for Electricity: Electricity has no value in its baseline year 2025, so the path from the baseline is not drawn (only the target years)';
 const XSS_TITLE = '<img src=x onerror="window.__xss = 2"> Monthly table';
 
 const points = (values: (number | null)[]): SeriesPoint[] =>
@@ -88,7 +91,18 @@ const VIEW: DashboardView = {
   ],
   data: [
     { widgetId: 'w1', series: [{ ...electricity, points: [], targets: [] }], issues: [] },
-    { widgetId: 'w2', series: [electricity], issues: [] },
+    {
+      widgetId: 'w2',
+      series: [electricity],
+      issues: [
+        {
+          type: 'targetBaselineMissing',
+          message: BASELINE_NOTE,
+          indicatorId: 'i1',
+          targetId: 't1',
+        },
+      ],
+    },
     {
       widgetId: 'w3',
       series: [
@@ -311,6 +325,8 @@ describe.skipIf(!hasChromium)(
         },
       ]);
       expect(await page.textContent('[data-widget-id="w3"] .notes')).toBe('Lyon has no value for Jun 2026');
+      // An English page shows the service's sentences as they are.
+      expect(await page.textContent('[data-widget-id="w2"] .notes')).toBe(BASELINE_NOTE);
 
       // TABLE: periods as rows, the series and its target as columns, as the API formatted them.
       const rows = await page.$$eval('[data-widget-id="w4"] tr', (trs) =>
@@ -396,6 +412,12 @@ describe.skipIf(!hasChromium)(
       expect(await german.textContent('[data-widget-id="w4"] th')).toBe('Zeitraum');
       expect(await german.textContent('#computed-at')).toMatch(/^Stand der Zahlen: /);
       expect(await german.textContent('label[for="site-filter"]')).toBe('Standort');
+      // A note of a known type in German, naming the target and the indicator from the page's
+      // data (decision 230); one of a type the page does not know keeps the service's sentence.
+      expect(await german.textContent('[data-widget-id="w2"] .notes')).toBe(
+        'Reduce 10% (Electricity): Im Basisjahr gibt es keinen Wert, daher wird der Pfad ab dem Basisjahr nicht gezeichnet.',
+      );
+      expect(await german.textContent('[data-widget-id="w3"] .notes')).toBe('Lyon has no value for Jun 2026');
       expect(await axeViolations(german), 'the German dashboard').toEqual([]);
       mkdirSync(OUTPUT, { recursive: true });
       await german.screenshot({ path: join(OUTPUT, 'dashboard-page-de.png'), fullPage: true });
@@ -425,6 +447,13 @@ describe.skipIf(!hasChromium)(
         );
       }
       accessAnswer = null;
+      // The service's refusal is English ("Wrong password"): the page says it in Polish.
+      await polish.fill('#gate-password', 'wrong');
+      await polish.click('#gate-submit');
+      await polish.waitForFunction(
+        (want) => document.getElementById('gate-error')?.textContent === want,
+        'Hasło lub kod są nieprawidłowe.',
+      );
       await polish.screenshot({ path: join(OUTPUT, 'dashboard-page-pl-gate.png'), fullPage: true });
       await polish.close();
     });

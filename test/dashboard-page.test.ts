@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -48,6 +48,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+const DIST_ASSETS = join(import.meta.dirname, '..', 'dist', 'assets');
 const get = (url: string) => app.inject({ method: 'GET', url });
 const assetPaths = (html: string) =>
   [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
@@ -120,6 +121,16 @@ describe('GET /assets/:file', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(res.headers['content-type']).toMatch(path.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
     }
+    // The page's script is the build's bundle (scripts/build-dashboard-page.mjs), named by its hash,
+    // with the message formatter inside it (no second script to import at run time).
+    const built = JSON.parse(readFileSync(join(DIST_ASSETS, 'dashboard-page.json'), 'utf8')) as {
+      script: string;
+    };
+    const script = await get(`/assets/${built.script}`);
+    expect(paths).toContain(`/assets/${built.script}`);
+    expect(script.body).toBe(readFileSync(join(DIST_ASSETS, built.script), 'utf8'));
+    expect(script.body).not.toMatch(/\bimport\(/);
+    expect((await get(`/d/${OPEN}`)).body).not.toContain('data-icu');
     const chart = await get(paths.find((p) => p.includes('chart.umd'))!);
     expect(chart.body).toContain('Chart.js v4.6.1');
     expect(chart.body).not.toContain('sourceMappingURL');

@@ -8,7 +8,7 @@ import { LOCALES, type Locale, localeFromAcceptLanguage, supportedLocale } from 
  * viewer's browser (`Accept-Language`), else English. Its texts are ICU messages, one JSON file per
  * language in ./assets/messages (a test checks every language has English's keys and arguments):
  * the server writes the shell's texts with them, and the page's script gets the same messages in
- * a data- attribute and formats its own with intl-messageformat (served beside it).
+ * a data- attribute and formats its own with intl-messageformat (bundled into its script).
  */
 export type PageMessages = Record<string, string>;
 

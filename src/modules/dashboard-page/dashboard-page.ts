@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,8 @@ import { loadPageMessages, type PageMessages, pageLocale, pageTexts } from './da
  * preview tags) whose script asks the public dashboards API for the view, through the dashboard's
  * gate first when it has one, and draws the widgets with Chart.js. The scripts and the style sheet
  * are static files served by the service itself under `/assets/` (no CDN, nothing fetched at run
- * time), named by their content hash so that browsers may keep them for a year.
+ * time), named by their content hash so that browsers may keep them for a year. The page's own
+ * script is TypeScript (./client), bundled by the build (scripts/build-dashboard-page.mjs).
  */
 
 /** What the page needs to know before the view: enough for the title and the link preview. */
@@ -38,10 +39,21 @@ interface Asset {
 // beside the bundle, so the same relative URL finds them in both (as for the migrations).
 const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
-/** intl-messageformat's browser build (an ES module the page's script imports), from the installed package. */
-function icuFile(): string {
-  const requireHere = createRequire(import.meta.url);
-  return join(dirname(requireHere.resolve('intl-messageformat')), 'intl-messageformat.iife.js');
+/**
+ * The page's script as the build bundled it (`dashboard-page.json` names the file): in dist/assets
+ * beside the bundled service, or the project's dist/assets when running from the sources. Null
+ * when the project is not built.
+ */
+function builtScript(): Asset | null {
+  const dirs = [ASSETS_DIR, fileURLToPath(new URL('../../../dist/assets/', import.meta.url))];
+  const dir = dirs.find((d) => existsSync(join(d, 'dashboard-page.json')));
+  if (!dir) return null;
+  const { script } = JSON.parse(readFileSync(join(dir, 'dashboard-page.json'), 'utf8')) as { script: string };
+  return {
+    path: `/assets/${script}`,
+    type: 'text/javascript; charset=utf-8',
+    body: readFileSync(join(dir, script)),
+  };
 }
 
 /** Chart.js's self-contained browser build, from the installed package (pinned by the lockfile). */
@@ -58,8 +70,7 @@ function asset(name: string, ext: 'js' | 'css', body: Buffer): Asset {
 
 function loadAssets(): {
   chart: Asset;
-  icu: Asset;
-  script: Asset;
+  script: Asset | null;
   style: Asset;
   messages: Record<Locale, PageMessages>;
 } {
@@ -67,13 +78,8 @@ function loadAssets(): {
   const chart = readFileSync(chartJsFile(), 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n');
   return {
     chart: asset('chart.umd', 'js', Buffer.from(chart)),
-    icu: asset(
-      'intl-messageformat',
-      'js',
-      Buffer.from(readFileSync(icuFile(), 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n')),
-    ),
     messages: loadPageMessages(ASSETS_DIR),
-    script: asset('dashboard-page', 'js', readFileSync(join(ASSETS_DIR, 'dashboard-page.js'))),
+    script: builtScript(),
     style: asset('dashboard-page', 'css', readFileSync(join(ASSETS_DIR, 'dashboard-page.css'))),
   };
 }
@@ -91,6 +97,10 @@ export const escapeHtml = (value: string) =>
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'";
+
+/** The status line of a page whose script was not built (the service run from its sources). */
+const NOT_BUILT =
+  'The page’s script is not built: run `npm run build` (npm start does it), then start the service again.';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
@@ -133,8 +143,7 @@ ${opts.robots ? `<meta name="robots" content="${opts.robots}">\n` : ''}<meta pro
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.style.path}">
 <script src="${assets.chart.path}" defer></script>
-<script src="${assets.script.path}" defer></script>
-</head>
+${assets.script ? `<script src="${assets.script.path}" defer></script>\n` : ''}</head>
 <body${opts.bodyAttrs ?? ''}>
 ${opts.body}
 </body>
@@ -159,7 +168,7 @@ function dashboardPage(
   const attrs =
     ` data-dashboard-id="${escapeHtml(head.id)}" data-api="${escapeHtml(apiPrefix)}"` +
     ` data-requires-password="${head.requiresPassword}" data-requires-email="${head.requiresEmail}"` +
-    ` data-locale="${locale}" data-icu="${assets.icu.path}"` +
+    ` data-locale="${locale}"` +
     ` data-messages="${escapeHtml(JSON.stringify(assets.messages[locale]))}"`;
   const body = `<header class="top">
   <div class="top-inner">
@@ -198,7 +207,7 @@ function dashboardPage(
     </form>
     <p id="gate-error" class="error" role="alert" hidden></p>
   </section>
-  <p id="status" class="status" role="status">${e('loading')}</p>
+  <p id="status" class="status" role="status">${assets.script ? e('loading') : NOT_BUILT}</p>
   <noscript><p class="status">${e('noscript')}</p></noscript>
   <section id="widgets" class="widgets" aria-live="polite"></section>
 </main>
@@ -244,7 +253,8 @@ export function registerDashboardPage(
   opts: { apiPrefix: string; publicUrl: string; lookup: HeadLookup },
 ): void {
   const assets = loadAssets();
-  const byPath = new Map([assets.chart, assets.icu, assets.script, assets.style].map((a) => [a.path, a]));
+  const files = [assets.chart, assets.style, ...(assets.script ? [assets.script] : [])];
+  const byPath = new Map(files.map((a) => [a.path, a]));
   const base = opts.publicUrl.replace(/\/+$/, '');
 
   app.get<{ Params: { file: string } }>(
