@@ -23,11 +23,11 @@ const common = {
 /** Writes `ui-frame.html` to `outdir`; answers `{file, scriptHash, styleHash}` for the manifest. */
 export async function buildFrame(root, outdir) {
   const dir = `${root}src/modules/web-app/client/custom-form`;
-  const worker = await build({ ...common, entryPoints: [`${dir}/frame-worker.js`] });
+  const worker = await build({ ...common, entryPoints: [`${dir}/frame-worker.ts`] });
   const workerCode = worker.outputFiles[0].text;
   const frame = await build({
     ...common,
-    entryPoints: [`${dir}/frame.js`],
+    entryPoints: [`${dir}/frame.ts`],
     define: { 'process.env.NODE_ENV': '"production"', SDCS_FRAME_WORKER: JSON.stringify(workerCode) },
   });
   const script = frame.outputFiles[0].text;

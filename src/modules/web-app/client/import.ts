@@ -4,110 +4,59 @@
 // Idempotency-Key, confirm missing form-sites.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, errorLines, get } from './api.js';
+import { answer, api, errorLines } from './api.js';
+import type { Adapter, ImportAnswer, ImportIssue, Site } from './api-shapes.js';
 import { formatNumber } from './format.js';
 import { t } from './i18n/index.js';
+import {
+  allIssues,
+  datesOutsideYear,
+  newKey,
+  readProblem,
+  readYear,
+  requestFields,
+  sheetList,
+} from './import-request.js';
+import { IssueTable, RowResults, sheetRow } from './import-results.js';
 import { Link } from './router.js';
 import { MAX_FILE_BYTES, MAX_ROWS, MAX_UNPACKED_BYTES, megabytes } from './sheet-limits.js';
-import { Errors, Loading } from './ui.js';
+import { Errors, inputChecked, inputValue, Loading } from './ui.js';
+import type { Sheets } from './workbook-reader.js';
 
 /** The counts of a preview or result, in this order (`import.count` names each). */
-const COUNTS = ['total', 'parsed', 'ready', 'imported', 'reduced', 'skipped', 'failed'];
-
-/** Rows listed in the tables (the counts above them cover every row). */
-const LISTED = 1000;
-/** Issues fetched per page, and at most this many pages. */
-const ISSUE_PAGE = 1000;
-const ISSUE_PAGES = 10;
-
-const newKey = () => `web-${crypto.randomUUID()}`;
-/** A reading problem (a ReadError's key and values, see sheet-limits.js) in the person's language. */
-const readProblem = (error) => (error.key ? t(error.key, error.values) : error.message);
-
-/**
- * What the adapter takes from the request rather than from a column: the year for the sheets
- * with neither a year column nor a date column, the site for the sheets without a site column.
- */
-function requestFields(adapter) {
-  const sheets = adapter?.mapping?.sheets ?? [];
-  return {
-    yearSheets: sheets.filter((s) => !s.year && !(s.period && 'dateColumn' in s.period)).map((s) => s.sheet),
-    siteSheets: sheets.filter((s) => !s.site).map((s) => s.sheet),
-    datedSheets: sheets.filter((s) => !s.year && s.period && 'dateColumn' in s.period).map((s) => s.sheet),
-  };
-}
-
-const sheetList = (names) =>
-  names.map((n) => (n === '*' ? t('import.everySheet') : t('import.quoted', { name: n }))).join(', ');
-
-/** The year as typed, or an error message. */
-function readYear(text) {
-  const trimmed = text.trim();
-  if (trimmed === '') return { error: t('import.yearMissing') };
-  if (!/^\d{4}$/.test(trimmed)) return { error: t('import.yearDigits') };
-  const year = Number(trimmed);
-  if (year < 1900 || year > 2200) return { error: t('import.yearRange', { min: '1900', max: '2200' }) };
-  return { year };
-}
-
-/**
- * Rows dated in another year than the one typed, in the sheets that take their period from a
- * date column but have no year column: the service files such rows under the typed year (its
- * `context.year` wins over the date's), so the screen stops before a date is silently moved.
- */
-function datesOutsideYear(adapter, sheets, year) {
-  const found = [];
-  for (const m of adapter?.mapping?.sheets ?? []) {
-    if (m.year || !(m.period && 'dateColumn' in m.period)) continue;
-    for (const sheet of sheets ?? []) {
-      if (m.sheet !== '*' && m.sheet !== sheet.name) continue;
-      sheet.rows.forEach((row, index) => {
-        const cell = row[m.period.dateColumn];
-        const dated = typeof cell === 'string' ? /^(\d{4})-\d{2}/.exec(cell.trim()) : null;
-        if (dated && Number(dated[1]) !== year)
-          found.push({ sheet: sheet.name, index, year: Number(dated[1]) });
-      });
-    }
-  }
-  return found;
-}
-
-/** Every row issue of a run (a few pages of 1,000 at most). */
-async function allIssues(runId) {
-  const items = [];
-  let total = 0;
-  for (let page = 0; page < ISSUE_PAGES; page++) {
-    const detail = await get(`/source-imports/${runId}`, { limit: ISSUE_PAGE, offset: page * ISSUE_PAGE });
-    items.push(...detail.issues.items);
-    total = detail.issues.pagination.total;
-    if (!detail.issues.pagination.hasMore) break;
-  }
-  return { items, total };
-}
+const COUNTS: (keyof ImportAnswer['counts'])[] = [
+  'total',
+  'parsed',
+  'ready',
+  'imported',
+  'reduced',
+  'skipped',
+  'failed',
+];
 
 export function Import() {
-  const [adapters, setAdapters] = useState(null);
+  const [adapters, setAdapters] = useState<Adapter[] | null>(null);
   const [adapterId, setAdapterId] = useState('');
-  const [sites, setSites] = useState(null);
+  const [sites, setSites] = useState<Site[] | null>(null);
   const [yearText, setYearText] = useState('');
   const [siteId, setSiteId] = useState('');
-  const [fieldErrors, setFieldErrors] = useState({});
-  const [file, setFile] = useState(null);
+  const [fieldErrors, setFieldErrors] = useState<{ year?: string; site?: string }>({});
+  const [file, setFile] = useState<File | null>(null);
   const [csvSheet, setCsvSheet] = useState('');
-  const [sheets, setSheets] = useState(null);
-  const [preview, setPreview] = useState(null);
-  const [issues, setIssues] = useState(null);
-  const [result, setResult] = useState(null);
+  const [sheets, setSheets] = useState<Sheets | null>(null);
+  const [preview, setPreview] = useState<ImportAnswer | null>(null);
+  const [issues, setIssues] = useState<{ items: ImportIssue[]; total: number } | null>(null);
+  const [result, setResult] = useState<ImportAnswer | null>(null);
   const [confirmMissing, setConfirmMissing] = useState(false);
-  const [keys, setKeys] = useState({});
-  const [errors, setErrors] = useState([]);
+  const [keys, setKeys] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState('');
-  const reading = useRef(null);
-  const yearInput = useRef(null);
-  const siteInput = useRef(null);
+  const reading = useRef<AbortController | null>(null);
+  const yearInput = useRef<HTMLInputElement>(null);
+  const siteInput = useRef<HTMLSelectElement>(null);
 
   useEffect(() => {
-    get('/source-adapter-definitions')
+    answer(api.GET('/api/v1/source-adapter-definitions'))
       .then((list) => {
         setAdapters(list);
         setAdapterId(list[0]?.id ?? '');
@@ -122,7 +71,7 @@ export function Import() {
 
   useEffect(() => {
     if (!siteSheets.length || sites) return;
-    get('/sites')
+    answer(api.GET('/api/v1/sites'))
       .then(setSites)
       .catch((error) => setErrors(errorLines(error)));
   }, [adapterId, siteSheets.length > 0]);
@@ -136,7 +85,7 @@ export function Import() {
     setKeys({});
   };
 
-  const read = async (chosen, sheetName) => {
+  const read = async (chosen: File | null, sheetName: string) => {
     reading.current?.abort();
     setSheets(null);
     resetRun();
@@ -161,7 +110,7 @@ export function Import() {
       }
       setSheets(found);
     } catch (error) {
-      if (!error.cancelled) setErrors([readProblem(error)]);
+      if (!(error as { cancelled?: boolean }).cancelled) setErrors([readProblem(error)]);
     } finally {
       if (reading.current === controller) {
         reading.current = null;
@@ -172,14 +121,14 @@ export function Import() {
 
   /** The `context` of the request, or null after marking the fields to correct. */
   const context = () => {
-    const found = {};
-    const problems = {};
+    const found: { year?: number; siteId?: string } = {};
+    const problems: { year?: string; site?: string } = {};
     if (yearSheets.length) {
       const { year, error } = readYear(yearText);
-      const outside = error ? [] : datesOutsideYear(adapter, sheets, year);
-      if (error) problems.year = error;
-      else if (outside.length) {
-        const first = outside[0];
+      const outside = error !== undefined ? [] : datesOutsideYear(adapter, sheets, year);
+      const first = outside[0];
+      if (error !== undefined) problems.year = error;
+      else if (first) {
         problems.year = t('import.datedOutside', {
           row: sheetRow(first.index),
           sheet: first.sheet,
@@ -200,29 +149,31 @@ export function Import() {
   };
 
   /** POST /source-imports; one key per (mode, confirmation), kept for retries of the same body. */
-  const run = async (mode, allowMissing = false) => {
+  const run = async (mode: 'preview' | 'execute', allowMissing = false) => {
     const requestContext = context();
-    if (!requestContext) return;
+    if (!requestContext || !adapter || !sheets) return;
     const slot = `${mode}:${allowMissing}`;
     const key = keys[slot] ?? newKey();
     setKeys((k) => ({ ...k, [slot]: key }));
     setBusy(mode);
     setErrors([]);
     try {
-      const answer = await call('POST', '/source-imports', {
-        headers: { 'idempotency-key': key },
-        body: {
-          sourceAdapterDefinitionId: adapter.id,
-          adapterVersion: adapter.adapterVersion,
-          mode,
-          ...(allowMissing ? { allowMissingFormSiteCreation: true } : {}),
-          ...(Object.keys(requestContext).length ? { context: requestContext } : {}),
-          sheets,
-        },
-      });
-      setIssues(await allIssues(answer.run.id));
-      if (mode === 'preview') setPreview(answer);
-      else setResult(answer);
+      const done = await answer(
+        api.POST('/api/v1/source-imports', {
+          params: { header: { 'idempotency-key': key } },
+          body: {
+            sourceAdapterDefinitionId: adapter.id,
+            adapterVersion: adapter.adapterVersion,
+            mode,
+            ...(allowMissing ? { allowMissingFormSiteCreation: true } : {}),
+            ...(Object.keys(requestContext).length ? { context: requestContext } : {}),
+            sheets,
+          },
+        }),
+      );
+      setIssues(await allIssues(done.run.id));
+      if (mode === 'preview') setPreview(done);
+      else setResult(done);
     } catch (error) {
       setErrors(errorLines(error));
     } finally {
@@ -245,8 +196,8 @@ export function Import() {
     <section class="card" aria-labelledby="import-file-title">
       <h2 id="import-file-title">${t('import.step1')}</h2>
       <div class="field"><label for="import-adapter">${t('import.adapter')}</label>
-        <select id="import-adapter" value=${adapterId} onChange=${(e) => {
-          setAdapterId(e.currentTarget.value);
+        <select id="import-adapter" value=${adapterId} onChange=${(e: Event) => {
+          setAdapterId(inputValue(e));
           setFieldErrors({});
           setSheets(null);
           resetRun();
@@ -262,8 +213,8 @@ export function Import() {
             <input id="import-year" ref=${yearInput} type="number" min="1900" max="2200" step="1" autocomplete="off"
               value=${yearText} aria-invalid=${fieldErrors.year ? 'true' : undefined}
               aria-describedby=${fieldErrors.year ? 'import-year-hint import-year-error' : 'import-year-hint'}
-              onInput=${(e) => {
-                setYearText(e.currentTarget.value);
+              onInput=${(e: Event) => {
+                setYearText(inputValue(e));
                 setFieldErrors((f) => ({ ...f, year: undefined }));
                 resetRun();
               }} />
@@ -277,8 +228,8 @@ export function Import() {
           ? html`<div class="field"><label for="import-site">${t('import.site')}</label>
             <select id="import-site" ref=${siteInput} value=${siteId} aria-invalid=${fieldErrors.site ? 'true' : undefined}
               aria-describedby=${fieldErrors.site ? 'import-site-hint import-site-error' : 'import-site-hint'}
-              onChange=${(e) => {
-                setSiteId(e.currentTarget.value);
+              onChange=${(e: Event) => {
+                setSiteId(inputValue(e));
                 setFieldErrors((f) => ({ ...f, site: undefined }));
                 resetRun();
               }}>
@@ -292,8 +243,8 @@ export function Import() {
       }
       <div class="field"><label for="import-file">${t('import.file')}</label>
         <input id="import-file" type="file" accept=".xlsx,.csv" aria-describedby="import-file-hint"
-          onChange=${(e) => {
-            const f = e.currentTarget.files?.[0] ?? null;
+          onChange=${(e: Event) => {
+            const f = (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
             setFile(f);
             read(f, csvSheet);
           }} />
@@ -302,9 +253,9 @@ export function Import() {
       ${
         isCsv
           ? html`<div class="field"><label for="import-csv-sheet">${t('import.csvSheet')}</label>
-            <select id="import-csv-sheet" value=${csvSheet || mappedSheets[0]} onChange=${(e) => {
-              setCsvSheet(e.currentTarget.value);
-              read(file, e.currentTarget.value);
+            <select id="import-csv-sheet" value=${csvSheet || mappedSheets[0]} onChange=${(e: Event) => {
+              setCsvSheet(inputValue(e));
+              read(file, inputValue(e));
             }}>
               ${mappedSheets.map((s) => html`<option value=${s}>${s}</option>`)}
             </select></div>`
@@ -357,68 +308,11 @@ export function Import() {
                 html`<tr><td>${m.formName}</td><td>${m.siteName ?? t('import.hiddenSite')}</td><td>${m.year}</td><td class="num">${formatNumber(m.rowCount)}</td></tr>`,
             )}</tbody>
           </table></div>
-          <p class="check"><input id="import-confirm" type="checkbox" checked=${confirmMissing} onChange=${(e) => setConfirmMissing(e.currentTarget.checked)} />
+          <p class="check"><input id="import-confirm" type="checkbox" checked=${confirmMissing} onChange=${(e: Event) => setConfirmMissing(inputChecked(e))} />
             <label for="import-confirm">${t('import.confirmMissing')}</label></p>
           <button type="button" disabled=${!confirmMissing || Boolean(busy)} onClick=${() => run('execute', true)}>${busy === 'execute' ? t('import.importing') : t('import.importConfirmed')}</button>
         </section>`
         : null
     }
   </main>`;
-}
-
-/** The sheet's own row number of rows[index]: row 1 holds the column names. */
-const sheetRow = (index) => index + 2;
-
-function IssueTable({ issues }) {
-  const listed = issues.items.slice(0, LISTED);
-  const more = issues.total - listed.length;
-  return html`<h3>${t('import.problemsTitle')}</h3>
-    <div class="table-wrap" tabindex="0" role="region" aria-label=${t('import.problemsLabel')}><table>
-      <thead><tr><th scope="col">${t('import.sheet')}</th><th scope="col">${t('import.row')}</th><th scope="col">${t('import.column')}</th><th scope="col">${t('import.problem')}</th></tr></thead>
-      <tbody>${listed.map(
-        (i) =>
-          html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(sheetRow(i.rowIndex))}</td><td>${i.column ?? ''}</td><td>${i.message}</td></tr>`,
-      )}</tbody>
-    </table></div>
-    <p class="hint">${t('import.rowNumbers')}${more > 0 ? ` ${t('import.moreProblems', { count: more })}` : ''}</p>`;
-}
-
-const isEmptyRow = (row) => Object.values(row).every((v) => v === null || v === '');
-
-/** Every row of the file with its sheet, its row number and what became of it. */
-function RowResults({ sheets, issues, outcome }) {
-  if (!sheets || !issues) return null;
-  const problems = new Map();
-  for (const i of issues.items) {
-    const key = `${i.sheet}\u0000${i.rowIndex}`;
-    problems.set(key, [...(problems.get(key) ?? []), i.column ? `${i.column}: ${i.message}` : i.message]);
-  }
-  const rows = sheets.flatMap((s) =>
-    s.rows.map((row, index) => {
-      const found = problems.get(`${s.name}\u0000${index}`);
-      return {
-        sheet: s.name,
-        index,
-        word: found
-          ? t('import.outcome', { outcome: 'problem' })
-          : isEmptyRow(row)
-            ? t('import.outcome', { outcome: 'empty' })
-            : outcome,
-        detail: found?.join(' ') ?? '',
-      };
-    }),
-  );
-  const listed = rows.slice(0, LISTED);
-  return html`<details class="row-results" open=${rows.length <= 50}>
-    <summary>${t('import.everyRow', { count: rows.length })}</summary>
-    <div class="table-wrap" tabindex="0" role="region" aria-label=${t('import.everyRowLabel')}><table>
-      <caption class="visually-hidden">${t('import.everyRowCaption')}</caption>
-      <thead><tr><th scope="col">${t('import.sheet')}</th><th scope="col">${t('import.row')}</th><th scope="col">${t('import.outcomeColumn')}</th><th scope="col">${t('import.details')}</th></tr></thead>
-      <tbody>${listed.map(
-        (r) =>
-          html`<tr><td>${r.sheet}</td><td class="num">${formatNumber(sheetRow(r.index))}</td><td>${r.word}</td><td>${r.detail}</td></tr>`,
-      )}</tbody>
-    </table></div>
-    ${rows.length > listed.length ? html`<p class="hint">${t('import.firstRows', { count: LISTED })}</p>` : null}
-  </details>`;
 }

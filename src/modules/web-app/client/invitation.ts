@@ -3,50 +3,60 @@
 // body, never into another address), names the organization and the invited address, and asks
 // for a name and password, or for the existing account's password.
 import { html } from 'htm/preact';
+import type { ComponentChildren, VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { errorLines, post, session } from './api.js';
+import { ApiError, answer, api, errorLines, session } from './api.js';
+import type { Answer } from './api-shapes.js';
 import { roleName } from './format.js';
 import { t } from './i18n/index.js';
 import { Link } from './router.js';
-import { Errors, Loading } from './ui.js';
+import { Errors, inputValue, Loading } from './ui.js';
 
 /** `<b>…</b>` in a message: strong text. */
-const strong = (chunks) => html`<strong>${chunks}</strong>`;
+const strong = (chunks: ComponentChildren[]): VNode => html`<strong>${chunks}</strong>`;
 
-function Page({ title, children }) {
+function Page({ title, children }: { title: string; children?: ComponentChildren }) {
   return html`<main class="narrow" id="main"><section class="card"><h1>${title}</h1>${children}</section></main>`;
 }
 
 const signInLink = () => html`<${Link} href="/app/sign-in">${t('signin.title')}<//>`;
 
-export function AcceptInvitation({ token, onSignedIn }) {
-  const [invitation, setInvitation] = useState(null);
-  const [lookupErrors, setLookupErrors] = useState(null);
+type Invitation = Answer<'/api/v1/invitations/describe', 'post'>;
+
+export function AcceptInvitation({ token, onSignedIn }: { token: string | null; onSignedIn: () => void }) {
+  const [invitation, setInvitation] = useState<Invitation | null>(null);
+  const [lookupErrors, setLookupErrors] = useState<string[] | null>(null);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState([]);
+  const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (!token) return;
-    post('/invitations/describe', { token })
+    answer(api.POST('/api/v1/invitations/describe', { body: { token } }))
       .then(setInvitation)
-      .catch((error) => setLookupErrors(error.status === 404 ? [] : errorLines(error)));
+      .catch((error: unknown) =>
+        setLookupErrors(error instanceof ApiError && error.status === 404 ? [] : errorLines(error)),
+      );
   }, [token]);
 
-  const submit = async (event) => {
+  const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setErrors([]);
     try {
       // An existing account keeps its name: the service ignores the one sent, which must not be empty.
-      const body = { token, name: invitation.hasAccount ? invitation.email : name, password };
-      const answer = await post('/invitations/accept', body);
-      if (!answer.success) {
-        setErrors([answer.message]);
+      const body = {
+        token: token ?? '',
+        name: (invitation?.hasAccount ? invitation.email : name) ?? '',
+        password,
+      };
+      const accepted = await answer(api.POST('/api/v1/invitations/accept', { body }));
+      if (!accepted.success) {
+        setErrors([accepted.message]);
         return;
       }
-      session.save(answer.accessToken, answer.organizationId);
+      session.save(accepted.accessToken, accepted.organizationId);
       onSignedIn();
     } catch (error) {
       setErrors(errorLines(error));
@@ -105,14 +115,14 @@ export function AcceptInvitation({ token, onSignedIn }) {
           : html`<div class="field">
             <label for="accept-name">${t('invite.yourName')}</label>
             <input id="accept-name" autocomplete="name" required maxlength="200" value=${name}
-              onInput=${(e) => setName(e.currentTarget.value)} />
+              onInput=${(e: Event) => setName(inputValue(e))} />
           </div>`
       }
       <div class="field">
         <label for="accept-password">${t('field.password')}</label>
         <input id="accept-password" type="password" required minlength=${existing ? undefined : '8'}
           autocomplete=${existing ? 'current-password' : 'new-password'}
-          value=${password} onInput=${(e) => setPassword(e.currentTarget.value)} />
+          value=${password} onInput=${(e: Event) => setPassword(inputValue(e))} />
       </div>
       <${Errors} lines=${errors} />
       <button type="submit" disabled=${busy}>${t('invite.acceptContinue')}</button>

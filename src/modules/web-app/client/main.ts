@@ -1,8 +1,10 @@
 // The SDCS reporting app: sign in, My reporting, Enter a period, Review, Import a workbook.
 import './app.css';
 import { html, render } from 'htm/preact';
+import type { ComponentChildren, ComponentType, VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { errorLines, get, post, session, whenSignedOut } from './api.js';
+import { answer, api, errorLines, session, whenSignedOut } from './api.js';
+import type { Me } from './api-shapes.js';
 import { roleName } from './format.js';
 import { t, useLanguage } from './i18n/index.js';
 import { AcceptInvitation } from './invitation.js';
@@ -27,19 +29,22 @@ import { Errors, Loading } from './ui.js';
 const Import = lazyScreen(() => import('./import.js'), 'Import');
 
 /** A screen loaded when first shown (the import screen brings the spreadsheet readers). */
-function lazyScreen(load, name) {
-  let Loaded = null;
-  return function Lazy(props) {
+function lazyScreen<P extends object, N extends string>(
+  load: () => Promise<Record<N, ComponentType<P>>>,
+  name: N,
+) {
+  let Loaded: ComponentType<P> | null = null;
+  return function Lazy(props: P) {
     const [, setReady] = useState(0);
-    const [error, setError] = useState(null);
+    const [error, setError] = useState<unknown>(null);
     useEffect(() => {
       if (!Loaded) {
         load()
-          .then((module) => {
+          .then((module: Record<N, ComponentType<P>>) => {
             Loaded = module[name];
             setReady(1);
           })
-          .catch((e) => setError(e));
+          .catch((e: unknown) => setError(e));
       }
     }, []);
     if (error) return html`<${Errors} lines=${[t('app.screenNotLoaded')]} />`;
@@ -51,9 +56,9 @@ const MANAGERS = new Set(['OWNER', 'MANAGER']);
 
 function App() {
   const { path, query } = useLocation();
-  const [me, setMe] = useState(null);
-  const [meError, setMeError] = useState(null);
-  const [notice, setNotice] = useState(null);
+  const [me, setMe] = useState<Me | null>(null);
+  const [meError, setMeError] = useState<string[] | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
@@ -67,7 +72,7 @@ function App() {
   useEffect(() => {
     if (!session.token) return;
     setMeError(null);
-    get('/me')
+    answer(api.GET('/api/v1/me'))
       .then((found) => {
         // The offline parts: answers kept for this person, the queue sent (offline/).
         rememberUser(found.user.id);
@@ -100,7 +105,7 @@ function App() {
 
   const signOut = async () => {
     if (!mayLeave()) return;
-    await post('/auth/logout', {}).catch(() => undefined);
+    await answer(api.POST('/api/v1/auth/logout')).catch(() => undefined);
     await forgetAnswers();
     session.clear();
     setMe(null);
@@ -112,7 +117,7 @@ function App() {
   };
   const isManager = MANAGERS.has(me.role);
   const enter = /^\/app\/enter\/([^/]+)\/([^/]+)\/(\d{4})\/(\d{1,2})$/.exec(path);
-  let screen;
+  let screen: VNode;
   if (enter) {
     screen = html`<${EnterPeriod} me=${me} formId=${enter[1]} siteId=${enter[2]} year=${Number(enter[3])}
       periodUnit=${Number(enter[4])} />`;
@@ -126,8 +131,20 @@ function App() {
   return html`<${Frame} me=${me} path=${path} isManager=${isManager} onSignOut=${signOut}>${screen}<//>`;
 }
 
-function Frame({ me, path, isManager, onSignOut, children }) {
-  const current = (href) => (path === href ? 'page' : undefined);
+function Frame({
+  me,
+  path,
+  isManager,
+  onSignOut,
+  children,
+}: {
+  me?: Me;
+  path?: string;
+  isManager?: boolean;
+  onSignOut?: () => void;
+  children?: ComponentChildren;
+}) {
+  const current = (href: string) => (path === href ? 'page' : undefined);
   return html`<a class="skip" href="#main">${t('app.skip')}</a>
     <header class="top">
       <div class="top-inner">
@@ -155,12 +172,12 @@ function Frame({ me, path, isManager, onSignOut, children }) {
 registerServiceWorker();
 /** The app in the current language: a new language draws every screen afresh. */
 function Root() {
-  const [language, setLanguage] = useState(null);
+  const [language, setLanguage] = useState<string | null>(null);
   useEffect(() => whenLanguageChanges(setLanguage), []);
   return html`<${App} key=${language ?? ''} />`;
 }
 
-const root = document.getElementById('app');
+const root = document.getElementById('app') as HTMLElement;
 useLanguage(startLanguage())
   .catch(() => useLanguage('en'))
   .then(() => {

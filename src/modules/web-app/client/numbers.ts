@@ -16,9 +16,18 @@ const MINUS = /^[-\u2212\u2012\u2013]/;
 // More significant digits than a double keeps exactly: the stored value would differ from the typed one.
 const MAX_DIGITS = 15;
 
-const cache = new Map();
+type Symbols = {
+  decimal: string;
+  group: string;
+  spaceGroup: boolean;
+  apostropheGroup: boolean;
+  example: string;
+  parser: NumberParser;
+  grouping: Intl.NumberFormat;
+};
+const cache = new Map<string, Symbols>();
 /** The locale's separators and an example number written its way ("1,234.5", "1 234,5"). */
-export function numberSymbols(locale) {
+export function numberSymbols(locale: string): Symbols {
   let symbols = cache.get(locale);
   if (symbols) return symbols;
   const format = new Intl.NumberFormat(locale, { useGrouping: 'always', numberingSystem: 'latn' });
@@ -38,15 +47,18 @@ export function numberSymbols(locale) {
   return symbols;
 }
 
-const quote = (s) => `“${s}”`;
-const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const quote = (s: string) => `“${s}”`;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Reads what a person typed, in `locale`. Answers `{ value: null }` for an empty field,
  * `{ value }` for a number written the locale's way (with its grouping in the right places, or
  * none), and `{ error }` (plain words, with an example) for anything else.
  */
-export function readNumber(text, locale = browserLocale()) {
+/** What `readNumber` answers. */
+export type ReadNumber = { value: number | null; error?: undefined } | { error: string; value?: undefined };
+
+export function readNumber(text: unknown, locale: string = browserLocale()): ReadNumber {
   const typed = String(text ?? '').trim();
   if (typed === '') return { value: null };
   const s = numberSymbols(locale);
@@ -64,7 +76,7 @@ export function readNumber(text, locale = browserLocale()) {
     const key = /e/i.test(body) ? 'number.exponent' : 'number.notWritten';
     return { error: t(key, { typed: quote(typed), example: s.example }) };
   }
-  const [, integer, fraction = ''] = shape;
+  const [, integer = '', fraction = ''] = shape;
   const groups = integer.split(s.group);
   const digits = groups.join('');
   if (groups.length > 1) {
@@ -94,12 +106,12 @@ export function readNumber(text, locale = browserLocale()) {
 }
 
 /** A number in the locale, with every decimal it has (up to 10), grouped as the locale groups. */
-export function formatExact(value, locale = browserLocale()) {
+export function formatExact(value: number, locale: string = browserLocale()): string {
   return new Intl.NumberFormat(locale, { maximumFractionDigits: 10 }).format(value);
 }
 
 /** A number as people type it back in the locale (no grouping). */
-export function numberForInput(value, locale = browserLocale()) {
+export function numberForInput(value: unknown, locale: string = browserLocale()): string {
   return typeof value === 'number' && Number.isFinite(value)
     ? new Intl.NumberFormat(locale, {
         maximumFractionDigits: 10,

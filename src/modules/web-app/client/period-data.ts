@@ -1,19 +1,71 @@
 // What the period screen loads, and the drafts it edits: one draft per element, built from the
 // stored values; saving sends what changed in one POST /form-submissions.
-import { get } from './api.js';
+
+import type { Issue } from './api.js';
+import { answer, api } from './api.js';
+import type { Form, FormLock, SentValue } from './api-shapes.js';
 import { numberForInput, readNumber } from './numbers.js';
 
+/** Which period the entry screen shows. */
+export type PeriodKey = { formId: string; siteId: string; year: number; periodUnit: number };
+
+/** A row of a TIMESTAMP draft (`at`, `text`, `storedAt`) or of an ACTIVITY draft (its inputs' texts). */
+export type DraftRow = { [input: string]: string | undefined };
+/**
+ * One element's draft: what its fields hold. NUMBER: text, unitId and comment; TIMESTAMP and
+ * ACTIVITY: rows (ACTIVITY also noActivity); FILE: mediaId, fileName, size; others: text.
+ */
+export type Draft = {
+  text?: string;
+  unitId?: string;
+  comment?: string;
+  rows?: DraftRow[];
+  noActivity?: boolean;
+  mediaId?: string | null;
+  fileName?: string | null;
+  size?: number | null;
+};
+export type Drafts = Record<string, Draft>;
+/** Which element (and row) a value sent is, to put the service's issues beside their fields. */
+export type Target = { key: string; row?: number };
+/** A value of POST /form-submissions, or one waiting for its file (offline/outbox.ts). */
+export type SendValue = SentValue & { pendingFile?: string };
+/** An issue placed beside its field. */
+export type PlacedIssue = {
+  message: string;
+  row: number | undefined;
+  input: string | null;
+  type: string;
+  acknowledged: boolean;
+  value?: unknown;
+  reference?: unknown;
+  factor?: unknown;
+  change?: unknown;
+  unit?: unknown;
+};
+/** An issue beside a field: the service's (placed) or the screen's own (rules.ts). */
+export type FieldIssue =
+  | PlacedIssue
+  | { message: string; row?: number; input?: string | null; type?: string };
+/** Changes one element's draft. */
+export type Update = (change: Partial<Draft>) => void;
+export type PlacedIssues = { byKey: Record<string, PlacedIssue[]>; general: string[] };
+
 /** Everything the screen shows for (form, site, year, period), from the public API. */
-export async function loadPeriod({ formId, siteId, year, periodUnit }) {
+export async function loadPeriod({ formId, siteId, year, periodUnit }: PeriodKey) {
   const [form, units, submissions, locks, completeness, formSites] = await Promise.all([
-    get(`/forms/${formId}`),
-    get('/units'),
-    get('/form-submissions', { formId, siteId, year, limit: 1 }),
-    get('/form-locks', { formId }),
+    answer(api.GET('/api/v1/forms/{id}', { params: { path: { id: formId } } })),
+    answer(api.GET('/api/v1/units')),
+    answer(api.GET('/api/v1/form-submissions', { params: { query: { formId, siteId, year, limit: 1 } } })),
+    answer(api.GET('/api/v1/form-locks', { params: { query: { formId } } })),
     // Every site of the form the person sees (by name): this one's status, and the previous and next site.
-    get('/completeness', { formId, year, periodUnits: periodUnit, limit: 1000 }),
+    answer(
+      api.GET('/api/v1/completeness', {
+        params: { query: { formId, year, periodUnits: [periodUnit], limit: 1000 } },
+      }),
+    ),
     // The years the form is active on this site: the period links cross a year's end only into those.
-    get('/form-sites', { formId, siteId }),
+    answer(api.GET('/api/v1/form-sites', { params: { query: { formId, siteId } } })),
   ]);
   const submission = submissions.items[0] ?? null;
   const values = (submission?.values ?? []).filter(
@@ -21,31 +73,55 @@ export async function loadPeriod({ formId, siteId, year, periodUnit }) {
   );
   const activityElements = form.elements.filter((e) => e.type === 'ACTIVITY');
   const [definitions, activities] = await Promise.all([
-    Promise.all(activityElements.map((e) => get(`/activity-definitions/${e.activityDefinitionId}`))),
     Promise.all(
       activityElements.map((e) =>
-        get('/activities', {
-          formId,
-          key: e.key,
-          siteIds: siteId,
-          years: year,
-          periodUnits: periodUnit,
-          limit: 1000,
-        }),
+        answer(
+          api.GET('/api/v1/activity-definitions/{id}', {
+            params: { path: { id: e.activityDefinitionId ?? '' } },
+          }),
+        ),
+      ),
+    ),
+    Promise.all(
+      activityElements.map((e) =>
+        answer(
+          api.GET('/api/v1/activities', {
+            params: {
+              query: {
+                formId,
+                key: e.key,
+                siteIds: [siteId],
+                years: [year],
+                periodUnits: [periodUnit],
+                limit: 1000,
+              },
+            },
+          }),
+        ),
       ),
     ),
   ]);
-  const fileIds = values.filter((v) => byId(form, v.elementId)?.type === 'FILE').map((v) => v.value);
-  const media = await Promise.all(fileIds.map((id) => get(`/media/${id}`).catch(() => null)));
+  const fileIds = values.filter((v) => byId(form, v.elementId)?.type === 'FILE').map((v) => String(v.value));
+  const media = await Promise.all(
+    fileIds.map((id) =>
+      answer(api.GET('/api/v1/media/{id}', { params: { path: { id } } })).catch(() => null),
+    ),
+  );
   // The reviewer's word on reviewed values: the latest REVIEW entry of each value's history.
   const reviewed = values.filter((v) => v.status !== 'COMPLETED');
   const histories = await Promise.all(
-    reviewed.map((v) => get(`/form-submissions/values/${v.formElementSubmissionId}/history`).catch(() => [])),
+    reviewed.map((v) =>
+      answer(
+        api.GET('/api/v1/form-submissions/values/{id}/history', {
+          params: { path: { id: v.formElementSubmissionId } },
+        }),
+      ).catch(() => []),
+    ),
   );
   const reviews = new Map(
     reviewed.map((v, i) => [
       v.formElementSubmissionId,
-      histories[i].filter((h) => h.action === 'REVIEW').at(-1),
+      histories[i]?.filter((h) => h.action === 'REVIEW').at(-1),
     ]),
   );
   const site = completeness.items.find((s) => s.siteId === siteId) ?? null;
@@ -65,9 +141,12 @@ export async function loadPeriod({ formId, siteId, year, periodUnit }) {
   };
 }
 
-const byId = (form, id) => form.elements.find((e) => e.id === id);
+/** Everything the entry screen shows of a period. */
+export type PeriodData = Awaited<ReturnType<typeof loadPeriod>>;
 
-function activeLock(locks, { siteId, year, periodUnit }) {
+const byId = (form: Form, id: string) => form.elements.find((e) => e.id === id);
+
+function activeLock(locks: FormLock[], { siteId, year, periodUnit }: Omit<PeriodKey, 'formId'>) {
   return (
     locks.find(
       (l) =>
@@ -79,13 +158,13 @@ function activeLock(locks, { siteId, year, periodUnit }) {
   );
 }
 
-const localDateTime = (iso) => {
+const localDateTime = (iso: string) => {
   const d = new Date(iso);
-  const pad = (n) => String(n).padStart(2, '0');
+  const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 };
 
-const asText = (value) =>
+const asText = (value: unknown) =>
   typeof value === 'number'
     ? numberForInput(value)
     : value === null || value === undefined
@@ -93,8 +172,8 @@ const asText = (value) =>
       : String(value);
 
 /** The drafts of every element, as the stored data reads. */
-export function draftsFrom(data) {
-  const drafts = {};
+export function draftsFrom(data: PeriodData): Drafts {
+  const drafts: Drafts = {};
   for (const element of data.form.elements) {
     const stored = data.values.filter((v) => v.elementId === element.id);
     const first = stored[0];
@@ -112,14 +191,18 @@ export function draftsFrom(data) {
         drafts[element.key] = {
           rows: stored
             .filter((v) => v.timestamp)
-            .sort((a, b) => a.timestamp.localeCompare(b.timestamp))
-            .map((v) => ({ at: localDateTime(v.timestamp), text: asText(v.value), storedAt: v.timestamp })),
+            .sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)))
+            .map((v) => ({
+              at: localDateTime(String(v.timestamp)),
+              text: asText(v.value),
+              storedAt: String(v.timestamp),
+            })),
         };
         break;
       case 'FILE': {
-        const media = first ? data.media.get(first.value) : null;
+        const media = first ? data.media.get(String(first.value)) : null;
         drafts[element.key] = first
-          ? { mediaId: first.value, fileName: media?.fileName ?? 'file', size: media?.size ?? null }
+          ? { mediaId: String(first.value), fileName: media?.fileName ?? 'file', size: media?.size ?? null }
           : { mediaId: null };
         break;
       }
@@ -127,10 +210,15 @@ export function draftsFrom(data) {
         const listed = data.activities.get(element.key);
         const definition = data.definitions.get(element.key);
         drafts[element.key] = {
-          rows: listed.activities.map((a) =>
-            Object.fromEntries(definition.inputs.map((input) => [input.name, asText(a.input[input.name])])),
+          rows: (listed?.activities ?? []).map((a) =>
+            Object.fromEntries(
+              (definition?.inputs ?? []).map((input) => [
+                input.name,
+                asText((a.input as Record<string, unknown>)[input.name]),
+              ]),
+            ),
           ),
-          noActivity: listed.noActivity.length > 0,
+          noActivity: (listed?.noActivity.length ?? 0) > 0,
         };
         break;
       }
@@ -144,7 +232,7 @@ export function draftsFrom(data) {
   return drafts;
 }
 
-function inputValue(input, text) {
+function inputValue(input: { type: string }, text: string | undefined) {
   if (text === '' || text === undefined) return undefined;
   if (input.type === 'number') return readableNumber(text) ?? undefined;
   if (input.type === 'boolean') return text === 'true';
@@ -155,29 +243,35 @@ function inputValue(input, text) {
  * The values to send for what changed since `original`; `targets[i]` says which element (and
  * row) `values[i]` is, to put the service's issues (`values.i…`) beside their fields.
  */
-export function changedValues(data, drafts, original, periodUnit, skip = new Set()) {
-  const values = [];
-  const targets = [];
-  const push = (value, target) => {
+export function changedValues(
+  data: PeriodData,
+  drafts: Drafts,
+  original: Drafts,
+  periodUnit: number,
+  skip: Set<string> = new Set(),
+): { values: SendValue[]; targets: Target[] } {
+  const values: SendValue[] = [];
+  const targets: Target[] = [];
+  const push = (value: SendValue, target: Target) => {
     values.push(value);
     targets.push(target);
   };
   for (const element of data.form.elements) {
     const key = element.key;
     if (skip.has(key)) continue;
-    const draft = drafts[key];
-    const before = original[key];
+    const draft = drafts[key] ?? {};
+    const before = original[key] ?? {};
     if (element.type === 'ACTIVITY') {
       if (JSON.stringify(draft.rows) === JSON.stringify(before.rows)) continue;
-      const inputs = data.definitions.get(key).inputs;
-      const rows = draft.rows.map((row) =>
+      const inputs = data.definitions.get(key)?.inputs ?? [];
+      const rows = (draft.rows ?? []).map((row) =>
         Object.fromEntries(
           inputs
             .map((input) => [input.name, inputValue(input, row[input.name])])
             .filter(([, v]) => v !== undefined),
         ),
       );
-      push({ elementKey: key, periodUnit, value: rows.length ? rows : null }, { key });
+      push({ elementKey: key, periodUnit, value: rows.length ? rows : null } as SendValue, { key });
       continue;
     }
     if (JSON.stringify(draft) === JSON.stringify(before)) continue;
@@ -198,16 +292,16 @@ export function changedValues(data, drafts, original, periodUnit, skip = new Set
         break;
       }
       case 'TIMESTAMP': {
-        const kept = new Set();
-        draft.rows.forEach((row, index) => {
+        const kept = new Set<string>();
+        (draft.rows ?? []).forEach((row, index) => {
           if (!row.at) return;
           const timestamp = new Date(row.at).toISOString();
           kept.add(timestamp);
           const value = readableNumber(row.text);
           push({ elementKey: key, timestamp, value: value === null ? '' : value }, { key, row: index });
         });
-        for (const row of before.rows) {
-          if (!kept.has(new Date(row.storedAt).toISOString())) {
+        for (const row of before.rows ?? []) {
+          if (!kept.has(new Date(row.storedAt ?? '').toISOString())) {
             push({ elementKey: key, timestamp: row.storedAt, value: null }, { key });
           }
         }
@@ -233,26 +327,26 @@ export function changedValues(data, drafts, original, periodUnit, skip = new Set
  * The number typed, or null for an empty field. The screen sends nothing while a number cannot be
  * read; should one get here all the same, it stops the request instead of going out as null.
  */
-function readableNumber(text) {
+function readableNumber(text: string | undefined): number | null {
   const read = readNumber(text);
   if (read.error) throw new Error(read.error);
-  return read.value;
+  return read.value ?? null;
 }
 
 /** The person's comment on a value (it acknowledges an outlier), when there is one. */
-const comment = (draft) => (draft.comment?.trim() ? { comment: draft.comment.trim() } : {});
+const comment = (draft: Draft) => (draft.comment?.trim() ? { comment: draft.comment.trim() } : {});
 
 /**
  * The service's issues by element key (and activity row): `values.3.value.1.litres` is the
  * second row of the element sent fourth. Issues that name no value are general.
  */
-export function placeIssues(issues, targets) {
-  const byKey = {};
-  const general = [];
+export function placeIssues(issues: readonly Issue[], targets: readonly Target[]): PlacedIssues {
+  const byKey: Record<string, PlacedIssue[]> = {};
+  const general: string[] = [];
   for (const issue of issues) {
     const match = /^values\.(\d+)(?:\.value\.(\d+)(?:\.(.+))?)?/.exec(issue.path ?? '');
     const target = match ? targets[Number(match[1])] : null;
-    if (!target) {
+    if (!match || !target) {
       general.push(issue.message);
       continue;
     }
@@ -263,7 +357,7 @@ export function placeIssues(issues, targets) {
         message: fieldMessage(issue.message, target.key),
         row,
         input: match[3] ?? null,
-        type: issue.type ?? 'invalid',
+        type: typeof issue.type === 'string' ? issue.type : 'invalid',
         acknowledged: issue.acknowledged === true,
         // An outlier's figures, for the screen to word in the person's locale.
         ...(issue.type === 'outlier'
@@ -285,7 +379,7 @@ export function placeIssues(issues, targets) {
  * "values.0.value must be a finite number" beside its field reads "Must be a finite number"; an
  * element key in front ("elec: …") goes too, the field's label says which it is.
  */
-export function fieldMessage(message, key) {
+export function fieldMessage(message: unknown, key: string | null | undefined) {
   const text = String(message ?? '')
     .replace(/^values\.\d+(\.value)?(\.\d+)?(\.[\w-]+)?:?\s+/, '')
     .replace(key ? new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`) : /^$/, '');

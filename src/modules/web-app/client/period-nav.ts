@@ -6,10 +6,10 @@ import { t } from './i18n/index.js';
 import { Link } from './router.js';
 
 /** Who may enter data: COLLECTOR and above (VIEWER reads only). */
-export const canReport = (role) => ['OWNER', 'MANAGER', 'COLLECTOR'].includes(role);
+export const canReport = (role: string) => ['OWNER', 'MANAGER', 'COLLECTOR'].includes(role);
 
 /** The period before or after (year, periodUnit), across the year's end: { year, periodUnit }. */
-export function stepPeriod(periodType, year, periodUnit, step) {
+export function stepPeriod(periodType: string, year: number, periodUnit: number, step: number) {
   const count = periodCount(periodType);
   const next = periodUnit + step;
   if (next < 1) return { year: year - 1, periodUnit: count };
@@ -23,13 +23,30 @@ export function stepPeriod(periodType, year, periodUnit, step) {
  * list, already limited to their sites); they are linked only when the person may report (a
  * VIEWER gets no site links: they could not enter anything there).
  */
-export function PeriodNav({ form, sites, activeYears, role, siteId, year, periodUnit }) {
-  const href = (site, y, unit) => `/app/enter/${form.id}/${site}/${y}/${unit}`;
+export function PeriodNav({
+  form,
+  sites,
+  activeYears,
+  role,
+  siteId,
+  year,
+  periodUnit,
+}: {
+  form: { id: string; periodType: string };
+  sites: { siteId: string; siteName: string }[];
+  activeYears: number[] | null;
+  role: string;
+  siteId: string;
+  year: number;
+  periodUnit: number;
+}) {
+  const href = (site: string, y: number, unit: number) => `/app/enter/${form.id}/${site}/${y}/${unit}`;
   const reportable = canReport(role) ? sites : [];
   const index = reportable.findIndex((s) => s.siteId === siteId);
   const before = index > 0 ? reportable[index - 1] : null;
   const after = index >= 0 && index < reportable.length - 1 ? reportable[index + 1] : null;
-  const link = (step) => {
+  type NavLink = { href: string; text: string; rel?: string };
+  const link = (step: number): NavLink | null => {
     const to = stepPeriod(form.periodType, year, periodUnit, step);
     if (to.year !== year && !(activeYears ?? []).includes(to.year)) return null;
     const name = periodLabel(form.periodType, to.year, to.periodUnit);
@@ -39,13 +56,13 @@ export function PeriodNav({ form, sites, activeYears, role, siteId, year, period
       rel: step < 0 ? 'prev' : 'next',
     };
   };
-  const periods = [link(-1), link(1)].filter(Boolean);
+  const periods = [link(-1), link(1)].filter((l): l is NavLink => l !== null);
   const others = [
     before ? { href: href(before.siteId, year, periodUnit), text: `← ${before.siteName}` } : null,
     after ? { href: href(after.siteId, year, periodUnit), text: `${after.siteName} →` } : null,
-  ].filter(Boolean);
+  ].filter((l): l is NavLink => l !== null);
   if (!periods.length && !others.length) return null;
-  const list = (label, links) =>
+  const list = (label: string, links: NavLink[]) =>
     links.length
       ? html`<div class="nav-group"><span class="nav-label">${label}</span>
           <ul>${links.map((l) => html`<li><${Link} href=${l.href}>${l.text}<//></li>`)}</ul></div>`
@@ -57,7 +74,17 @@ export function PeriodNav({ form, sites, activeYears, role, siteId, year, period
 }
 
 /** "Restore 3 unsaved values from 10:42?", with the time (and the day, if not today) in the person's locale. */
-export function DraftOffer({ offer, locale, onRestore, onDiscard }) {
+export function DraftOffer({
+  offer,
+  locale,
+  onRestore,
+  onDiscard,
+}: {
+  offer: { changes: object; savedAt: string };
+  locale: string;
+  onRestore: () => void;
+  onDiscard: () => void;
+}) {
   const count = Object.keys(offer.changes).length;
   const at = new Date(offer.savedAt);
   const today = at.toDateString() === new Date().toDateString();

@@ -4,35 +4,67 @@
 // locks, rights); every keystroke is kept as a draft in this browser until the service stores it.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorLines, isOffline, post } from './api.js';
+import { ApiError, answer, api, errorLines, isOffline } from './api.js';
+import type { Me } from './api-shapes.js';
 import { changedDrafts, draftKey, readDraft, restorable, writeDraft } from './drafts.js';
 import { formatDate, periodLabel, STATUS_WORDS } from './format.js';
 import { t, textOf } from './i18n/index.js';
-import { browserLocale, readNumber } from './numbers.js';
+import { browserLocale } from './numbers.js';
 import { forget as forgetQueued, isPendingFile, outboxItem } from './offline/outbox.js';
 import { QueuedNotice, queueSave, useQueued } from './offline/period-offline.js';
 import { offlineTexts } from './offline/texts.js';
-import { changedValues, draftsFrom, loadPeriod, placeIssues } from './period-data.js';
+import {
+  afterPointer,
+  sameNumber,
+  sendableValues,
+  watchPointer,
+  withoutPendingFiles,
+} from './period-checks.js';
+import {
+  changedValues,
+  type Draft,
+  type Drafts,
+  draftsFrom,
+  loadPeriod,
+  type PeriodData,
+  type PlacedIssues,
+  placeIssues,
+} from './period-data.js';
 import { ElementField } from './period-fields.js';
 import { DraftOffer, PeriodNav } from './period-nav.js';
 import { Link, useLeaveGuard } from './router.js';
 import { localIssues } from './rules.js';
 import { Badge, Errors, Loading } from './ui.js';
 
-const NO_ISSUES = { byKey: {}, general: [] };
-const omit = (object, key) => Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
+const NO_ISSUES: PlacedIssues = { byKey: {}, general: [] };
+const omit = <V>(object: Record<string, V>, key: string) =>
+  Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
 
-export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
-  const [data, setData] = useState(null);
-  const [drafts, setDrafts] = useState(null);
-  const [original, setOriginal] = useState(null);
-  const [loadErrors, setLoadErrors] = useState([]);
+type Offer = { savedAt: string; changes: Drafts };
+
+export function EnterPeriod({
+  me,
+  formId,
+  siteId,
+  year,
+  periodUnit,
+}: {
+  me: Me;
+  formId: string;
+  siteId: string;
+  year: number;
+  periodUnit: number;
+}) {
+  const [data, setData] = useState<PeriodData | null>(null);
+  const [drafts, setDrafts] = useState<Drafts | null>(null);
+  const [original, setOriginal] = useState<Drafts | null>(null);
+  const [loadErrors, setLoadErrors] = useState<string[]>([]);
   // The service's issues (from its check or a refused save), and the fields whose own checks show.
   const [issues, setIssues] = useState(NO_ISSUES);
-  const [shown, setShown] = useState({});
-  const [offer, setOffer] = useState(null);
+  const [shown, setShown] = useState<Record<string, boolean>>({});
+  const [offer, setOffer] = useState<Offer | null>(null);
   const [saving, setSaving] = useState(false);
-  const [saved, setSaved] = useState(null);
+  const [saved, setSaved] = useState<string | null>(null);
   // The summary above Save appears once a save was tried (before, errors stand beside their fields).
   const [attempted, setAttempted] = useState(false);
   const locale = browserLocale();
@@ -47,9 +79,19 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
 
   // Only the latest load may fill the screen (the person may move to another period meanwhile).
   const latest = useRef(0);
-  const current = useRef({});
+  const current = useRef<{
+    data: PeriodData | null;
+    drafts: Drafts | null;
+    original: Drafts | null;
+    offer: Offer | null;
+  }>({
+    data: null,
+    drafts: null,
+    original: null,
+    offer: null,
+  });
   current.current = { data, drafts, original, offer };
-  const load = async ({ keep = {} } = {}) => {
+  const load = async ({ keep = {} as Drafts } = {}) => {
     const ticket = ++latest.current;
     const [loaded, kept, queuedItem] = await Promise.all([
       loadPeriod({ formId, siteId, year, periodUnit }),
@@ -72,7 +114,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       if (element.type === 'NUMBER' && draft && sameNumber(draft, fresh[element.key]))
         delete offered[element.key];
     }
-    setOffer(Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
+    setOffer(kept && Object.keys(offered).length ? { savedAt: kept.savedAt, changes: offered } : null);
     if (queuedItem?.state === 'refused') setIssues(placeIssues(queuedItem.issues, queuedItem.targets));
   };
   // The queue's answer while the screen is open: stored (reload), refused (beside the fields).
@@ -110,7 +152,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
 
   // The service's check, asked when a changed field is left (debounced; only the latest answer counts).
   const checkTicket = useRef(0);
-  const checkTimer = useRef(null);
+  const checkTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const runCheck = async () => {
     const now = current.current;
     const ticket = ++checkTicket.current;
@@ -118,17 +160,22 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     if (!sendable.values.length) return setIssues(NO_ISSUES);
     if (!navigator.onLine) return null;
     try {
-      const answer = await post('/form-submissions/check', { formId, siteId, year, values: sendable.values });
+      const checked = await answer(
+        api.POST('/api/v1/form-submissions/check', {
+          body: { formId, siteId, year, values: sendable.values },
+        }),
+      );
       if (ticket !== checkTicket.current) return;
-      setIssues(placeIssues(answer.issues ?? [], sendable.targets));
-      return answer.issues ?? [];
+      setIssues(placeIssues(checked.issues ?? [], sendable.targets));
+      return checked.issues ?? [];
     } catch (error) {
       // A service without the check (404) or a passing failure: the save checks everything again.
-      if (error.status !== 404 && error.status !== 401) console.warn('check failed', error.status);
+      const status = (error as { status?: number }).status;
+      if (status !== 404 && status !== 401) console.warn('check failed', status);
       return null;
     }
   };
-  const leave = (elementKey) =>
+  const leave = (elementKey: string) =>
     afterPointer(() => {
       setShown((all) => (all[elementKey] ? all : { ...all, [elementKey]: true }));
       if (
@@ -142,47 +189,51 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   useEffect(watchPointer, []);
 
   if (loadErrors.length) return html`<main id="main"><${Back} /><${Errors} lines=${loadErrors} /></main>`;
-  if (!data) return html`<main id="main"><${Loading} what=${t('loading.period')} /></main>`;
+  if (!data || !drafts || !original)
+    return html`<main id="main"><${Loading} what=${t('loading.period')} /></main>`;
 
   const { form, site, period, lock } = data;
   const locked = Boolean(lock) || Boolean(period?.locked);
   const title = periodLabel(form.periodType, year, periodUnit);
   const context = { formId, siteId, year, periodUnit, periodType: form.periodType, title, locale };
-  const update = (elementKey, change) => {
+  const update = (elementKey: string, change: Partial<Draft>) => {
     setSaved(null);
     // What the service said about the value is stale once the value changes (not its comment).
     if (Object.keys(change).some((k) => k !== 'comment')) {
       setIssues((all) => ({ ...all, byKey: omit(all.byKey, elementKey) }));
     }
-    setDrafts((all) => ({ ...all, [elementKey]: { ...all[elementKey], ...change } }));
+    setDrafts((all) => ({ ...all, [elementKey]: { ...all?.[elementKey], ...change } }));
   };
   const restore = () => {
     setDrafts((all) => {
       const next = { ...all };
-      for (const [k, draft] of Object.entries(offer.changes)) if (!(k in changes)) next[k] = draft;
+      for (const [k, draft] of Object.entries(offer?.changes ?? {})) if (!(k in changes)) next[k] = draft;
       return next;
     });
-    setShown((all) => ({ ...all, ...Object.fromEntries(Object.keys(offer.changes).map((k) => [k, true])) }));
+    setShown((all) => ({
+      ...all,
+      ...Object.fromEntries(Object.keys(offer?.changes ?? {}).map((k) => [k, true])),
+    }));
     setOffer(null);
   };
 
   // The issues beside each field: its own rules once left (or on save), then the service's.
   const own = Object.fromEntries(
-    form.elements.map((e) => [e.key, shown[e.key] ? localIssues(e, drafts[e.key], data, context) : []]),
+    form.elements.map((e) => [e.key, shown[e.key] ? localIssues(e, drafts[e.key] ?? {}, data, context) : []]),
   );
   const byKey = Object.fromEntries(
     form.elements.map((e) => {
-      const mine = own[e.key];
+      const mine = own[e.key] ?? [];
       const theirs = (issues.byKey[e.key] ?? []).filter((i) => !mine.some((m) => m.message === i.message));
       return [e.key, [...mine, ...theirs]];
     }),
   );
-  const focusFirst = (selector) =>
+  const focusFirst = (selector?: string) =>
     requestAnimationFrame(() =>
-      document.querySelector(selector ?? '[aria-invalid="true"], .outlier textarea')?.focus(),
+      document.querySelector<HTMLElement>(selector ?? '[aria-invalid="true"], .outlier textarea')?.focus(),
     );
 
-  const save = async (event) => {
+  const save = async (event: Event) => {
     event.preventDefault();
     setSaved(null);
     setAttempted(true);
@@ -190,7 +241,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     const allShown = { ...shown, ...Object.fromEntries(changedKeys.map((k) => [k, true])) };
     setShown(allShown);
     const refused = form.elements.filter(
-      (e) => changedKeys.includes(e.key) && localIssues(e, drafts[e.key], data, context).length,
+      (e) => changedKeys.includes(e.key) && localIssues(e, drafts[e.key] ?? {}, data, context).length,
     );
     if (refused.length) {
       setIssues(NO_ISSUES);
@@ -198,7 +249,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     }
     const { values, targets } = changedValues(data, drafts, original, periodUnit);
     const markers = form.elements.filter(
-      (e) => e.type === 'ACTIVITY' && drafts[e.key].noActivity !== original[e.key].noActivity,
+      (e) => e.type === 'ACTIVITY' && drafts[e.key]?.noActivity !== original[e.key]?.noActivity,
     );
     setSaving(true);
     let stored = false;
@@ -207,7 +258,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     const queueHere = async () => {
       const marks = markers.map((e) => ({
         key: e.key,
-        marked: drafts[e.key].noActivity && drafts[e.key].rows.length === 0,
+        marked: Boolean(drafts[e.key]?.noActivity && drafts[e.key]?.rows?.length === 0),
       }));
       await queueSave({
         ...{ key, data, drafts, formId, siteId, year, periodUnit },
@@ -231,16 +282,20 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
         const checked = await runCheck();
         const placed = placeIssues(checked ?? [], targets);
         const blocking = Object.entries(placed.byKey).filter(([k, list]) =>
-          list.some((i) => i.type !== 'outlier' || (!i.acknowledged && !drafts[k].comment?.trim())),
+          list.some((i) => i.type !== 'outlier' || (!i.acknowledged && !drafts[k]?.comment?.trim())),
         );
         if (blocking.length) return focusFirst();
-        await post('/form-submissions', { formId, siteId, year, values });
+        await answer(api.POST('/api/v1/form-submissions', { body: { formId, siteId, year, values } }));
         stored = true;
       }
       for (const element of markers) {
         const body = { formId, key: element.key, siteId, year, periodUnit };
-        const marked = drafts[element.key].noActivity && drafts[element.key].rows.length === 0;
-        await post(`/activities/no-activity/${marked ? 'mark' : 'unmark'}`, body);
+        const marked = drafts[element.key]?.noActivity && drafts[element.key]?.rows?.length === 0;
+        await answer(
+          marked
+            ? api.POST('/api/v1/activities/no-activity/mark', { body })
+            : api.POST('/api/v1/activities/no-activity/unmark', { body }),
+        );
       }
       setIssues(NO_ISSUES);
       setAttempted(false);
@@ -255,7 +310,7 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
       );
     } catch (error) {
       if (isOffline(error)) return await queueHere();
-      if (error.status === 400 && error.issues.length) {
+      if (error instanceof ApiError && error.status === 400 && error.issues.length) {
         setIssues(placeIssues(error.issues, targets));
         focusFirst();
       } else {
@@ -273,10 +328,13 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     }
   };
 
-  const invalidKeys = form.elements.filter((e) => byKey[e.key].some((i) => i.type !== 'outlier')).length;
+  const invalidKeys = form.elements.filter((e) =>
+    byKey[e.key]?.some((i) => 'type' in i && i.type !== 'outlier'),
+  ).length;
   const uncommented = form.elements.filter(
     (e) =>
-      byKey[e.key].some((i) => i.type === 'outlier' && !i.acknowledged) && !drafts[e.key].comment?.trim(),
+      byKey[e.key]?.some((i) => 'type' in i && i.type === 'outlier' && !i.acknowledged) &&
+      !drafts[e.key]?.comment?.trim(),
   ).length;
   const summary = [
     ...(invalidKeys && attempted ? [t('period.summaryInvalid', { count: invalidKeys })] : []),
@@ -295,14 +353,14 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
     <${PeriodNav} form=${form} sites=${data.sites} activeYears=${data.activeYears} role=${me.role} siteId=${siteId} year=${year} periodUnit=${periodUnit} />
     ${offer && !locked ? html`<${DraftOffer} offer=${offer} locale=${locale} onRestore=${restore} onDiscard=${() => setOffer(null)} />` : null}
     ${locked ? html`<${LockNotice} lock=${lock} form=${form} year=${year} />` : null}
-    <${QueuedNotice} item=${queued} locale=${locale} choose=${(k, draft) => setDrafts((all) => ({ ...all, [k]: draft ?? original[k] }))} />
+    <${QueuedNotice} item=${queued} locale=${locale} choose=${(k: string, draft: Draft | null) => setDrafts((all) => ({ ...all, [k]: draft ?? original[k] ?? {} }))} />
     <form onSubmit=${save} novalidate>
       <fieldset disabled=${locked || saving} class=${`elements${locked ? ' locked' : ''}`}>
         <legend class="visually-hidden">${t('period.valuesFor', { period: title })}</legend>
         ${form.elements.map(
           (element) => html`<${ElementField} element=${element} data=${data} draft=${drafts[element.key]}
             changed=${element.key in changes}
-            issues=${byKey[element.key]} update=${(change) => update(element.key, change)}
+            issues=${byKey[element.key]} update=${(change: Partial<Draft>) => update(element.key, change)}
             context=${context} onLeave=${() => leave(element.key)} />`,
         )}
       </fieldset>
@@ -317,67 +375,23 @@ export function EnterPeriod({ me, formId, siteId, year, periodUnit }) {
   </main>`;
 }
 
-// A field is left on the pointer's press (mousedown), its click comes on release: an error shown in
-// between moves the page under the pointer, and the click would land elsewhere. Messages of a field
-// left by pointer appear once the press is over.
-const pointer = { down: false, queue: [] };
-function afterPointer(show) {
-  if (pointer.down) pointer.queue.push(show);
-  else show();
-}
-function watchPointer() {
-  const down = () => {
-    pointer.down = true;
-  };
-  const up = () => {
-    pointer.down = false;
-    const queued = pointer.queue.splice(0);
-    setTimeout(() => {
-      for (const show of queued) show();
-    }, 0);
-  };
-  document.addEventListener('pointerdown', down, true);
-  document.addEventListener('pointerup', up, true);
-  document.addEventListener('pointercancel', up, true);
-  return () => {
-    document.removeEventListener('pointerdown', down, true);
-    document.removeEventListener('pointerup', up, true);
-    document.removeEventListener('pointercancel', up, true);
-  };
-}
-
-/** Two NUMBER drafts that read as the same number in the same unit, without a comment. */
-function sameNumber(a, b) {
-  const [x, y] = [readNumber(a.text), readNumber(b.text)];
-  return !x.error && x.value === y.value && (a.unitId ?? '') === (b.unitId ?? '') && !a.comment?.trim();
-}
-
-/** The changed values the service may see: never one whose field fails its own checks. */
-function sendableValues({ data, drafts, original }, context) {
-  if (!data || !drafts) return { values: [], targets: [] };
-  const title = periodLabel(data.form.periodType, context.year, context.periodUnit);
-  const ctx = { ...context, periodType: data.form.periodType, title };
-  const bad = new Set(
-    data.form.elements.filter((e) => localIssues(e, drafts[e.key], data, ctx).length).map((e) => e.key),
-  );
-  return changedValues(data, drafts, original, context.periodUnit, bad);
-}
-
-/** What the check may see: a file picked offline is not on the service yet. */
-function withoutPendingFiles({ values, targets }) {
-  const keep = values.map((v) => !isPendingFile(v.value));
-  return { values: values.filter((_, i) => keep[i]), targets: targets.filter((_, i) => keep[i]) };
-}
-
-function Back({ year }) {
+function Back({ year }: { year?: number }) {
   return html`<p class="back"><${Link} href=${year ? `/app?year=${year}` : '/app'}>← ${t('nav.reporting')}<//></p>`;
 }
 
-function LockNotice({ lock, form, year }) {
+function LockNotice({
+  lock,
+  form,
+  year,
+}: {
+  lock: PeriodData['lock'];
+  form: PeriodData['form'];
+  year: number;
+}) {
   const what =
     lock?.periodUnit === null
       ? t('lock.wholeYear', { year: String(year) })
-      : periodLabel(form.periodType, year, lock?.periodUnit);
+      : periodLabel(form.periodType, year, lock?.periodUnit ?? 1);
   return html`<div class="lock" role="note">
     <strong>${t('lock.title')}</strong>
     ${lock ? html`<p>${t(lock.siteName ? 'lock.bySite' : 'lock.byAll', { name: lock.createdByName, date: formatDate(lock.createdAt), what, site: lock.siteName })}</p>` : null}

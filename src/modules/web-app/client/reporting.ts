@@ -3,26 +3,37 @@
 // (GET /form-submissions/values?status=REJECTED), then the overdue ones.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { errorLines, get } from './api.js';
+import { answer, api, errorLines } from './api.js';
+import type { Completeness, Form, QueuePage, SiteCompleteness } from './api-shapes.js';
 import { formatDate, formatDay, periodLabel, STATUS_WORDS, shortPeriod } from './format.js';
 import { t, textOf } from './i18n/index.js';
 import { showMoment, showShortDay } from './review-format.js';
 import { Link, navigate } from './router.js';
-import { Badge, Errors, Loading } from './ui.js';
+import { Badge, Errors, inputValue, Loading } from './ui.js';
 
 /** How many overdue periods the list at the top names (the rest are marked in the grid). */
 const OVERDUE_SHOWN = 5;
 
-const TONES = { COMPLETE: 'good', NO_ACTIVITY: 'good', PARTIAL: 'warn', MISSING: 'bad' };
+type Period = SiteCompleteness['periods'][number];
+/** Rejected values of a period: how many, and the latest comment. */
+type Rejection = { count: number; comment: string | null; at: string; by: string };
+type Rejections = Map<string, Rejection>;
 
-function periodStart(periodType, year, unit) {
+const TONES: Record<string, string> = {
+  COMPLETE: 'good',
+  NO_ACTIVITY: 'good',
+  PARTIAL: 'warn',
+  MISSING: 'bad',
+};
+
+function periodStart(periodType: string, year: number, unit: number) {
   if (periodType === 'MONTHLY') return Date.UTC(year, unit - 1, 1);
   if (periodType === 'QUARTERLY') return Date.UTC(year, (unit - 1) * 3, 1);
   return Date.UTC(year, 0, 1);
 }
 
 /** The first instant after the period (UTC). */
-function periodEnd(periodType, year, unit) {
+function periodEnd(periodType: string, year: number, unit: number) {
   if (periodType === 'MONTHLY') return Date.UTC(year, unit, 1);
   if (periodType === 'QUARTERLY') return Date.UTC(year, unit * 3, 1);
   return Date.UTC(year + 1, 0, 1);
@@ -35,7 +46,13 @@ const DAY_MS = 86_400_000;
  * "Needs correction", the running period is open (not missing) until its last day, a future one
  * not started; else its completeness status.
  */
-export function periodState(form, year, p, rejected, now) {
+export function periodState(
+  form: { periodType: string },
+  year: number,
+  p: Period,
+  rejected: Rejection | undefined,
+  now: number,
+) {
   if (p.locked) return { word: t('home.closed'), tone: 'muted', late: false, due: false };
   if (rejected) return { word: t('home.needsCorrection'), tone: 'bad', late: p.overdue, due: false };
   const unfinished = p.status === 'MISSING' || p.status === 'PARTIAL';
@@ -49,20 +66,24 @@ export function periodState(form, year, p, rejected, now) {
       late: false,
       due: false,
     };
-  return { word: STATUS_WORDS[p.status], tone: TONES[p.status], late: p.overdue, due: unfinished };
+  return {
+    word: STATUS_WORDS[p.status] ?? '',
+    tone: TONES[p.status] ?? '',
+    late: p.overdue,
+    due: unfinished,
+  };
 }
 
 /** Rejected values of the year on the person's sites, by form, site and period: how many and the latest comment. */
-async function loadRejections(year) {
-  const found = new Map();
-  let after = null;
+async function loadRejections(year: number): Promise<Rejections> {
+  const found: Rejections = new Map();
+  let after: string | null | undefined = null;
   do {
-    const page = await get('/form-submissions/values', {
-      status: 'REJECTED',
-      year,
-      limit: 500,
-      ...(after ? { after } : {}),
-    });
+    const page: QueuePage = await answer(
+      api.GET('/api/v1/form-submissions/values', {
+        params: { query: { status: 'REJECTED', year, limit: 500, ...(after ? { after } : {}) } },
+      }),
+    );
     for (const v of page.items) {
       const key = `${v.formId}/${v.siteId}/${v.periodUnit}`;
       const entry = found.get(key) ?? { count: 0, comment: null, at: '', by: '' };
@@ -77,26 +98,34 @@ async function loadRejections(year) {
   return found;
 }
 
-export const enterHref = (formId, siteId, year, unit) => `/app/enter/${formId}/${siteId}/${year}/${unit}`;
+export const enterHref = (formId: string, siteId: string, year: number, unit: number) =>
+  `/app/enter/${formId}/${siteId}/${year}/${unit}`;
 
 /** Loads the forms active on the person's sites in `year`, each with its completeness. */
-async function loadReporting(year) {
-  const [forms, formSites] = await Promise.all([get('/forms'), get('/form-sites', { year })]);
+async function loadReporting(year: number) {
+  const [forms, formSites] = await Promise.all([
+    answer(api.GET('/api/v1/forms')),
+    answer(api.GET('/api/v1/form-sites', { params: { query: { year } } })),
+  ]);
   const active = new Set(formSites.map((fs) => fs.formId));
   const shown = forms.filter((f) => active.has(f.id));
   const [completeness, rejections] = await Promise.all([
-    Promise.all(shown.map((f) => get('/completeness', { formId: f.id, year, limit: 1000 }))),
+    Promise.all(
+      shown.map((f) =>
+        answer(api.GET('/api/v1/completeness', { params: { query: { formId: f.id, year, limit: 1000 } } })),
+      ),
+    ),
     loadRejections(year),
   ]);
-  return shown.map((form, i) => ({ form, completeness: completeness[i], rejections }));
+  return shown.map((form, i) => ({ form, completeness: completeness[i] as Completeness, rejections }));
 }
 
-export function MyReporting({ query }) {
+export function MyReporting({ query }: { query: URLSearchParams }) {
   const thisYear = new Date().getFullYear();
   const year = Number(query.get('year')) || thisYear;
   const onlyForm = query.get('form');
-  const [data, setData] = useState(null);
-  const [errors, setErrors] = useState([]);
+  const [data, setData] = useState<Awaited<ReturnType<typeof loadReporting>> | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
 
   useEffect(() => {
     let current = true;
@@ -112,8 +141,8 @@ export function MyReporting({ query }) {
 
   const years = [thisYear + 1, thisYear, thisYear - 1, thisYear - 2];
   if (!years.includes(year)) years.push(year);
-  const chooseYear = (e) =>
-    navigate(`/app?year=${e.currentTarget.value}${onlyForm ? `&form=${onlyForm}` : ''}`);
+  const chooseYear = (e: Event) =>
+    navigate(`/app?year=${inputValue(e)}${onlyForm ? `&form=${onlyForm}` : ''}`);
   const entries = (data ?? []).filter((d) => !onlyForm || d.form.id === onlyForm);
   const now = Date.now();
   // A period with rejected values is listed once, under "Needs correction" (it is late there too).
@@ -192,7 +221,19 @@ export function MyReporting({ query }) {
   </main>`;
 }
 
-function FormCard({ form, completeness, rejections, year, now }) {
+function FormCard({
+  form,
+  completeness,
+  rejections,
+  year,
+  now,
+}: {
+  form: Form;
+  completeness: Completeness;
+  rejections: Rejections;
+  year: number;
+  now: number;
+}) {
   const totals = completeness.totals;
   return html`<section class="card" aria-labelledby=${`form-${form.id}`}>
     <h2 id=${`form-${form.id}`}>${textOf(form, 'name')}</h2>

@@ -3,38 +3,54 @@
 import { t, textOf } from './i18n/index.js';
 import { formattingLocale } from './i18n/locale.js';
 
-const made = new Map();
+type Formatter = { format(value: number | Date): string };
+const made = new Map<string, Formatter>();
 /** One Intl formatter per formatting locale and options. */
-const intl = (kind, options) => {
+const intl = (
+  kind: 'number' | 'date',
+  options: Intl.NumberFormatOptions & Intl.DateTimeFormatOptions,
+): Formatter => {
   const key = `${kind}|${formattingLocale()}|${JSON.stringify(options)}`;
-  if (!made.has(key)) {
-    const Format = kind === 'number' ? Intl.NumberFormat : Intl.DateTimeFormat;
-    made.set(key, new Format(formattingLocale(), options));
+  let format = made.get(key);
+  if (!format) {
+    format =
+      kind === 'number'
+        ? new Intl.NumberFormat(formattingLocale(), options)
+        : new Intl.DateTimeFormat(formattingLocale(), options);
+    made.set(key, format);
   }
-  return made.get(key);
+  return format;
 };
-const number = { format: (v) => intl('number', { maximumFractionDigits: 6 }).format(v) };
-const day = { format: (v) => intl('date', { dateStyle: 'medium', timeZone: 'UTC' }).format(v) };
-const moment = { format: (v) => intl('date', { dateStyle: 'medium', timeStyle: 'short' }).format(v) };
-const month = { format: (v) => intl('date', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(v) };
-const monthOnly = { format: (v) => intl('date', { month: 'long', timeZone: 'UTC' }).format(v) };
+const number = { format: (v: number | Date) => intl('number', { maximumFractionDigits: 6 }).format(v) };
+const day = {
+  format: (v: number | Date) => intl('date', { dateStyle: 'medium', timeZone: 'UTC' }).format(v),
+};
+const moment = {
+  format: (v: number | Date) => intl('date', { dateStyle: 'medium', timeStyle: 'short' }).format(v),
+};
+const month = {
+  format: (v: number | Date) => intl('date', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(v),
+};
+const monthOnly = {
+  format: (v: number | Date) => intl('date', { month: 'long', timeZone: 'UTC' }).format(v),
+};
 
 /** A number as the reader writes it ("12,500.5" in en-US, "12 500,5" in fr-FR); '' for anything else. */
-export const showNumber = (value) =>
+export const showNumber = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) ? number.format(value) : '';
 
 /** A stored `YYYY-MM-DD` date as the reader writes dates; other text as it is. */
-export function showDay(text) {
+export function showDay(text: unknown) {
   if (typeof text !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return String(text ?? '');
   const at = new Date(`${text}T00:00:00Z`);
   return Number.isNaN(at.getTime()) ? text : day.format(at);
 }
 
 /** An ISO time in the reader's time zone and words. */
-export const showMoment = (iso) => (iso ? moment.format(new Date(iso)) : '');
+export const showMoment = (iso: string | null | undefined) => (iso ? moment.format(new Date(iso)) : '');
 
 /** A file size in B, KB or MB (1 KB = 1,024 bytes), with the reader's decimal sign. */
-export function showBytes(bytes) {
+export function showBytes(bytes: unknown) {
   if (typeof bytes !== 'number') return '';
   const one = intl('number', { maximumFractionDigits: 1 });
   if (bytes < 1024) return `${number.format(bytes)} B`;
@@ -42,12 +58,12 @@ export function showBytes(bytes) {
   return `${one.format(bytes / (1024 * 1024))} MB`;
 }
 
-const PERIODS = { MONTHLY: 12, QUARTERLY: 4, YEARLY: 1 };
+const PERIODS: Record<string, number> = { MONTHLY: 12, QUARTERLY: 4, YEARLY: 1 };
 /** How many periods a year of this period type has. */
-export const periodsIn = (periodType) => PERIODS[periodType] ?? 1;
+export const periodsIn = (periodType: string) => PERIODS[periodType] ?? 1;
 
 /** A period in words: "March 2025", "Q2 2025", "2025"; without a year "March", "Q2", "The year". */
-export function periodWords(periodType, year, unit) {
+export function periodWords(periodType: string, year: number | null, unit: number) {
   if (periodType === 'MONTHLY') return (year ? month : monthOnly).format(Date.UTC(year || 2000, unit - 1, 1));
   if (periodType === 'QUARTERLY')
     return year
@@ -57,7 +73,7 @@ export function periodWords(periodType, year, unit) {
 }
 
 /** The status of a value in the review's words. */
-export const VALUE_WORDS = {
+export const VALUE_WORDS: Record<string, string> = {
   get COMPLETED() {
     return t('review.status.entered');
   },
@@ -74,7 +90,14 @@ export const VALUE_WORDS = {
  * the date in the reader's words, the number with the unit's symbol. FILE and ACTIVITY values have
  * their own components.
  */
-export function valueWords(item, element, units) {
+export function valueWords(
+  item: { value: unknown; elementType: string; timestamp?: string | null },
+  element:
+    | { unitId?: string | null; options?: { value: unknown; label: string }[] | null }
+    | null
+    | undefined,
+  units: Map<string, { symbol: string }>,
+) {
   const value = item.value;
   if (value === null || value === undefined) return '—';
   switch (item.elementType) {
@@ -104,5 +127,5 @@ export function valueWords(item, element, units) {
 }
 
 /** "Mar 31": a day of a year already named around it (a time in ms or an ISO string). */
-export const showShortDay = (at) =>
+export const showShortDay = (at: string | number) =>
   intl('date', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(at));

@@ -5,41 +5,56 @@
 // (POST /form-submissions/values/review, all or nothing per call).
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorLines, get, post } from './api.js';
+import { answer, api, errorLines } from './api.js';
+import type { Form, FormElement, QueueFilters, QueueItem, QueuePage, Site, Unit } from './api-shapes.js';
 import { t } from './i18n/index.js';
-import {
-  periodsIn,
-  periodWords,
-  showBytes,
-  showMoment,
-  showNumber,
-  VALUE_WORDS,
-  valueWords,
-} from './review-format.js';
+import { periodsIn, periodWords, showMoment, showNumber, VALUE_WORDS } from './review-format.js';
+import { History, StatusShown, ValueShown } from './review-values.js';
 import { navigate } from './router.js';
-import { Badge, Errors, Loading } from './ui.js';
+import { Errors, inputValue, Loading } from './ui.js';
 
-const TONES = { COMPLETED: 'muted', APPROVED: 'good', REJECTED: 'bad' };
 const PAGE = 50;
 /** The service's largest bulk review. */
 const BULK = 500;
 
-const queuePage = (filters, after, limit = PAGE) =>
-  get('/form-submissions/values', { ...filters, limit, ...(after ? { after } : {}) });
+/** The filters as the address holds them (text; '' for none). */
+type Filters = { status: string | null; formId: string; siteId: string; year: string; periodUnit: string };
+
+/** The query of GET /form-submissions/values: the filters given, in this order (a kept answer's key). */
+const queryOf = (f: Filters, after: string | null, limit: number): QueueFilters => ({
+  ...(f.status ? { status: f.status as QueueFilters['status'] } : {}),
+  ...(f.formId ? { formId: f.formId } : {}),
+  ...(f.siteId ? { siteId: f.siteId } : {}),
+  ...(f.year ? { year: Number(f.year) } : {}),
+  ...(f.periodUnit ? { periodUnit: Number(f.periodUnit) } : {}),
+  limit,
+  ...(after ? { after } : {}),
+});
+
+const queuePage = (filters: Filters, after: string | null, limit = PAGE) =>
+  answer(api.GET('/api/v1/form-submissions/values', { params: { query: queryOf(filters, after, limit) } }));
 
 /** Every value matching the filters (pages of 500), for "approve everything shown". */
-async function everyMatch(filters) {
-  const items = [];
-  let after = null;
+async function everyMatch(filters: Filters) {
+  const items: QueueItem[] = [];
+  let after: string | null = null;
   do {
-    const page = await queuePage(filters, after, BULK);
+    const page: QueuePage = await queuePage(filters, after, BULK);
     items.push(...page.items);
     after = page.nextCursor;
   } while (after);
   return items;
 }
 
-export function Review({ query }) {
+type Context = {
+  forms: Form[];
+  formById: Map<string, Form>;
+  elements: Map<string, FormElement>;
+  sites: Site[];
+  units: Map<string, Unit>;
+};
+
+export function Review({ query }: { query: URLSearchParams }) {
   const thisYear = new Date().getFullYear();
   const formId = query.get('form') ?? '';
   const siteId = query.get('site') ?? '';
@@ -47,25 +62,38 @@ export function Review({ query }) {
   const period = query.get('period') ?? '';
   const status = query.has('status') ? query.get('status') : 'COMPLETED';
 
-  const [context, setContext] = useState(null);
-  const [list, setList] = useState(null);
-  const [errors, setErrors] = useState([]);
-  const [selected, setSelected] = useState(new Set());
+  const [context, setContext] = useState<Context | null>(null);
+  const [list, setList] = useState<QueuePage | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [selected, setSelected] = useState(new Set<string>());
   const [comment, setComment] = useState('');
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
-  const [open, setOpen] = useState(null);
+  const [open, setOpen] = useState<string | null>(null);
   const [confirmAll, setConfirmAll] = useState(false);
 
-  const setQuery = (change) => {
-    const next = { form: formId, site: siteId, year, period, status, ...change };
-    const params = new URLSearchParams(Object.entries(next).filter(([k, v]) => v !== '' || k === 'status'));
+  const setQuery = (change: Record<string, string>) => {
+    const next: Record<string, string | null> = {
+      form: formId,
+      site: siteId,
+      year,
+      period,
+      status,
+      ...change,
+    };
+    const params = new URLSearchParams(
+      Object.entries(next).filter(([k, v]) => v !== '' || k === 'status') as [string, string][],
+    );
     if (next.status === 'COMPLETED') params.delete('status');
     navigate(`/app/review${params.size ? `?${params}` : ''}`, { replace: true });
   };
 
   useEffect(() => {
-    Promise.all([get('/forms'), get('/sites'), get('/units')])
+    Promise.all([
+      answer(api.GET('/api/v1/forms')),
+      answer(api.GET('/api/v1/sites')),
+      answer(api.GET('/api/v1/units')),
+    ])
       .then(([forms, sites, units]) =>
         setContext({
           forms,
@@ -85,7 +113,7 @@ export function Review({ query }) {
     : types.size === 1
       ? [...types][0]
       : null;
-  const filters = {
+  const filters: Filters = {
     status,
     formId,
     siteId,
@@ -103,8 +131,8 @@ export function Review({ query }) {
   const more = async () => {
     const ticket = latest.current;
     try {
-      const page = await queuePage(filters, list.nextCursor);
-      if (ticket === latest.current) setList({ ...page, items: [...list.items, ...page.items] });
+      const page = await queuePage(filters, list?.nextCursor ?? null);
+      if (ticket === latest.current) setList({ ...page, items: [...(list?.items ?? []), ...page.items] });
     } catch (error) {
       setErrors(errorLines(error));
     }
@@ -116,7 +144,7 @@ export function Review({ query }) {
     load().catch((error) => setErrors(errorLines(error)));
   }, [formId, siteId, year, period, status]);
 
-  const review = async (ids, outcome) => {
+  const review = async (ids: string[], outcome: 'APPROVED' | 'REJECTED') => {
     setErrors([]);
     setDone('');
     if (outcome === 'REJECTED' && !comment.trim()) {
@@ -128,11 +156,15 @@ export function Review({ query }) {
     try {
       let reviewed = 0;
       for (let i = 0; i < ids.length; i += BULK) {
-        const result = await post('/form-submissions/values/review', {
-          ids: ids.slice(i, i + BULK),
-          status: outcome,
-          ...(comment.trim() ? { comment: comment.trim() } : {}),
-        });
+        const result = await answer(
+          api.POST('/api/v1/form-submissions/values/review', {
+            body: {
+              ids: ids.slice(i, i + BULK),
+              status: outcome,
+              ...(comment.trim() ? { comment: comment.trim() } : {}),
+            },
+          }),
+        );
         reviewed += result.reviewed + result.unchanged;
       }
       setSelected(new Set());
@@ -163,7 +195,7 @@ export function Review({ query }) {
   if (!context)
     return html`<main id="main"><h1>${t('nav.review')}</h1><${Errors} lines=${errors} /><${Loading} what=${t('loading.forms')} /></main>`;
   const items = list?.items ?? [];
-  const toggle = (id) =>
+  const toggle = (id: string) =>
     setSelected((s) => {
       const next = new Set(s);
       if (next.has(id)) next.delete(id);
@@ -179,29 +211,29 @@ export function Review({ query }) {
     <h1>${t('nav.review')}</h1>
     <div class="toolbar review-filters">
       <div class="field"><label for="review-status">${t('review.status')}</label>
-        <select id="review-status" value=${status} onChange=${(e) => setQuery({ status: e.currentTarget.value })}>
+        <select id="review-status" value=${status} onChange=${(e: Event) => setQuery({ status: inputValue(e) })}>
           ${Object.entries(VALUE_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
           <option value="">${t('review.all')}</option>
         </select></div>
       <div class="field"><label for="review-form">${t('review.form')}</label>
-        <select id="review-form" value=${formId} onChange=${(e) => setQuery({ form: e.currentTarget.value, period: '' })}>
+        <select id="review-form" value=${formId} onChange=${(e: Event) => setQuery({ form: inputValue(e), period: '' })}>
           <option value="">${t('review.allForms')}</option>
           ${context.forms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
         </select></div>
       <div class="field"><label for="review-site">${t('nav.site')}</label>
-        <select id="review-site" value=${siteId} onChange=${(e) => setQuery({ site: e.currentTarget.value })}>
+        <select id="review-site" value=${siteId} onChange=${(e: Event) => setQuery({ site: inputValue(e) })}>
           <option value="">${t('review.allSites')}</option>
           ${context.sites.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
         </select></div>
       <div class="field"><label for="review-year">${t('home.year')}</label>
-        <select id="review-year" value=${year} onChange=${(e) => setQuery({ year: e.currentTarget.value })}>
+        <select id="review-year" value=${year} onChange=${(e: Event) => setQuery({ year: inputValue(e) })}>
           <option value="">${t('review.allYears')}</option>
           ${years.sort((a, b) => b - a).map((y) => html`<option value=${y}>${y}</option>`)}
         </select></div>
       ${
         periodType && periodsIn(periodType) > 1
           ? html`<div class="field"><label for="review-period">${t('nav.period')}</label>
-            <select id="review-period" value=${period} onChange=${(e) => setQuery({ period: e.currentTarget.value })}>
+            <select id="review-period" value=${period} onChange=${(e: Event) => setQuery({ period: inputValue(e) })}>
               <option value="">${t('review.allPeriods')}</option>
               ${Array.from({ length: periodsIn(periodType) }, (_, i) => i + 1).map(
                 (p) => html`<option value=${p}>${periodWords(periodType, Number(year) || null, p)}</option>`,
@@ -212,7 +244,7 @@ export function Review({ query }) {
     </div>
     <div class="card review-actions">
       <div class="field"><label for="review-comment">${t('review.comment')}</label>
-        <textarea id="review-comment" rows="2" value=${comment} onInput=${(e) => setComment(e.currentTarget.value)}></textarea></div>
+        <textarea id="review-comment" rows="2" value=${comment} onInput=${(e: Event) => setComment(inputValue(e))}></textarea></div>
       <div class="row-actions">
         <button type="button" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'APPROVED')}>${t('review.approveSelected', { count: selected.size })}</button>
         <button type="button" class="danger" disabled=${busy || selected.size === 0} onClick=${() => review([...selected], 'REJECTED')}>${t('review.rejectSelected', { count: selected.size })}</button>
@@ -225,8 +257,8 @@ export function Review({ query }) {
       ${
         confirmAll
           ? html`<div class="confirm" role="group" aria-labelledby="confirm-all">
-              <p id="confirm-all">${t('review.confirmAll', { count: list.total })}</p>
-              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>${t('review.approveCount', { count: list.total })}</button>
+              <p id="confirm-all">${t('review.confirmAll', { count: list?.total ?? 0 })}</p>
+              <button type="button" class="confirm-button" disabled=${busy} onClick=${approveAll}>${t('review.approveCount', { count: list?.total ?? 0 })}</button>
               <button type="button" class="secondary confirm-button" onClick=${() => setConfirmAll(false)}>${t('review.cancel')}</button>
             </div>`
           : null
@@ -281,164 +313,4 @@ export function Review({ query }) {
         : null
     }
   </main>`;
-}
-
-/** The status badge and the latest review's comment (also one made before the value was entered again). */
-function StatusShown({ item }) {
-  const last = item.lastReview;
-  return html`<span class="status-cell">
-    <${Badge} tone=${TONES[item.status]}>${VALUE_WORDS[item.status]}<//>
-    ${
-      last?.comment
-        ? html`<span class="last-review">
-            ${item.status === 'COMPLETED' ? `${t('review.enteredAgain', { status: last.status })} ` : ''}<q>${last.comment}</q>
-            <span class="muted"> ${last.userName}, ${showMoment(last.at)}</span>
-          </span>`
-        : null
-    }
-  </span>`;
-}
-
-function ValueShown({ item, element, units }) {
-  if (item.elementType === 'FILE') return html`<${FileShown} item=${item} />`;
-  if (item.elementType === 'ACTIVITY') return html`<${ActivitiesShown} item=${item} element=${element} />`;
-  const entered =
-    item.elementType === 'NUMBER' && item.selectedUnitId && typeof item.originalValue === 'number'
-      ? ` ${t('review.enteredAs', { value: showNumber(item.originalValue), unit: units.get(item.selectedUnitId)?.symbol ?? '' })}`
-      : '';
-  return html`<span class="num">${valueWords(item, element, units)}</span>${entered ? html`<span class="muted">${entered}</span>` : null}`;
-}
-
-/** A FILE value: its name and size, and a link that downloads it (a signed URL, asked for again once expired). */
-function FileShown({ item }) {
-  const [media, setMedia] = useState(null);
-  const [error, setError] = useState('');
-  const fetchMedia = () =>
-    get(`/media/${item.file.mediaId}`)
-      .then((m) => {
-        setMedia(m);
-        return m;
-      })
-      .catch((e) => setError(errorLines(e).join(' ')));
-  useEffect(() => {
-    if (item.file) fetchMedia();
-  }, [item.file?.mediaId]);
-  if (!item.file) return html`<span class="muted">${t('review.fileGone')}</span>`;
-  const size = item.file.size === null ? t('review.uploadNotFinished') : showBytes(item.file.size);
-  const follow = async (event) => {
-    if (media?.downloadUrlExpiresAt && Date.parse(media.downloadUrlExpiresAt) > Date.now() + 5000) return;
-    event.preventDefault();
-    const fresh = await fetchMedia();
-    if (fresh?.downloadUrl) location.assign(fresh.downloadUrl);
-  };
-  return html`<span class="file-value">
-    ${
-      media?.downloadUrl
-        ? html`<a class="file-link" href=${media.downloadUrl} download=${item.file.fileName} onClick=${follow}>${item.file.fileName}</a>`
-        : html`<span>${item.file.fileName}</span>`
-    }
-    <span class="muted"> (${size})</span>
-    ${error ? html`<span class="field-error"> ${error}</span>` : null}
-  </span>`;
-}
-
-/** An ACTIVITY value: how many activities, expanding to their inputs and calculated values with the unit and the total. */
-function ActivitiesShown({ item, element }) {
-  const [open, setOpen] = useState(false);
-  const [data, setData] = useState(null);
-  const [error, setError] = useState('');
-  const count = item.activityCount;
-  const toggle = async () => {
-    setOpen(!open);
-    if (data || open) return;
-    try {
-      const [page, definition] = await Promise.all([
-        get('/activities', {
-          formId: item.formId,
-          key: item.elementKey,
-          siteIds: item.siteId,
-          years: item.year,
-          periodUnits: item.periodUnit,
-          limit: 1000,
-        }),
-        element?.activityDefinitionId ? get(`/activity-definitions/${element.activityDefinitionId}`) : null,
-      ]);
-      setData({ rows: page.activities, definition });
-    } catch (e) {
-      setError(errorLines(e).join(' '));
-    }
-  };
-  const rowsId = `activities-${item.formElementSubmissionId}`;
-  return html`<span class="activities-value">
-    <button type="button" class="secondary small" aria-expanded=${open ? 'true' : 'false'} aria-controls=${rowsId} onClick=${toggle}>
-      ${t('review.activities', { count })}
-      <span class="visually-hidden"> ${t('review.activitiesOf', { element: item.elementLabel, site: item.siteName })}</span>
-    </button>
-    <div id=${rowsId} hidden=${!open}>
-      ${open && error ? html`<p class="field-error">${error}</p>` : null}
-      ${open && !data && !error ? html`<${Loading} what=${t('loading.activities')} />` : null}
-      ${open && data ? html`<${ActivityTable} rows=${data.rows} definition=${data.definition} label=${item.elementLabel} />` : null}
-    </div>
-  </span>`;
-}
-
-function ActivityTable({ rows, definition, label }) {
-  if (rows.length === 0) return html`<p class="muted">${t('review.noActivity')}</p>`;
-  const inputs = definition?.inputs ?? Object.keys(rows[0].input).map((name) => ({ name }));
-  const unit = rows[0].unit ?? definition?.unitSymbol ?? '';
-  const withUnit = (n) => `${showNumber(n)}${unit ? ` ${unit}` : ''}`;
-  const shown = (input, v) => {
-    if (v === null || v === undefined) return '—';
-    const option = input.editor?.options?.find((o) => o.value === v);
-    if (option) return option.label;
-    if (typeof v === 'number') return showNumber(v);
-    if (typeof v === 'boolean') return v ? t('field.yes') : t('field.no');
-    return String(v);
-  };
-  // Summed in the order shown; the service keeps each value as a double too.
-  const total = rows.reduce((sum, r) => sum + r.value, 0);
-  return html`<table class="activity-rows">
-    <caption class="visually-hidden">${t('review.activitiesCaption', { label })}</caption>
-    <thead><tr>
-      ${inputs.map((i) => html`<th scope="col">${i.exportName ?? i.name}</th>`)}
-      <th scope="col" class="num">${unit ? t('review.calculatedIn', { unit }) : t('review.calculated')}</th>
-    </tr></thead>
-    <tbody>
-      ${rows.map(
-        (r) => html`<tr>
-          ${inputs.map((i) => html`<td>${shown(i, r.input[i.name])}</td>`)}
-          <td class="num">${withUnit(r.value)}</td>
-        </tr>`,
-      )}
-    </tbody>
-    <tfoot><tr>
-      <th scope="row" colspan=${inputs.length}>${t('review.total')}</th>
-      <td class="num">${withUnit(total)}</td>
-    </tr></tfoot>
-  </table>`;
-}
-
-function History({ id, item, element, units }) {
-  const [entries, setEntries] = useState(null);
-  const [errors, setErrors] = useState([]);
-  useEffect(() => {
-    get(`/form-submissions/values/${id}/history`)
-      .then(setEntries)
-      .catch((error) => setErrors(errorLines(error)));
-  }, [id]);
-  if (errors.length) return html`<${Errors} lines=${errors} />`;
-  if (!entries) return html`<${Loading} what=${t('loading.history')} />`;
-  const plain = (value) =>
-    item.elementType === 'FILE' || item.elementType === 'ACTIVITY'
-      ? ''
-      : ` ${valueWords({ ...item, value }, element, units)}`;
-  return html`<ol class="history">
-    ${entries.map(
-      (h) => html`<li>
-        <strong>${t('review.action', { action: h.action })}</strong> ${t('review.historyBy', { name: h.userName || h.userEmail, time: showMoment(h.at) })}
-        ${h.action === 'REVIEW' ? ` ${VALUE_WORDS[h.after?.status] ?? ''}` : plain(h.after?.value ?? null)}
-        ${h.comment ? html` <q>${h.comment}</q>` : null}
-      </li>`,
-    )}
-  </ol>`;
 }

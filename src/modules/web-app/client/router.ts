@@ -1,11 +1,12 @@
 // Screens by path under /app, with the History API (no hash, no token in any URL).
 import { html } from 'htm/preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-const listeners = new Set();
+const listeners = new Set<() => void>();
 
 // The open screen's question before leaving it (unsaved changes), or null.
-let leaveQuestion = null;
+let leaveQuestion: string | null = null;
 
 /** Whether the person may leave the screen: asks first when it has unsaved changes. */
 export function mayLeave() {
@@ -16,11 +17,11 @@ export function mayLeave() {
  * While `dirty`, leaving asks `question` first: a link inside the app (through `navigate`), and
  * a reload or closed tab (the browser's own question on beforeunload).
  */
-export function useLeaveGuard(dirty, question) {
+export function useLeaveGuard(dirty: boolean, question: string) {
   useEffect(() => {
     if (!dirty) return;
     leaveQuestion = question;
-    const beforeUnload = (event) => {
+    const beforeUnload = (event: BeforeUnloadEvent) => {
       event.preventDefault();
       event.returnValue = '';
     };
@@ -33,7 +34,7 @@ export function useLeaveGuard(dirty, question) {
 }
 
 /** Goes to `url` inside the app; `force` skips the unsaved-changes question. Answers whether it went. */
-export function navigate(url, { replace = false, force = false } = {}) {
+export function navigate(url: string, { replace = false, force = false } = {}): boolean {
   if (!force && !mayLeave()) return false;
   leaveQuestion = null;
   if (replace) history.replaceState(null, '', url);
@@ -62,8 +63,16 @@ export function useLocation() {
 }
 
 /** A link inside the app: a real <a href> that navigates without reloading. */
-export function Link({ href, children, ...rest }) {
-  const onClick = (event) => {
+export function Link({
+  href,
+  children,
+  ...rest
+}: {
+  href: string;
+  children?: ComponentChildren;
+  [attribute: string]: unknown;
+}) {
+  const onClick = (event: MouseEvent) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     navigate(href);

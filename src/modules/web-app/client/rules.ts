@@ -2,14 +2,28 @@
 // numbers read in the person's locale, a NUMBER's minValue / maxValue / integer, and dates inside
 // the period. The service checks the same rules again (and what only it knows: locks, rights,
 // outliers); these messages name the field and its unit in plain words.
+
+import type { FormElement, Unit } from './api-shapes.js';
 import { formatDate, periodLabel } from './format.js';
 import { t, textOf } from './i18n/index.js';
 import { formatExact, readNumber } from './numbers.js';
+import type { Draft, PeriodData, PlacedIssue } from './period-data.js';
 
-const pad = (n) => String(n).padStart(2, '0');
+/** The period the screen shows, and the person's locale. */
+export type RuleContext = {
+  periodType: string;
+  year: number;
+  periodUnit: number;
+  title: string;
+  locale: string;
+};
+/** An issue the screen found itself. */
+export type LocalIssue = { message: string; row?: number; input?: string };
+
+const pad = (n: number) => String(n).padStart(2, '0');
 
 /** The first and last day of a period, as `YYYY-MM-DD`. */
-export function periodBounds(periodType, year, periodUnit) {
+export function periodBounds(periodType: string, year: number, periodUnit: number) {
   const months = periodType === 'MONTHLY' ? 1 : periodType === 'QUARTERLY' ? 3 : 12;
   const first =
     periodType === 'MONTHLY' ? periodUnit : periodType === 'QUARTERLY' ? (periodUnit - 1) * 3 + 1 : 1;
@@ -17,20 +31,27 @@ export function periodBounds(periodType, year, periodUnit) {
   return { start: `${year}-${pad(first)}-01`, end: `${year}-${pad(first - 1 + months)}-${pad(last)}` };
 }
 
-export const unitById = (units, id) => units.find((u) => u.id === id) ?? null;
+export const unitById = (units: Unit[], id: string | null | undefined) =>
+  units.find((u) => u.id === id) ?? null;
 
 /** A unit as people read it: its name ("cubic metre"), not its symbol ("m3"). */
-export const unitName = (unit) => unit?.name || unit?.symbol || '';
+export const unitName = (unit: { name?: string; symbol?: string } | null | undefined) =>
+  unit?.name || unit?.symbol || '';
 
 /** The value the service stores for `value` typed in `typedUnit`, in the element's `baseUnit`. */
-export function toStored(value, typedUnit, baseUnit) {
+export function toStored(value: number, typedUnit: Unit | null, baseUnit: Unit | null) {
   if (!typedUnit || !baseUnit || typedUnit.id === baseUnit.id) return value;
   return (value * typedUnit.factorToBase) / baseUnit.factorToBase;
 }
 
-const outside = (label, day, bounds, what) =>
+const outside = (
+  label: string | undefined,
+  day: string,
+  bounds: { start: string; end: string },
+  what: string,
+) =>
   t('rule.outside', {
-    label,
+    label: label ?? '',
     day: formatDate(day),
     period: what,
     start: formatDate(bounds.start),
@@ -38,9 +59,9 @@ const outside = (label, day, bounds, what) =>
   });
 
 /** A NUMBER element's value against its rules; answers a message or null. */
-export function numberRule(element, value, baseUnit) {
+export function numberRule(element: FormElement, value: number, baseUnit: Unit | null) {
   const unit = unitName(baseUnit);
-  const label = textOf(element, 'label');
+  const label = textOf(element, 'label') ?? '';
   const withUnit = unit ? 'unit' : 'none';
   if (typeof element.minValue === 'number' && value < element.minValue) {
     return t('rule.min', { label, limit: formatExact(element.minValue), unit, withUnit });
@@ -58,15 +79,20 @@ export function numberRule(element, value, baseUnit) {
  * The issues of one element's draft, as the screen shows them: `{ message, row?, input? }`.
  * `context` has the period (`periodType`, `year`, `periodUnit`, `title`) and the locale.
  */
-export function localIssues(element, draft, data, context) {
+export function localIssues(
+  element: FormElement,
+  draft: Draft,
+  data: PeriodData,
+  context: RuleContext,
+): LocalIssue[] {
   const bounds = periodBounds(context.periodType, context.year, context.periodUnit);
-  const inPeriod = (day) => day >= bounds.start && day <= bounds.end;
-  const issues = [];
+  const inPeriod = (day: string) => day >= bounds.start && day <= bounds.end;
+  const issues: LocalIssue[] = [];
   switch (element.type) {
     case 'NUMBER': {
       const read = readNumber(draft.text, context.locale);
       if (read.error) issues.push({ message: read.error });
-      else if (read.value !== null) {
+      else if (typeof read.value === 'number') {
         const base = unitById(data.units, element.unitId);
         const typed = unitById(data.units, draft.unitId) ?? base;
         const message = numberRule(element, toStored(read.value, typed, base), base);
@@ -79,7 +105,7 @@ export function localIssues(element, draft, data, context) {
         issues.push({ message: outside(textOf(element, 'label'), draft.text, bounds, context.title) });
       break;
     case 'TIMESTAMP':
-      draft.rows.forEach((row, index) => {
+      (draft.rows ?? []).forEach((row, index) => {
         const read = readNumber(row.text, context.locale);
         if (read.error)
           issues.push({ row: index, message: t('rule.reading', { number: index + 1, error: read.error }) });
@@ -95,7 +121,7 @@ export function localIssues(element, draft, data, context) {
       break;
     case 'ACTIVITY': {
       const definition = data.definitions.get(element.key);
-      draft.rows.forEach((row, index) => {
+      (draft.rows ?? []).forEach((row, index) => {
         for (const input of definition?.inputs ?? []) {
           const text = row[input.name] ?? '';
           if (input.type === 'number') {
@@ -123,11 +149,13 @@ export function localIssues(element, draft, data, context) {
  * cubic metre in Februar 2026: more than 3 times as much."). Falls back to the service's own
  * sentence when the issue has no structured fields.
  */
-export function outlierText(element, issue, context) {
-  const { value, reference, factor, change } = issue;
-  if (typeof value !== 'number' || !reference || typeof factor !== 'number' || !change) return issue.message;
-  const unit = issue.unit ? unitName(issue.unit) : '';
-  const of = (n) => `${formatExact(n, context.locale)}${unit ? ` ${unit}` : ''}`;
+export function outlierText(element: FormElement, issue: PlacedIssue, context: RuleContext) {
+  const { value, factor, change } = issue;
+  const reference = issue.reference as { value: number; year: number; periodUnit: number } | undefined;
+  if (typeof value !== 'number' || !reference || typeof factor !== 'number' || typeof change !== 'string')
+    return issue.message;
+  const unit = issue.unit ? unitName(issue.unit as Unit) : '';
+  const of = (n: number) => `${formatExact(n, context.locale)}${unit ? ` ${unit}` : ''}`;
   const times = formatExact(factor, context.locale);
   const how = ['more', 'less', 'zero', 'sign'].includes(change)
     ? change === 'zero' && reference.value === 0

@@ -12,7 +12,7 @@ export const MAX_ROWS = 10_000;
 export const READ_TIMEOUT_MS = 120_000;
 
 /** Bytes in MB (of 1,048,576 bytes), rounded up to a tenth: a file just over a limit never reads as the limit. */
-export const megabytes = (bytes) => Math.ceil(bytes / 104_857.6) / 10;
+export const megabytes = (bytes: number) => Math.ceil(bytes / 104_857.6) / 10;
 
 /**
  * A problem with the chosen file, said for the person who chose it: a message key of the app's
@@ -20,7 +20,10 @@ export const megabytes = (bytes) => Math.ceil(bytes / 104_857.6) / 10;
  * language; the reading may run in a worker, which has no catalogs.
  */
 export class ReadError extends Error {
-  constructor(key, values = {}) {
+  readonly key: string;
+  readonly values: Record<string, string | number>;
+  cancelled?: boolean;
+  constructor(key: string, values: Record<string, string | number> = {}) {
     super(key);
     this.name = 'ReadError';
     this.key = key;
@@ -29,5 +32,5 @@ export class ReadError extends Error {
 }
 
 /** The problem when the chosen file is larger than the import reads. */
-export const tooLarge = (bytes) =>
+export const tooLarge = (bytes: number) =>
   new ReadError('sheets.tooLarge', { size: megabytes(bytes), max: megabytes(MAX_FILE_BYTES) });

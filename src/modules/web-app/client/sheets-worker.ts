@@ -3,7 +3,12 @@
 // app's catalogs: the page says it in the person's language).
 import { ReadError, readWorkbookFile } from './workbook-reader.js';
 
-self.onmessage = async (event) => {
+declare const self: DedicatedWorkerGlobalScope;
+
+/** What the page sends: the file and which sheets to read. */
+type Request = { file: File; csvSheetName?: string; sheetNames?: string[] | null };
+
+self.onmessage = async (event: MessageEvent<Request>) => {
   const { file, csvSheetName, sheetNames } = event.data;
   try {
     self.postMessage({ sheets: await readWorkbookFile(file, { csvSheetName, sheetNames }) });

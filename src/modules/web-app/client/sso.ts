@@ -5,11 +5,12 @@
 // (`#ssoError=<reason>`). The fragment leaves the address at once.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { errorLines, get, post, session } from './api.js';
+import { answer, api, errorLines, session } from './api.js';
+import type { Answer } from './api-shapes.js';
 import { t } from './i18n/index.js';
 import { Errors } from './ui.js';
 
-const REASONS = {
+const REASONS: Record<string, () => string> = {
   state: () => t('sso.error.state'),
   provider: () => t('sso.error.provider'),
   cancelled: () => t('sso.error.cancelled'),
@@ -20,18 +21,20 @@ const REASONS = {
   'not-invited': () => t('sso.error.notInvited'),
 };
 
-export function SingleSignOn({ onSignedIn }) {
-  const [offer, setOffer] = useState(null);
-  const [errors, setErrors] = useState([]);
+type Offer = Answer<'/api/v1/auth/oidc/{organizationId}'>;
+
+export function SingleSignOn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [offer, setOffer] = useState<Offer | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
 
   useEffect(() => {
     const handed = new URLSearchParams(location.hash.slice(1));
     const code = handed.get('sso');
     const reason = handed.get('ssoError');
     if (code || reason) history.replaceState(null, '', location.pathname + location.search);
-    if (reason) setErrors([(REASONS[reason] ?? REASONS.verify)()]);
+    if (reason) setErrors([(REASONS[reason] ?? (() => t('sso.error.verify')))()]);
     if (code) {
-      post('/auth/oidc/exchange', { code })
+      answer(api.POST('/api/v1/auth/oidc/exchange', { body: { code } }))
         .then((answer) => {
           session.save(answer.accessToken, answer.organizationId);
           onSignedIn();
@@ -40,7 +43,7 @@ export function SingleSignOn({ onSignedIn }) {
     }
     const organizationId = new URLSearchParams(location.search).get('org');
     if (organizationId) {
-      get(`/auth/oidc/${encodeURIComponent(organizationId)}`)
+      answer(api.GET('/api/v1/auth/oidc/{organizationId}', { params: { path: { organizationId } } }))
         .then(setOffer)
         .catch(() => setOffer(null));
     }

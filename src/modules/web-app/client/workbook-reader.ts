@@ -16,51 +16,60 @@ import {
 
 export { ReadError };
 
+/** A cell as JSON. */
+export type Cell = string | number | boolean | null;
+/** A sheet of POST /source-imports: its name and its rows (column name to cell). */
+export type Sheet = { name: string; rows: Record<string, Cell>[] };
+export type Sheets = Sheet[];
+
 const DAMAGED = 'sheets.damaged';
 
-const tooManyRows = (sheet, rows) => new ReadError('sheets.tooManyRows', { sheet, rows, max: MAX_ROWS });
+const tooManyRows = (sheet: string, rows: number) =>
+  new ReadError('sheets.tooManyRows', { sheet, rows, max: MAX_ROWS });
 
 /** Refuses a file before reading it when it is larger than the import reads. */
-export function checkFileSize(file) {
+export function checkFileSize(file: File) {
   if (file.size > MAX_FILE_BYTES) throw tooLarge(file.size);
 }
 
-function isoDate(date) {
+function isoDate(date: Date) {
   const iso = date.toISOString();
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
 }
 
 /** A cell as JSON: rich text and hyperlinks as their text, formulas as their result, dates ISO. */
-function cellValue(value) {
+function cellValue(value: unknown): Cell {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : isoDate(value);
   if (typeof value === 'object') {
     if ('result' in value) return cellValue(value.result);
-    if (Array.isArray(value.richText)) return value.richText.map((r) => r.text).join('');
+    if ('richText' in value && Array.isArray(value.richText))
+      return value.richText.map((r: { text: string }) => r.text).join('');
     if ('text' in value) return cellValue(value.text);
     if ('error' in value) return String(value.error);
     return JSON.stringify(value);
   }
   if (typeof value === 'string') return value.slice(0, 16000);
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  return value;
+  return value as Cell;
 }
 
-const isEmptyRow = (row) => Object.values(row).every((v) => v === null || v === '');
+const isEmptyRow = (row: Record<string, Cell>) => Object.values(row).every((v) => v === null || v === '');
 
 /** Drops the empty rows at the end of a sheet (formatting, not data). */
-function trimEnd(rows) {
-  while (rows.length && isEmptyRow(rows.at(-1))) rows.pop();
+function trimEnd(rows: Record<string, Cell>[]) {
+  while (rows.length && isEmptyRow(rows.at(-1) ?? {})) rows.pop();
   return rows;
 }
 
-const wanted = (sheetNames, name) => !sheetNames || sheetNames.includes(name);
+const wanted = (sheetNames: string[] | null | undefined, name: string) =>
+  !sheetNames || sheetNames.includes(name);
 
 /**
  * The sizes an .xlsx declares, from its zip directory at the end of the file: refuses what is not a
  * zip archive, an archive without a workbook, a cut-off file, and more than MAX_UNPACKED_BYTES.
  */
-async function checkXlsx(file) {
+async function checkXlsx(file: File) {
   const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
   if (head[0] === 0xd0 && head[1] === 0xcf && head[2] === 0x11 && head[3] === 0xe0) {
     throw new ReadError('sheets.passwordOrXls');
@@ -70,7 +79,7 @@ async function checkXlsx(file) {
   }
   const { BlobReader, ZipReader } = await import('@zip.js/zip.js');
   const reader = new ZipReader(new BlobReader(file), { useWebWorkers: false });
-  let entries;
+  let entries: Awaited<ReturnType<InstanceType<typeof ZipReader>['getEntries']>>;
   try {
     entries = await reader.getEntries();
   } catch {
@@ -93,7 +102,7 @@ async function checkXlsx(file) {
   }
 }
 
-async function readXlsx(file, sheetNames) {
+async function readXlsx(file: File, sheetNames: string[] | null | undefined): Promise<Sheets> {
   await checkXlsx(file);
   const { default: ExcelJS } = await import('exceljs/dist/exceljs.bare.min.js');
   const workbook = new ExcelJS.Workbook();
@@ -104,10 +113,10 @@ async function readXlsx(file, sheetNames) {
     // undefined", "Corrupted zip"), which tells the person nothing they can act on.
     throw new ReadError(DAMAGED);
   }
-  const sheets = [];
+  const sheets: Sheets = [];
   for (const worksheet of workbook.worksheets) {
     if (!wanted(sheetNames, worksheet.name)) continue;
-    const columns = [];
+    const columns: [number, string][] = [];
     worksheet.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
       const name = cellValue(cell.value);
       if (name !== null && String(name).trim() !== '') columns.push([col, String(name).trim()]);
@@ -119,7 +128,7 @@ async function readXlsx(file, sheetNames) {
       if (columns.some(([col]) => cellValue(row.getCell(col).value) !== null)) last = number;
     });
     if (last - 1 > MAX_ROWS) throw tooManyRows(worksheet.name, last - 1);
-    const rows = [];
+    const rows: Record<string, Cell>[] = [];
     for (let r = 2; r <= last; r++) {
       const row = worksheet.getRow(r);
       rows.push(Object.fromEntries(columns.map(([col, name]) => [name, cellValue(row.getCell(col).value)])));
@@ -129,8 +138,8 @@ async function readXlsx(file, sheetNames) {
   return sheets;
 }
 
-async function readCsv(file, sheetName) {
-  let text;
+async function readCsv(file: File, sheetName: string): Promise<Sheets> {
+  let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
   } catch {
@@ -154,7 +163,7 @@ async function readCsv(file, sheetName) {
       Object.fromEntries(
         Object.entries(row)
           .filter(([k]) => k !== '' && k !== '__parsed_extra')
-          .map(([k, v]) => [k, v === '' || v === undefined ? null : v]),
+          .map(([k, v]) => [k, v === '' || v === undefined ? null : v] as const),
       ),
     ),
   );
@@ -166,7 +175,10 @@ async function readCsv(file, sheetName) {
  * The sheets of an .xlsx or .csv file: a CSV is one sheet, named `csvSheetName`; of a workbook,
  * only the sheets named in `sheetNames` (all when null).
  */
-export async function readWorkbookFile(file, { csvSheetName, sheetNames = null }) {
+export async function readWorkbookFile(
+  file: File,
+  { csvSheetName = 'Sheet1', sheetNames = null }: { csvSheetName?: string; sheetNames?: string[] | null },
+): Promise<Sheets> {
   checkFileSize(file);
   if (/\.csv$/i.test(file.name)) return readCsv(file, csvSheetName);
   if (/\.xlsx$/i.test(file.name)) return readXlsx(file, sheetNames);

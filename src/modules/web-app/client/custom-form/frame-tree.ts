@@ -33,19 +33,24 @@ const SAFE_INPUT_TYPES = new Set([
 ]);
 const MAX_TEXT = 10_000;
 
-function safeValue(value) {
+function safeValue(value: unknown): string | number | boolean | undefined {
   if (typeof value === 'string') return value.slice(0, MAX_TEXT);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
   return undefined;
 }
 
 /** The props the frame gives Preact; `listen(handler)` makes the listener of an event prop. */
-export function safeProps(tag, props, listen) {
-  const out = {};
+export function safeProps(
+  tag: string,
+  props: unknown,
+  listen: (handler: number) => unknown,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   if (!props || typeof props !== 'object') return out;
   for (const [key, value] of Object.entries(props)) {
     if (SAFE_EVENTS.has(key)) {
-      if (Number.isInteger(value?.handler)) out[key] = listen(value.handler);
+      const handler = (value as { handler?: unknown } | null)?.handler;
+      if (typeof handler === 'number' && Number.isInteger(handler)) out[key] = listen(handler);
     } else if (key === 'style' && value && typeof value === 'object') {
       out.style = Object.fromEntries(
         Object.entries(value)

@@ -6,22 +6,25 @@
 // the frame draws the plain tree the worker sends (known tags and attributes only, through Preact)
 // and passes events to the worker and `set` calls to the app. A worker that does not answer in
 // time, sends too much, or fails is ended, and the app is told.
-import { h, render } from 'preact';
+import { h, render, type VNode } from 'preact';
 import { UI_CODE_HEADER } from './contract.js';
 import { SAFE_TAGS, safeProps } from './frame-tree.js';
 
-/* global SDCS_FRAME_WORKER */
+/** The worker's runtime (frame-worker.ts, bundled), set by the build (scripts/build-web-app-frame.mjs). */
+declare const SDCS_FRAME_WORKER: string;
+/** A node of the worker's plain tree. */
+type PlainNode = { tag: string; props: unknown; children?: unknown };
 const ANSWER_MS = 1500;
 const MAX_MESSAGES_PER_SECOND = 200;
 
-let port = null;
-let worker = null;
-let timer = null;
+let port: MessagePort | null = null;
+let worker: Worker | null = null;
+let timer: ReturnType<typeof setTimeout> | undefined;
 let budget = { second: 0, count: 0 };
 
-const tell = (message) => port?.postMessage(message);
+const tell = (message: object) => port?.postMessage(message);
 
-function stop(reason, detail) {
+function stop(reason: unknown, detail?: unknown) {
   clearTimeout(timer);
   worker?.terminate();
   worker = null;
@@ -43,17 +46,18 @@ const MAX_NODES = 2000;
 const MAX_DEPTH = 64;
 
 /** The worker's plain tree as Preact nodes; throws on a tree too large or too deep. */
-function toVnode(node, count = { n: 0 }, depth = 0) {
-  if (typeof node === 'string') return node.slice(0, 10_000);
+function toVnode(received: unknown, count = { n: 0 }, depth = 0): VNode | string | null {
+  if (typeof received === 'string') return received.slice(0, 10_000);
+  const node = received as PlainNode | null;
   if (!node || typeof node !== 'object' || !SAFE_TAGS.has(node.tag)) return null;
   if (++count.n > MAX_NODES || depth > MAX_DEPTH) throw new Error('too large');
-  const props = safeProps(node.tag, node.props, (handler) => (e) => {
-    const el = e.currentTarget;
+  const props = safeProps(node.tag, node.props, (handler) => (e: Event) => {
+    const el = e.currentTarget as HTMLInputElement;
     worker?.postMessage({
       type: 'event',
       handler,
       event: e.type,
-      key: typeof e.key === 'string' ? e.key : undefined,
+      key: e instanceof KeyboardEvent ? e.key : undefined,
       target: { value: el.value, checked: el.checked, name: el.name, id: el.id },
     });
   });
@@ -61,7 +65,7 @@ function toVnode(node, count = { n: 0 }, depth = 0) {
   return h(node.tag, props, ...children);
 }
 
-function fromWorker(event) {
+function fromWorker(event: MessageEvent) {
   const now = Math.floor(performance.now() / 1000);
   if (budget.second !== now) budget = { second: now, count: 0 };
   if (++budget.count > MAX_MESSAGES_PER_SECOND) return stop('flood');
@@ -81,7 +85,19 @@ function fromWorker(event) {
   }
 }
 
-function start({ uiCode, inputs, values, units, locale }) {
+function start({
+  uiCode,
+  inputs,
+  values,
+  units,
+  locale,
+}: {
+  uiCode: string;
+  inputs: unknown;
+  values: unknown;
+  units: unknown;
+  locale: unknown;
+}) {
   document.documentElement.lang = typeof locale === 'string' ? locale : 'en';
   const source = `${UI_CODE_HEADER}\n${uiCode}\n}\nvar SDCS_COMPONENT = component;\n${SDCS_FRAME_WORKER}`;
   try {
@@ -89,7 +105,7 @@ function start({ uiCode, inputs, values, units, locale }) {
     worker = new Worker(url);
     URL.revokeObjectURL(url);
   } catch (error) {
-    return stop('threw', error?.message);
+    return stop('threw', (error as Error | null)?.message);
   }
   worker.onmessage = fromWorker;
   worker.onerror = (e) => {
@@ -100,7 +116,7 @@ function start({ uiCode, inputs, values, units, locale }) {
   expectAnswer();
 }
 
-function fromApp(event) {
+function fromApp(event: MessageEvent) {
   const message = event.data;
   if (message?.type === 'values' && worker) {
     worker.postMessage({ type: 'values', values: message.values });

@@ -6,6 +6,8 @@
 // form in its place.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ActivityDefinition, Unit } from '../api-shapes.js';
+import type { DraftRow } from '../period-data.js';
 import { readFrameMessage } from './messages.js';
 
 /** From the frame's creation to its first drawing (loading the document included). */
@@ -16,23 +18,39 @@ const MAX_MESSAGES_PER_SECOND = 100;
 
 export const FRAME_URL = '/app/ui-frame.html';
 
-export function CustomRow({ title, definition, row, units, locale, onText, onFail }) {
-  const frame = useRef(null);
-  const port = useRef(null);
-  const timer = useRef(null);
-  const sent = useRef(null);
+export function CustomRow({
+  title,
+  definition,
+  row,
+  units,
+  locale,
+  onText,
+  onFail,
+}: {
+  title: string;
+  definition: ActivityDefinition;
+  row: DraftRow;
+  units: Unit[];
+  locale: string;
+  onText: (name: string, text: string) => void;
+  onFail: (reason: string) => void;
+}) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const port = useRef<MessagePort | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const sent = useRef<string | null>(null);
   const [height, setHeight] = useState(48);
   const values = Object.fromEntries(definition.inputs.map((i) => [i.name, row[i.name] ?? '']));
   const live = useRef({ onText, onFail });
   live.current = { onText, onFail };
 
-  const fail = (reason) => {
+  const fail = (reason: string) => {
     clearTimeout(timer.current);
     port.current?.close();
     port.current = null;
     live.current.onFail(reason);
   };
-  const expect = (ms) => {
+  const expect = (ms: number) => {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => fail('timeout'), ms);
   };
@@ -44,7 +62,7 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
     expect(FIRST_ANSWER_MS);
     let started = false;
     let budget = { second: 0, count: 0 };
-    const element = frame.current;
+    const element = frame.current as HTMLIFrameElement;
     const loaded = () => {
       if (started) return fail('navigated');
       started = true;
@@ -97,5 +115,5 @@ export function CustomRow({ title, definition, row, units, locale, onText, onFai
 }
 
 /** Whether the definition has a component of its own (an empty uiCode keeps the generic form). */
-export const hasCustomForm = (definition) =>
+export const hasCustomForm = (definition: { uiCode?: string | null } | null | undefined) =>
   typeof definition?.uiCode === 'string' && definition.uiCode.trim() !== '';

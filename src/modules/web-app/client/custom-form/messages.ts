@@ -9,10 +9,23 @@ const MAX_TEXT = 1000;
 const MAX_HEIGHT = 3000;
 
 /** The input's text for a value the component set, or null when the value is refused. */
-export function textForInput(input, value, locale) {
+/** An input of an activity definition, as far as the frame's messages need it. */
+export type FrameInput = {
+  name: string;
+  type: string;
+  editor?: { type: string; options?: { label: string; value: string | number }[] } | null;
+};
+
+/** A message of the frame, read. */
+export type FrameMessage =
+  | { type: 'set'; name: string; text: string }
+  | { type: 'height' | 'rendered'; height: number }
+  | { type: 'failed'; reason: string };
+
+export function textForInput(input: FrameInput, value: unknown, locale: string): string | null {
   if (value === null || value === undefined || value === '') return '';
   if (typeof value === 'string' && value.length > MAX_TEXT) return null;
-  let text = null;
+  let text: string | null = null;
   switch (input.type) {
     case 'number':
       if (typeof value === 'number') text = Number.isFinite(value) ? numberForInput(value, locale) : null;
@@ -27,7 +40,7 @@ export function textForInput(input, value, locale) {
   }
   if (text === null) return null;
   // A select input takes one of its options only, as in the generic form.
-  const options = input.editor?.type === 'select' ? input.editor.options : null;
+  const options = input.editor?.type === 'select' ? (input.editor.options ?? []) : null;
   if (options && !options.some((o) => String(o.value) === text)) return null;
   return text;
 }
@@ -36,8 +49,13 @@ export function textForInput(input, value, locale) {
  * One message of the frame read: `{type: 'set', name, text}`, `{type: 'height', height}`,
  * `{type: 'rendered', height}`, `{type: 'failed', reason}` or null (dropped).
  */
-export function readFrameMessage(data, inputs, locale) {
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return null;
+export function readFrameMessage(
+  received: unknown,
+  inputs: FrameInput[],
+  locale: string,
+): FrameMessage | null {
+  if (!received || typeof received !== 'object' || Array.isArray(received)) return null;
+  const data = received as Record<string, unknown>;
   switch (data.type) {
     case 'set': {
       const input = inputs.find((i) => i.name === data.name);
@@ -47,7 +65,10 @@ export function readFrameMessage(data, inputs, locale) {
     }
     case 'height':
     case 'rendered': {
-      const height = Number.isFinite(data.height) ? Math.min(MAX_HEIGHT, Math.max(0, data.height)) : null;
+      const height =
+        typeof data.height === 'number' && Number.isFinite(data.height)
+          ? Math.min(MAX_HEIGHT, Math.max(0, data.height))
+          : null;
       return height === null ? null : { type: data.type, height: Math.ceil(height) };
     }
     case 'failed':

@@ -16,9 +16,9 @@ let current = fromBrowser();
 export const formattingLocale = () => current;
 
 /** Sets the formatting locale for the app language `language` (en, de, …). */
-export function setFormattingLocale(language) {
+export function setFormattingLocale(language: string): string {
   const preferred = (globalThis.navigator?.languages ?? []).find(
-    (tag) => tag.split('-')[0].toLowerCase() === language,
+    (tag) => tag.split('-')[0]?.toLowerCase() === language,
   );
   current = preferred ?? language;
   return current;

@@ -5,14 +5,14 @@
 import { clear, createStore, del, get, keys, set } from 'idb-keyval';
 
 const USER = 'sdcs.userId';
-let store = null;
+let store: ReturnType<typeof createStore> | null = null;
 const answers = () => {
   store ??= createStore('sdcs-answers', 'answers');
   return store;
 };
 
 /** Who the kept answers belong to: set once /me answered for this session's token. */
-export function rememberUser(userId) {
+export function rememberUser(userId: string) {
   sessionStorage.setItem(USER, userId);
 }
 
@@ -26,7 +26,7 @@ function owner() {
 export const currentOwner = owner;
 
 /** Keeps the answer of a GET (silently nothing without IndexedDB or a known person). */
-export async function keepAnswer(url, body) {
+export async function keepAnswer(url: string, body: unknown) {
   const who = owner();
   if (!who) return;
   try {
@@ -37,7 +37,7 @@ export async function keepAnswer(url, body) {
 }
 
 /** The answer kept for this GET, or undefined. */
-export async function keptAnswer(url) {
+export async function keptAnswer(url: string): Promise<unknown> {
   const who = owner();
   if (!who) return undefined;
   try {

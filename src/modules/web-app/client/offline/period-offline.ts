@@ -3,11 +3,23 @@
 // someone else meanwhile, for the person to choose).
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { StoredValue } from '../api-shapes.js';
 import { formatNumber } from '../format.js';
-import { enqueue, forget, isPendingFile, onOutboxChange, outboxItem, update } from './outbox.js';
+import type { Draft, Drafts, PeriodData, SendValue, Target } from '../period-data.js';
+import {
+  type Conflict,
+  enqueue,
+  forget,
+  isPendingFile,
+  type OutboxItem,
+  onOutboxChange,
+  outboxItem,
+  type Snapshot,
+  update,
+} from './outbox.js';
 import { offlineTexts } from './texts.js';
 
-const snapshot = (stored) =>
+const snapshot = (stored: StoredValue | undefined): Snapshot =>
   stored
     ? {
         value: stored.value,
@@ -20,10 +32,32 @@ const snapshot = (stored) =>
  * Queues the screen's save: the values and no-activity markers it would have sent, with what the
  * person saw stored of each element (to notice a newer value when it is sent).
  */
-export function queueSave({ key, data, drafts, values, targets, markers, formId, siteId, year, periodUnit }) {
+export function queueSave({
+  key,
+  data,
+  drafts,
+  values,
+  targets,
+  markers,
+  formId,
+  siteId,
+  year,
+  periodUnit,
+}: {
+  key: string;
+  data: PeriodData;
+  drafts: Drafts;
+  values: SendValue[];
+  targets: Target[];
+  markers: { key: string; marked: boolean }[];
+  formId: string;
+  siteId: string;
+  year: number;
+  periodUnit: number;
+}) {
   const keys = new Set([...targets.map((t) => t.key), ...markers.map((m) => m.key)]);
   const elements = data.form.elements.filter((e) => keys.has(e.key));
-  const base = {};
+  const base: Record<string, Snapshot> = {};
   for (const e of elements) {
     if (e.type === 'TIMESTAMP' || e.type === 'ACTIVITY') continue;
     base[e.key] = snapshot(data.values.find((v) => v.elementId === e.id && v.periodUnit === periodUnit));
@@ -51,9 +85,9 @@ export function queueSave({ key, data, drafts, values, targets, markers, formId,
  * The period's queued item, kept current; `onAnswered(item)` runs when the service answered it
  * while the screen is open: null once stored, else the item refused or holding conflicts.
  */
-export function useQueued(key, onAnswered) {
-  const [item, setItem] = useState(null);
-  const had = useRef(null);
+export function useQueued(key: string, onAnswered: (item: OutboxItem | null) => void) {
+  const [item, setItem] = useState<OutboxItem | null>(null);
+  const had = useRef<OutboxItem | null>(null);
   const stored = useRef(onAnswered);
   stored.current = onAnswered;
   useEffect(() => {
@@ -76,23 +110,31 @@ export function useQueued(key, onAnswered) {
   return item;
 }
 
-const shown = (value) => {
+const shown = (value: unknown) => {
   if (value === null || value === undefined || value === '') return offlineTexts.empty;
   if (typeof value === 'number') return formatNumber(value);
   if (typeof value === 'object') return offlineTexts.aFile;
   return String(value);
 };
-const draftShown = (draft) => {
+const draftShown = (draft: Draft | null) => {
   if (!draft) return offlineTexts.empty;
   if ('mediaId' in draft) return draft.fileName ?? offlineTexts.aFile;
   return draft.text === '' || draft.text === undefined ? offlineTexts.empty : draft.text;
 };
 
 /** The notice above the period's values; `choose(key, draft|null)` applies a conflict's answer. */
-export function QueuedNotice({ item, locale, choose }) {
+export function QueuedNotice({
+  item,
+  locale,
+  choose,
+}: {
+  item: OutboxItem | null;
+  locale: string;
+  choose: (key: string, draft: Draft | null) => void;
+}) {
   if (!item) return null;
   const time = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
-  const label = (key) => item.labels?.[key] ?? key;
+  const label = (key: string) => item.labels?.[key] ?? key;
   if (item.state === 'waiting') {
     return html`<section class="queued" aria-label=${offlineTexts.stateWaiting}>
       <p>${offlineTexts.queuedNotice(time.format(new Date(item.queuedAt)))}</p>
@@ -118,7 +160,7 @@ export function QueuedNotice({ item, locale, choose }) {
       </div>
     </section>`;
   }
-  const answer = async (conflict, draft) => {
+  const answer = async (conflict: Conflict, draft: Draft | null) => {
     choose(conflict.key, draft);
     const conflicts = item.conflicts.filter((c) => c.key !== conflict.key);
     if (conflicts.length) await update({ ...item, conflicts });

@@ -6,12 +6,12 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { periodLabel } from '../format.js';
 import { Link } from '../router.js';
-import { flush, onOutboxChange, outboxItems } from './outbox.js';
+import { flush, type OutboxItem, onOutboxChange, outboxItems } from './outbox.js';
 import { offlineTexts } from './texts.js';
 
 /** The queue as the screens see it: the person's items, kept current. */
 export function useOutbox() {
-  const [list, setList] = useState([]);
+  const [list, setList] = useState<OutboxItem[]>([]);
   useEffect(() => {
     let live = true;
     const read = () => outboxItems().then((all) => live && setList(all));
@@ -40,7 +40,7 @@ function useOnline() {
   return online;
 }
 
-const STATE = {
+const STATE: Record<OutboxItem['state'], string> = {
   waiting: offlineTexts.stateWaiting,
   refused: offlineTexts.stateRefused,
   conflict: offlineTexts.stateConflict,

@@ -8,6 +8,12 @@
 import { cleanupOutdatedCaches, matchPrecache, precacheAndRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
 
+declare const self: ServiceWorkerGlobalScope;
+/** Filled in by the build (scripts/build-web-app-offline.mjs). */
+declare const SDCS_PRECACHE: { url: string; revision: string | null }[];
+/** Background Sync's event (not in TypeScript's WebWorker library). */
+type SyncEvent = ExtendableEvent & { tag: string };
+
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
@@ -36,7 +42,8 @@ registerRoute(
 precacheAndRoute(SDCS_PRECACHE);
 cleanupOutdatedCaches();
 
-self.addEventListener('sync', (event) => {
+self.addEventListener('sync', (received) => {
+  const event = received as SyncEvent;
   if (event.tag !== 'sdcs-outbox') return;
   event.waitUntil(
     self.clients.matchAll({ type: 'window' }).then((clients) => {

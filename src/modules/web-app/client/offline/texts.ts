@@ -9,8 +9,8 @@ export const offlineTexts = {
   get offline() {
     return t('offline.offline');
   },
-  waiting: (n) => t('offline.waiting', { n }),
-  attention: (n) => t('offline.attention', { n }),
+  waiting: (n: string | number) => t('offline.waiting', { n }),
+  attention: (n: string | number) => t('offline.attention', { n }),
   get sending() {
     return t('offline.sending');
   },
@@ -29,15 +29,15 @@ export const offlineTexts = {
   get stateConflict() {
     return t('offline.stateConflict');
   },
-  queued: (time) => t('offline.queued', { time }),
-  queuedNotice: (time) => t('offline.queuedNotice', { time }),
+  queued: (time: string | number) => t('offline.queued', { time }),
+  queuedNotice: (time: string | number) => t('offline.queuedNotice', { time }),
   get sent() {
     return t('offline.sent');
   },
   get refusedTitle() {
     return t('offline.refusedTitle');
   },
-  refusedValue: (label, message) => t('offline.refusedValue', { label, message }),
+  refusedValue: (label: string, message: string) => t('offline.refusedValue', { label, message }),
   get refusedHint() {
     return t('offline.refusedHint');
   },
@@ -47,9 +47,10 @@ export const offlineTexts = {
   get conflictTitle() {
     return t('offline.conflictTitle');
   },
-  conflictValue: (label, theirs, mine) => t('offline.conflictValue', { label, theirs, mine }),
-  keepMine: (label) => t('offline.keepMine', { label }),
-  keepTheirs: (label) => t('offline.keepTheirs', { label }),
+  conflictValue: (label: string, theirs: string, mine: string) =>
+    t('offline.conflictValue', { label, theirs, mine }),
+  keepMine: (label: string) => t('offline.keepMine', { label }),
+  keepTheirs: (label: string) => t('offline.keepTheirs', { label }),
   get empty() {
     return t('offline.empty');
   },
@@ -59,6 +60,6 @@ export const offlineTexts = {
   get fileGone() {
     return t('offline.fileGone');
   },
-  fileWaits: (name) => t('offline.fileWaits', { name }),
-  refusedWhole: (message) => t('offline.refusedWhole', { message }),
+  fileWaits: (name: string | number) => t('offline.fileWaits', { name }),
+  refusedWhole: (message: string | number) => t('offline.refusedWhole', { message }),
 };
