@@ -328,13 +328,10 @@ export function EnterPeriod({
     }
   };
 
-  const invalidKeys = form.elements.filter((e) =>
-    byKey[e.key]?.some((i) => 'type' in i && i.type !== 'outlier'),
-  ).length;
+  const invalidKeys = form.elements.filter((e) => byKey[e.key]?.some((i) => i.type !== 'outlier')).length;
   const uncommented = form.elements.filter(
     (e) =>
-      byKey[e.key]?.some((i) => 'type' in i && i.type === 'outlier' && !i.acknowledged) &&
-      !drafts[e.key]?.comment?.trim(),
+      byKey[e.key]?.some((i) => i.type === 'outlier' && !i.acknowledged) && !drafts[e.key]?.comment?.trim(),
   ).length;
   const summary = [
     ...(invalidKeys && attempted ? [t('period.summaryInvalid', { count: invalidKeys })] : []),

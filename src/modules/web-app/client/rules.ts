@@ -18,7 +18,13 @@ export type RuleContext = {
   locale: string;
 };
 /** An issue the screen found itself. */
-export type LocalIssue = { message: string; row?: number; input?: string };
+export type LocalIssue = {
+  message: string;
+  row?: number;
+  input?: string;
+  type?: undefined;
+  acknowledged?: undefined;
+};
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
