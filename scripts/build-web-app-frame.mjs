@@ -1,7 +1,7 @@
 // The custom activity form's frame (issue 51): one self-contained document that the app writes
 // into each row's `<iframe sandbox="allow-scripts" srcdoc>` (decision 224), so that it needs no
-// request and works offline. Its script (client/custom-form/frame.js with Preact, and the worker
-// runtime frame-worker.js as a string it puts in the component's blob) and its style sheet are
+// request and works offline. Its script (client/custom-form/frame.ts with Preact, and the worker
+// runtime frame-worker.ts as a string it puts in the component's blob) and its style sheet are
 // inline. A srcdoc document inherits the app's CSP, which allows exactly these two by their
 // SHA-256 hashes (web-app.ts reads them from the manifest); the document's own `<meta>` CSP,
 // enforced beside the inherited one, takes away everything else the app's page may do: no
@@ -34,11 +34,11 @@ export function frameMetaCsp(scriptHash, styleHash) {
 /** Builds the frame document; answers `{html, scriptHash, styleHash}` (written into the app's bundle). */
 export async function buildFrame(root) {
   const dir = `${root}src/modules/web-app/client/custom-form`;
-  const worker = await build({ ...common, entryPoints: [`${dir}/frame-worker.js`] });
+  const worker = await build({ ...common, entryPoints: [`${dir}/frame-worker.ts`] });
   const workerCode = worker.outputFiles[0].text;
   const frame = await build({
     ...common,
-    entryPoints: [`${dir}/frame.js`],
+    entryPoints: [`${dir}/frame.ts`],
     define: { 'process.env.NODE_ENV': '"production"', SDCS_FRAME_WORKER: JSON.stringify(workerCode) },
   });
   const script = frame.outputFiles[0].text;

@@ -17,7 +17,7 @@ const hash8 = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(
  */
 export function offlineFiles(metafile, entry) {
   const outputs = metafile.outputs;
-  const reader = (file) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.endsWith('client/workbook-reader.js'));
+  const reader = (file) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.endsWith('client/workbook-reader.ts'));
   const kept = new Set();
   const visit = (file) => {
     if (kept.has(file) || !outputs[file] || reader(file)) return;
@@ -74,7 +74,7 @@ export async function buildOffline(root, outdir, precached) {
     ...kept.map((name) => ({ url: `/app/assets/${name}`, revision: null })),
   ];
   await build({
-    entryPoints: [`${source}/sw.js`],
+    entryPoints: [`${source}/sw.ts`],
     outfile: `${outdir}/sw.js`,
     bundle: true,
     format: 'iife',

@@ -31,21 +31,21 @@ export async function buildWebApp(root, outdir) {
     logLevel: 'warning',
   };
   // The custom activity form's frame document (issue 51, decision 224), built first: the app
-  // carries it (client/custom-form/frame-document.js, a chunk of its own loaded with the first
+  // carries it (client/custom-form/frame-document.ts, a chunk of its own loaded with the first
   // custom form) and writes it into the frame, and its CSP allows the frame's code by hash.
   const frame = await buildFrame(root);
   // The import screen's worker, a module worker with its own lazy chunks (the spreadsheet readers).
   const worker = await build({
     ...common,
-    entryPoints: [`${root}src/modules/web-app/client/sheets-worker.js`],
+    entryPoints: [`${root}src/modules/web-app/client/sheets-worker.ts`],
     define: { 'process.env.NODE_ENV': '"production"' },
   });
   const workerOutputs = Object.entries(worker.metafile.outputs);
-  const workerEntry = workerOutputs.find(([, o]) => o.entryPoint?.endsWith('client/sheets-worker.js'));
+  const workerEntry = workerOutputs.find(([, o]) => o.entryPoint?.endsWith('client/sheets-worker.ts'));
   if (!workerEntry) throw new Error('web app: no worker output');
   const result = await build({
     ...common,
-    entryPoints: [`${root}src/modules/web-app/client/main.js`],
+    entryPoints: [`${root}src/modules/web-app/client/main.ts`],
     define: {
       'process.env.NODE_ENV': '"production"',
       SDCS_SHEETS_WORKER: JSON.stringify(`/app/assets/${basename(workerEntry[0])}`),
@@ -55,7 +55,7 @@ export async function buildWebApp(root, outdir) {
   const outputs = [...Object.entries(result.metafile.outputs), ...workerOutputs];
   // Dynamically imported modules (the import screen, each language's messages) are entry points
   // of their own in the metafile: the page loads main.js's.
-  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('client/main.js'));
+  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('client/main.ts'));
   if (!entry) throw new Error('web app: no entry output');
   const manifest = {
     script: basename(entry[0]),

@@ -10,10 +10,17 @@ import { describe, expect, it } from 'vitest';
 // 3. Data flows one way: the import graph between the modules of src/modules and the other
 //    areas of src/ (http, db, domain, lib, sandbox, app.ts, ...) has no cycle, type-only
 //    imports included (a type cycle through the composition root is still a cycle).
-// 4. One name means one thing: no two files of src/ export a declaration of the same name
+// 4. One name means one thing: no two files of one program export a declaration of the same name
 //    (a TypeBox schema and its static type, in one file, are one name); re-exports
 //    (`export { X } from`, `export * from`, `export { X }` of an imported X) and the modules'
-//    `index.ts` front doors do not count.
+//    `index.ts` front doors do not count. The browser's code (the `client/` folders, checked by
+//    tsconfig.client.json) is a program of its own: it never imports the server's files, so a
+//    `Form` there (the API's answer, from the generated types) and the server's `Form` schema
+//    cannot be mistaken for each other; the rule applies to each program separately, and the
+//    generated API types (src/api-types) belong to both.
+//    Rules 1 to 3 see the browser's files too (they import no module but through relative paths
+//    inside their own folder, and hold no SQL); the clock rule leaves /client/ out (a browser
+//    has no server clock to inject).
 const SRC = join(import.meta.dirname, '..', 'src');
 const MODULES = join(SRC, 'modules');
 
@@ -368,8 +375,21 @@ function definedExports(source: string): Set<string> {
   return names;
 }
 
-/** Names exported by more than one file (index.ts front doors left out), with their files. */
+/** The program a file is type-checked in: the browser's (a `client/` folder) or the server's. */
+const programOf = (file: string) => (file.includes('/client/') ? 'browser' : 'server');
+const bothPrograms = (file: string) => file.startsWith(join(SRC, 'api-types'));
+
+/** Names exported by more than one file of one program (index.ts front doors left out), with their files. */
 function sameNames(sources: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const program of ['server', 'browser']) {
+    const mine = [...sources].filter(([file]) => programOf(file) === program || bothPrograms(file));
+    found.push(...sameNamesIn(new Map(mine)));
+  }
+  return found;
+}
+
+function sameNamesIn(sources: Map<string, string>): string[] {
   const byName = new Map<string, string[]>();
   for (const [file, source] of sources) {
     if (file.endsWith('/index.ts')) continue;
@@ -402,6 +422,17 @@ describe('one name, one thing', () => {
       [join(MODULES, 'c', 'e.ts'), 'const local = 1;\nexport { local as Row };'],
     ]);
     expect(sameNames(planted)).toEqual(['Row: modules/a/a.ts, modules/b/b.ts, modules/c/e.ts']);
+  });
+
+  it('checks the browser’s program apart from the server’s', () => {
+    const planted = new Map([
+      [join(MODULES, 'forms', 'forms.schemas.ts'), 'export const Form = Type.Object({});'],
+      [join(MODULES, 'web-app', 'client', 'api-shapes.ts'), 'export type Form = { id: string };'],
+      [join(MODULES, 'web-app', 'client', 'other.ts'), 'export function Form() {}'],
+    ]);
+    expect(sameNames(planted)).toEqual([
+      'Form: modules/web-app/client/api-shapes.ts, modules/web-app/client/other.ts',
+    ]);
   });
 });
 

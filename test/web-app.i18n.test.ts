@@ -98,7 +98,7 @@ describe('the public dashboard page’s catalogs', () => {
   }
 });
 
-// The rule of the source check, over src/modules/web-app/client/*.js:
+// The rule of the source check, over src/modules/web-app/client/**/*.ts (not its unit tests):
 // 1. In an htm template (html`…`), the text between tags has no letters: words come from `${t(…)}`.
 // 2. The attributes people read or hear (aria-label, title, placeholder, alt, label) hold no
 //    written words: `aria-label=${t('nav.label')}`, never `aria-label="Main"`.
@@ -106,15 +106,15 @@ describe('the public dashboard page’s catalogs', () => {
 //    then a space and another word: "Loading the period", "Nothing changed.") is a message key's
 //    text, not source; class names, keys, codes and CSS do not match this shape.
 // Names that are not translated (the product name SDCS) are allowed. Every file of the app is
-// checked, also those of its offline part (offline/*.js) and the import worker's (sheets-worker.js,
-// workbook-reader.js), whose problems travel as message keys the page says in the person's language.
+// checked, also those of its offline part (offline/*.ts) and the import worker's (sheets-worker.ts,
+// workbook-reader.ts), whose problems travel as message keys the page says in the person's language.
 const ALLOWED = new Set(['SDCS']);
 const VISIBLE_ATTRIBUTE = /\s(aria-label|title|placeholder|alt|label)\s*=\s*["']([^"']*)["']/g;
 const SENTENCE = /^[A-Z][a-z]+[,:]?\s+[A-Za-z]/;
 
 function textFindings(file: string): string[] {
   const source = readFileSync(join(CLIENT, file), 'utf8');
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: string[] = [];
   const line = (node: ts.Node) => tree.getLineAndCharacterOfPosition(node.getStart()).line + 1;
   const visit = (node: ts.Node) => {
@@ -150,11 +150,11 @@ function textFindings(file: string): string[] {
 
 describe('the app’s source has no text for people outside the message catalogs', () => {
   const files = readdirSync(CLIENT, { recursive: true, encoding: 'utf8' }).filter(
-    (f) => f.endsWith('.js') && !f.startsWith('i18n'),
+    (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts') && !f.startsWith('i18n'),
   );
 
   it('the check sees a text written into a template, an attribute and a sentence', () => {
-    const probe = 'probe.js';
+    const probe = 'probe.ts';
     const tree = (code: string) => {
       const write = join(import.meta.dirname, '..', 'test-output');
       return { code, write };
@@ -165,7 +165,7 @@ describe('the app’s source has no text for people outside the message catalogs
     expect(SENTENCE.test('secondary small')).toBe(false);
     expect(SENTENCE.test('COMPLETED')).toBe(false);
     expect([...' aria-label="Main"'.matchAll(VISIBLE_ATTRIBUTE)].length).toBe(1);
-    expect(probe).toBe('probe.js');
+    expect(probe).toBe('probe.ts');
   });
 
   for (const file of files) {

@@ -2,20 +2,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 // The refusals the app shows (decision 212): the code's sentence in the person's language where the
 // service's message only restates the code; the service's own words where they say more (issues,
-// a conflict's reason). api.js reads the page's data-api when loaded: a bare document stands in.
-// The app's modules are JavaScript without declarations: typed loosely here.
-let api: any;
-let i18n: any;
+// a conflict's reason). api.ts reads the page's data-api when loaded: a bare document stands in,
+// set before the modules are imported.
+let api: typeof import('./api.ts');
+let i18n: typeof import('./i18n/index.ts');
 
 beforeAll(async () => {
-  (globalThis as any).document ??= { body: { dataset: {} }, documentElement: {} };
-  // @ts-expect-error the app's JavaScript has no declaration file
-  api = await import('./api.js');
-  // @ts-expect-error the app's JavaScript has no declaration file
-  i18n = await import('./i18n/index.js');
+  const global = globalThis as { document?: unknown };
+  global.document ??= { body: { dataset: {} }, documentElement: {} };
+  api = await import('./api.ts');
+  i18n = await import('./i18n/index.ts');
 });
 
-const refusal = (status: number, body: unknown) => new api.ApiError(status, body);
+const refusal = (status: number, body: ConstructorParameters<typeof api.ApiError>[1]) =>
+  new api.ApiError(status, body);
 
 describe('errorLines', () => {
   it('says a refusal code in plain words in the person’s language, not the service’s fixed English', async () => {
