@@ -63,7 +63,14 @@ import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
 import { PLAIN_HANDLERS, type SlotGuard, type ValuesPipeline } from './modules/values/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
-import { DELIVER_JOB, deliveryHandler, webhooksRoutes } from './modules/webhooks/index.ts';
+import {
+  DELIVER_JOB,
+  deliveryHandler,
+  PERIODS_SWEEP_INTERVAL_MS,
+  PERIODS_SWEEP_JOB,
+  sweepCompletedPeriods,
+  webhooksRoutes,
+} from './modules/webhooks/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -224,6 +231,10 @@ export async function buildApp({
   jobs.every(MEDIA_CLEANUP_JOB, CLEANUP_INTERVAL_MS, async () => {
     const removed = await cleanupPendingMedia(database, storage, clock());
     if (removed > 0) app.log.info({ removed }, 'removed abandoned pending uploads');
+  });
+  // Completed periods that no write announced (decision 223), within a minute, by one process.
+  jobs.every(PERIODS_SWEEP_JOB, PERIODS_SWEEP_INTERVAL_MS, async () => {
+    await sweepCompletedPeriods(database);
   });
   app.decorate('jobs', jobs);
   watchJobs(metrics, () => database.unscoped((db) => jobQueue.counts(db)));
