@@ -22,7 +22,10 @@ afterAll(() => shutdownSandbox());
 describe('uiCode at save', () => {
   it('stores a component body as given', async () => {
     const uiCode = "return h('div', null, h('label', { for: 'l' }, 'Litres'));";
-    const res = await api(t, 'POST', '/activity-definitions', { token: tenant.manager.token, body: body(uiCode) });
+    const res = await api(t, 'POST', '/activity-definitions', {
+      token: tenant.manager.token,
+      body: body(uiCode),
+    });
     expect(res.status).toBe(200);
     expect(res.body.uiCode).toBe(uiCode);
   });

@@ -52,7 +52,10 @@ describe('a manager limited to Plant 1 and members of no site (decision 168)', (
     expect(place.status).toBe(403);
     expect(await roleOf(nobody.userId)).toBe('VIEWER');
     // A manager of every site may.
-    const ok = await api(t, 'PATCH', memberUrl(nobody.userId), { token: wide.token, body: { role: 'COLLECTOR' } });
+    const ok = await api(t, 'PATCH', memberUrl(nobody.userId), {
+      token: wide.token,
+      body: { role: 'COLLECTOR' },
+    });
     expect(ok.status).toBe(200);
     expect(await roleOf(nobody.userId)).toBe('COLLECTOR');
   });
