@@ -43,7 +43,7 @@ import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { indicatorsRoutes } from './modules/indicators/index.ts';
 import { invitations, invitationsRoutes, registerAcceptPage } from './modules/invitations/index.ts';
-import { JobRunner, jobs as jobQueue } from './modules/jobs/index.ts';
+import { JobRunner, jobs as jobQueue, MAIL_JOB, mailHandler, PRUNE_JOB } from './modules/jobs/index.ts';
 import {
   CLEANUP_INTERVAL_MS,
   cleanupPendingMedia,
@@ -56,7 +56,9 @@ import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
 import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
 import {
-  scheduleKeyCleanup,
+  KEY_CLEANUP_INTERVAL_MS,
+  KEY_CLEANUP_JOB,
+  removeExpiredKeys,
   submissionsQueueRoutes,
   submissionsRoutes,
 } from './modules/submissions/index.ts';
@@ -64,7 +66,14 @@ import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
 import { PLAIN_HANDLERS, type SlotGuard, type ValuesPipeline } from './modules/values/index.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
-import { DELIVER_JOB, deliveryHandler, webhooksRoutes } from './modules/webhooks/index.ts';
+import {
+  DELIVER_JOB,
+  deliveryHandler,
+  PERIODS_SWEEP_INTERVAL_MS,
+  PERIODS_SWEEP_JOB,
+  sweepCompletedPeriods,
+  webhooksRoutes,
+} from './modules/webhooks/index.ts';
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -205,7 +214,8 @@ export async function buildApp({
   app.addHook('onClose', async () => {
     await mailer.close?.();
   });
-  // Background work on the durable job queue (decision 216): webhook deliveries, media clean-up.
+  // Background work on the durable job queue (decisions 216, 232): webhook deliveries, e-mails,
+  // media and key clean-up, pruning of finished jobs.
   const jobs = new JobRunner(database, clock, { pollMs: config.jobsPollMs });
   const webhookSecrets = makeSealer(config.secret, 'webhook-secrets');
   jobs.handle(
@@ -225,6 +235,19 @@ export async function buildApp({
   jobs.every(MEDIA_CLEANUP_JOB, CLEANUP_INTERVAL_MS, async () => {
     const removed = await cleanupPendingMedia(database, storage, clock());
     if (removed > 0) app.log.info({ removed }, 'removed abandoned pending uploads');
+  });
+  // Finished jobs older than a week go, hourly, by one process.
+  jobs.every(PRUNE_JOB, 3_600_000, () => jobs.prune());
+  // Reminder and rejection e-mails, queued by the requests that decide them (decision 232).
+  jobs.handle(MAIL_JOB, mailHandler(mailer));
+  // Idempotency-Keys of POST /form-submissions older than 24 hours go, hourly (decisions 194, 232).
+  jobs.every(KEY_CLEANUP_JOB, KEY_CLEANUP_INTERVAL_MS, async () => {
+    const removed = await removeExpiredKeys(database, clock());
+    if (removed > 0) app.log.info({ removed }, 'removed expired submission idempotency keys');
+  });
+  // Completed periods that no write announced (decision 223), within a minute, by one process.
+  jobs.every(PERIODS_SWEEP_JOB, PERIODS_SWEEP_INTERVAL_MS, async () => {
+    await sweepCompletedPeriods(database);
   });
   app.decorate('jobs', jobs);
   watchJobs(metrics, () => database.unscoped((db) => jobQueue.counts(db)));
@@ -308,12 +331,6 @@ export async function buildApp({
   });
   // The reporting web app /app and its files /app/assets/… (outside the API, talks to it).
   registerWebApp(app, { apiPrefix: API_PREFIX, connectOrigins: uploadOrigins(config) });
-  // Idempotency-Keys of POST /form-submissions older than 24 hours go, then hourly (decision 194).
-  let stopKeyCleanup: (() => void) | undefined;
-  app.addHook('onListen', async () => {
-    stopKeyCleanup ??= scheduleKeyCleanup(database, clock, app.log);
-  });
-  app.addHook('onClose', async () => stopKeyCleanup?.());
   // Each process claims due jobs every SDCS_JOBS_POLL_MS once it listens (not in in-process tests).
   let stopJobs: (() => void) | undefined;
   app.addHook('onListen', async () => {

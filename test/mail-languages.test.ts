@@ -19,8 +19,11 @@ import {
  */
 const dataDir = `/tmp/sdcs-mail-languages-${process.pid}-${randomBytes(4).toString('hex')}`;
 const t = useTestApp({ dataDir, publicUrl: 'https://sdcs.example.org' });
-const mailsTo = async (email: string) =>
-  (await readOutbox(`${dataDir}/outbox`)).filter((m) => m.to === email);
+/** The e-mails to `email` in the outbox, once the queued ones were sent (decision 232). */
+const mailsTo = async (email: string) => {
+  await t.app.jobs.drain();
+  return (await readOutbox(`${dataDir}/outbox`)).filter((m) => m.to === email);
+};
 
 let tenant: Tenant;
 let polish: Member;

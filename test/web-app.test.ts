@@ -115,8 +115,11 @@ describe('upload origins in the CSP', () => {
 });
 
 describe('e-mails lead to the web app', () => {
-  const mailsTo = async (email: string) =>
-    (await readOutbox(join(t.config.dataDir, 'outbox'))).filter((m) => m.to === email);
+  /** The e-mails to `email`, once the queued ones were sent (decision 232). */
+  const mailsTo = async (email: string) => {
+    await t.app.jobs.drain();
+    return (await readOutbox(join(t.config.dataDir, 'outbox'))).filter((m) => m.to === email);
+  };
 
   it('the invitation links to PUBLIC_URL/app/accept-invitation', async () => {
     const tenant = await createTenant(t);

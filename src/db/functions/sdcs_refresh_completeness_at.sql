@@ -43,6 +43,14 @@ BEGIN
      WHERE f.form_site_id IS NULL OR o.form_site_id IS NULL
         OR (f.site_id, f.form_id, f.year, f.status, f.on_time) IS DISTINCT FROM (o.site_id, o.form_id, o.year, o.status, o.on_time)
   ),
+  -- Periods that became complete (decision 223): noted for the write to emit `period.completed`.
+  noted AS (
+    INSERT INTO period_completions (organization_id, form_site_id, period_unit, site_id, form_id, year, status, on_time)
+    SELECT org, p.f_id, p.f_unit, p.f_site, p.f_form, p.f_year, p.f_status, p.f_on_time
+      FROM pairs p
+     WHERE p.f_id IS NOT NULL AND p.f_unit > 0 AND p.f_status IN ('COMPLETE', 'NO_ACTIVITY')
+       AND (p.o_status IS NULL OR p.o_status NOT IN ('COMPLETE', 'NO_ACTIVITY'))
+  ),
   changed AS (
     SELECT f_id AS form_site_id, f_unit AS period_unit, f_site AS site_id, f_form AS form_id, f_year AS year,
            f_status AS status, f_on_time AS on_time, 1 AS sign, false AS gone

@@ -5,6 +5,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { submissionsRepository } from '../submissions/index.ts';
 import { runGuards } from '../values/index.ts';
+import { emitCompletedPeriods } from '../webhooks/index.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
 import type { MarkerBody } from './activities.schemas.ts';
 import type { ActivitiesDeps } from './activities.service.ts';
@@ -55,7 +56,10 @@ export async function markNoActivity(deps: ActivitiesDeps, tx: Tx, caller: Calle
       'This period has activities; remove them before marking it as having no activity',
     );
   }
-  return { success: true, id: await repo.mark(tx, caller.organizationId, formId, slot, caller.userId) };
+  const id = await repo.mark(tx, caller.organizationId, formId, slot, caller.userId);
+  // A marker can complete its period (every expected element reported): decision 223.
+  await emitCompletedPeriods(tx, caller.organizationId);
+  return { success: true, id };
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../../domain/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Services } from '../../http/services.ts';
-import { MailDeliveryError } from '../../mail/mailer.ts';
 import {
   CompletenessQuery,
   CompletenessReport,
@@ -13,7 +11,7 @@ import { getCompleteness, sendReminders } from './completeness.service.ts';
 
 const TAGS = ['Completeness'];
 
-export const completenessRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { mailer, config }) => {
+export const completenessRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { config }) => {
   const publicUrl = config.publicUrl;
   app.get(
     '/completeness',
@@ -41,28 +39,14 @@ export const completenessRoutes: FastifyPluginAsyncTypebox<Services> = async (ap
         tags: TAGS,
         summary: 'E-mail the collectors of the sites that have not reported a period (managers)',
         description:
-          'Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours, or of 5 form periods in all, is not e-mailed again (also when several calls run at once). Answers how many people were reminded.',
+          'Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours, or of 5 form periods in all, is not e-mailed again (also when several calls run at once). The e-mails are queued with the log of reminders and sent once it is stored, retried for hours when the mail server fails. Answers how many people were reminded.',
         body: RemindersBody,
         response: { 200: RemindersResult, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      try {
-        return await request.tenant((tx, caller) =>
-          sendReminders(tx, caller, request.body, {
-            mailer,
-            now: app.clock(),
-            ...(publicUrl ? { publicUrl } : {}),
-          }),
-        );
-      } catch (err) {
-        if (!(err instanceof MailDeliveryError)) throw err;
-        request.log.error({ err }, 'reminder e-mail not sent');
-        throw new AppError(
-          'INTERNAL_SERVER_ERROR',
-          'A reminder e-mail could not be sent, so none was recorded',
-        );
-      }
-    },
+    (request) =>
+      request.tenant((tx, caller) =>
+        sendReminders(tx, caller, request.body, { now: app.clock(), ...(publicUrl ? { publicUrl } : {}) }),
+      ),
   );
 };

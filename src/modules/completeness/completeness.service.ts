@@ -4,9 +4,9 @@ import { forbidden, invalidField, notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { forms } from '../forms/index.ts';
+import { jobs } from '../jobs/index.ts';
 import { sites } from '../sites/index.ts';
 import { completenessSource, keptTotals } from './completeness.kept.ts';
 import { reminderMail } from './completeness.mail.ts';
@@ -187,14 +187,14 @@ export async function getCompleteness(
  * Reminds the collectors of the sites that are MISSING or PARTIAL for one period (of the caller's
  * scope, or of `siteIds`): one e-mail per person listing each of their sites and what it misses.
  * Someone reminded of the same period, or of MAX_REMINDERS_PER_DAY periods, in the last 24 hours
- * is skipped (atomically: see `lockRecipients`). The reminders are logged
- * and the e-mails sent last inside the transaction: if one cannot be sent, nothing is logged.
+ * is skipped (atomically: see `lockRecipients`). The reminders are logged and the e-mails queued
+ * as jobs in the same transaction (sent once it commits, retried with back-off: decision 232).
  */
 export async function sendReminders(
   tx: Tx,
   caller: Caller,
   body: RemindersBody,
-  deps: { mailer: Mailer; now: Date; publicUrl?: string },
+  deps: { now: Date; publicUrl?: string },
 ): Promise<RemindersResult> {
   const org = caller.organizationId;
   const form = await forms.find(tx, org, body.formId);
@@ -247,8 +247,10 @@ export async function sendReminders(
     deps.now,
   );
   const skipped = new Set(collectors.filter((c) => already.has(c.user_id)).map((c) => c.user_id));
-  for (const person of people.values()) {
-    await deps.mailer.send(
+  await jobs.enqueueMails(
+    tx,
+    org,
+    [...people.values()].map((person) =>
       reminderMail({
         to: person.email,
         name: person.name,
@@ -265,8 +267,9 @@ export async function sendReminders(
           missing: missingKeys(expected, s).map((e) => e.label),
         })),
       }),
-    );
-  }
+    ),
+    deps.now,
+  );
   return { reminded: people.size, alreadyReminded: skipped.size, sites: open.length };
 }
 

@@ -17,6 +17,9 @@ export type Backoff = (attempt: number) => number;
 /** Finished (done or failed) jobs are kept this long, for the metrics and for looking into. */
 export const KEEP_FINISHED_MS = 7 * 24 * 3_600_000;
 
+/** The recurring job that prunes finished jobs, hourly, by one process. */
+export const PRUNE_JOB = 'jobs.prune';
+
 /** 5 s, 20 s, 80 s, … ×4 each time, at most 12 hours apart. */
 export const exponentialBackoff: Backoff = (attempt) => Math.min(5_000 * 4 ** (attempt - 1), 12 * 3_600_000);
 
@@ -143,28 +146,18 @@ export class JobRunner {
     await this.running?.catch(() => undefined);
   }
 
-  /** Removes finished jobs older than `KEEP_FINISHED_MS`. */
+  /** Removes finished jobs older than `KEEP_FINISHED_MS` (the hourly `PRUNE_JOB`). */
   prune(): Promise<void> {
     const before = new Date(this.clock().getTime() - KEEP_FINISHED_MS);
     return this.database.system((tx) => repo.prune(tx, before));
   }
 
-  /**
-   * Polls every `pollMs`, and prunes finished jobs hourly, until the returned function is called
-   * (the server, not in-process tests).
-   */
+  /** Polls every `pollMs` until the returned function is called (the server, not in-process tests). */
   start(log: FastifyBaseLogger): () => void {
     const timer = setInterval(() => {
       this.runOnce().catch((error) => log.error({ err: error }, 'job round failed'));
     }, this.pollMs);
-    const pruning = setInterval(() => {
-      this.prune().catch((error) => log.error({ err: error }, 'pruning finished jobs failed'));
-    }, 3_600_000);
     timer.unref();
-    pruning.unref();
-    return () => {
-      clearInterval(timer);
-      clearInterval(pruning);
-    };
+    return () => clearInterval(timer);
   }
 }

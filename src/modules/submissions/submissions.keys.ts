@@ -62,19 +62,5 @@ export function removeExpiredKeys(database: Database, now: Date): Promise<number
   return database.system((tx) => keys.removeOlderThan(tx, before));
 }
 
-/** Runs the removal now and then hourly; returns the function that stops it. */
-export function scheduleKeyCleanup(
-  database: Database,
-  clock: () => Date,
-  log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void },
-): () => void {
-  const run = () =>
-    removeExpiredKeys(database, clock()).then(
-      (removed) => removed > 0 && log.info({ removed }, 'removed expired submission idempotency keys'),
-      (error) => log.error({ err: error }, 'submission idempotency key cleanup failed'),
-    );
-  void run();
-  const timer = setInterval(run, KEY_CLEANUP_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+/** The recurring job that removes expired keys, hourly, by one process (decision 232). */
+export const KEY_CLEANUP_JOB = 'submissions.key-cleanup';

@@ -1,19 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../../domain/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Services } from '../../http/services.ts';
-import { MailDeliveryError } from '../../mail/mailer.ts';
-import { webhookEvents } from '../webhooks/index.ts';
 import { BulkReviewBody, BulkReviewResult, QueuePage, QueueQuery } from './submissions.queue.schemas.ts';
 import { listQueue, MAX_REJECTION_MAILS_PER_DAY, reviewValues } from './submissions.queue.ts';
 
 const TAGS = ['Form submissions'];
 
 /** The review queue across forms and sites, and reviews of many values at once. */
-export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<Services> = async (
-  app,
-  { mailer, config },
-) => {
+export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<Services> = async (app, { config }) => {
   const publicUrl = config.publicUrl;
   app.get(
     '/form-submissions/values',
@@ -40,35 +34,14 @@ export const submissionsQueueRoutes: FastifyPluginAsyncTypebox<Services> = async
         operationId: 'formSubmissions.reviewValues',
         tags: TAGS,
         summary: 'Approve or reject many values at once (managers of their sites)',
-        description: `All or nothing: every id must be a live value on a site you manage (an id you cannot read is a 404 naming \`ids.N\`, one on a site you read but do not manage a 403), else nothing changes. Values that already have the status are left as they are; each changed value gets a review, with the comment, in its history. Rejecting needs a comment. Each person who recorded rejected values gets one e-mail for the request, listing the values by form, site and period with a link to correct them, unless they got ${MAX_REJECTION_MAILS_PER_DAY} rejection e-mails in the last 24 hours (then the rejection shows only on their home screen). If an e-mail cannot be sent, nothing is reviewed (500).`,
+        description: `All or nothing: every id must be a live value on a site you manage (an id you cannot read is a 404 naming \`ids.N\`, one on a site you read but do not manage a 403), else nothing changes. Values that already have the status are left as they are; each changed value gets a review, with the comment, in its history. Rejecting needs a comment. Each person who recorded rejected values gets one e-mail for the request, listing the values by form, site and period with a link to correct them, unless they got ${MAX_REJECTION_MAILS_PER_DAY} rejection e-mails in the last 24 hours (then the rejection shows only on their home screen). The e-mails are queued with the review and sent once it is stored, retried for hours when the mail server fails; \`mailed\` counts the e-mails queued. A \`value.reviewed\` webhook event lists the values whose status changed.`,
         body: BulkReviewBody,
         response: { 200: BulkReviewResult, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      try {
-        return await request.tenant(async (tx, caller) => {
-          const result = await reviewValues(tx, caller, request.body, {
-            mailer,
-            now: app.clock(),
-            ...(publicUrl ? { publicUrl } : {}),
-          });
-          if (result.reviewed > 0)
-            await webhookEvents.valuesReviewed(tx, caller.organizationId, {
-              ids: request.body.ids,
-              status: request.body.status,
-              comment: request.body.comment ?? null,
-            });
-          return result;
-        });
-      } catch (err) {
-        if (!(err instanceof MailDeliveryError)) throw err;
-        request.log.error({ err }, 'rejection e-mail not sent');
-        throw new AppError(
-          'INTERNAL_SERVER_ERROR',
-          'A rejection e-mail could not be sent, so nothing was reviewed',
-        );
-      }
-    },
+    (request) =>
+      request.tenant((tx, caller) =>
+        reviewValues(tx, caller, request.body, { now: app.clock(), ...(publicUrl ? { publicUrl } : {}) }),
+      ),
   );
 };

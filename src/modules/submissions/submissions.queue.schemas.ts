@@ -184,7 +184,8 @@ export const BulkReviewResult = Type.Object(
     reviewed: Type.Integer({ description: 'Values whose status changed (a review joined their history)' }),
     unchanged: Type.Integer({ description: 'Values that already had this status: left as they were' }),
     mailed: Type.Integer({
-      description: 'Rejections: e-mails sent, one per person who recorded rejected values',
+      description:
+        'Rejections: e-mails queued (sent once the review is stored), one per person who recorded rejected values',
     }),
     notMailed: Type.Integer({
       description: 'Rejections: people not e-mailed because they reached the daily cap of rejection e-mails',

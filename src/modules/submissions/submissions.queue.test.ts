@@ -21,7 +21,11 @@ import { MAX_REJECTION_MAILS_PER_DAY } from './submissions.queue.ts';
  */
 const dataDir = `/tmp/sdcs-queue-${process.pid}-${randomBytes(4).toString('hex')}`;
 const t = useTestApp({ dataDir, publicUrl: 'https://sdcs.example.org' });
-const outbox = () => readOutbox(`${dataDir}/outbox`);
+/** The outbox once the queued e-mails were sent (decision 232). */
+const outbox = async () => {
+  await t.app.jobs.drain();
+  return readOutbox(`${dataDir}/outbox`);
+};
 
 let tenant: Tenant;
 let other: Tenant;

@@ -2,9 +2,10 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { AppError, authorize, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
-import type { Mailer } from '../../mail/mailer.ts';
 import { policy, siteScope } from '../access/index.ts';
+import { jobs } from '../jobs/index.ts';
 import { snapshotOf, writeReviews } from '../values/index.ts';
+import { webhookEvents } from '../webhooks/index.ts';
 import {
   type QueueKey,
   type QueueRow,
@@ -107,15 +108,16 @@ export async function listQueue(tx: Tx, caller: Caller, query: QueueQuery): Prom
 /**
  * Approves or rejects every value of `ids` in one transaction: all of them, or none (an id that
  * is not a live value on a site the caller reads is a 404; a site the caller reads but does not
- * manage is a 403). Values already in the status are left alone. Rejections e-mail each person
- * who recorded rejected values once, within the daily cap; the e-mails are sent last, so one
- * that cannot be sent undoes the whole review.
+ * manage is a 403). Values already in the status are left alone, and only the values that changed
+ * are in the `value.reviewed` event. Rejections e-mail each person who recorded rejected values
+ * once, within the daily cap: the e-mails are queued as jobs in the review's transaction (sent
+ * once it commits, retried with back-off: decision 232).
  */
 export async function reviewValues(
   tx: Tx,
   caller: Caller,
   body: BulkReviewBody,
-  deps: { mailer: Mailer; now: Date; publicUrl?: string },
+  deps: { now: Date; publicUrl?: string },
 ): Promise<BulkReviewResult> {
   const comment = body.comment?.trim() ?? '';
   if (body.status === 'REJECTED' && !comment)
@@ -144,6 +146,12 @@ export async function reviewValues(
     body.status,
     comment || null,
   );
+  if (changed.length > 0)
+    await webhookEvents.valuesReviewed(tx, org, {
+      ids: changed.map((r) => r.id),
+      status: body.status,
+      comment: comment || null,
+    });
   const result = {
     status: body.status,
     reviewed: changed.length,
@@ -180,7 +188,7 @@ export async function reviewValues(
       }),
     );
   }
-  for (const mail of mails) await deps.mailer.send(mail);
+  await jobs.enqueueMails(tx, org, mails, deps.now);
   result.mailed = mails.length;
   return result;
 }

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
 import { valueChangesRepository as repo, type ValueChange } from './changes.repository.ts';
 import { runGuards, type SlotGuard, type ValueSlot } from './element-types.ts';
+import { emitCompletedPeriods } from '../webhooks/index.ts';
 import type { Snapshot } from './values.history.ts';
 
 /** Who writes: the organization, and the person the values and their history name. */
@@ -70,7 +71,8 @@ export class ValueWrites {
  * The one writer of stored values (decision 199): runs the slot guards (period locks and any
  * other the composition root registers) on the slots a write touches, then hands the write its
  * `ValueWrites`. Submissions and imports (`storeBatch`), an activity's PATCH and a definition's
- * recalculation all write through it, in the caller's transaction.
+ * recalculation all write through it, in the caller's transaction. Periods the write completed
+ * are announced (`period.completed`, decision 223) in the same transaction.
  */
 export async function writeValues<T>(
   tx: Tx,
@@ -79,13 +81,16 @@ export async function writeValues<T>(
   write: (values: ValueWrites) => Promise<T>,
 ): Promise<T> {
   await runGuards(guarded.guards, tx, who.organizationId, guarded.slots);
-  return write(new ValueWrites(tx, who));
+  const result = await write(new ValueWrites(tx, who));
+  await emitCompletedPeriods(tx, who.organizationId);
+  return result;
 }
 
 /**
  * Reviews values (a single review or a bulk one): sets their status and records, per value, a
  * REVIEW in its history with the comment. A review changes no value, so no slot guard applies (a
- * locked period's values can still be reviewed, as before this writer).
+ * locked period's values can still be reviewed, as before this writer). A rejection taken back
+ * can complete a period again: announced as any write's (decision 223).
  */
 export async function writeReviews(
   tx: Tx,
@@ -113,4 +118,5 @@ export async function writeReviews(
       comment,
     })),
   );
+  await emitCompletedPeriods(tx, org);
 }

@@ -9,4 +9,10 @@ export {
   type WebhookEvent,
   webhookEvents,
 } from './webhooks.events.ts';
+export {
+  emitCompletedPeriods,
+  PERIODS_SWEEP_INTERVAL_MS,
+  PERIODS_SWEEP_JOB,
+  sweepCompletedPeriods,
+} from './webhooks.periods.ts';
 export { webhooksRoutes } from './webhooks.routes.ts';

@@ -7,7 +7,7 @@ const EventName = Type.Union(
   WEBHOOK_EVENTS.map((e) => Type.Literal(e)),
   {
     description:
-      'value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected), period.completed (every element of a form, site and period reported), period.locked, import.finished (an executed import completed or failed)',
+      'value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected; a bulk review lists the values whose status changed), period.completed (a form-site period became complete: every expected element reported; once per transition, again only after it became incomplete), period.locked (locks newly made), import.finished (an executed import completed or failed). No export.ready: exports are not jobs',
   },
 );
 const Events = Type.Array(EventName, {
