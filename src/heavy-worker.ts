@@ -8,5 +8,10 @@
 import { jsonBodyTask } from './http/heavy-body.ts';
 import { serveHeavyTasks } from './lib/heavy/serve.ts';
 import { tableEncodeTask } from './lib/tabular/task.ts';
+import { tableExportTask } from './modules/exports/index.ts';
 
-serveHeavyTasks({ 'json-body': jsonBodyTask, 'table-encode': tableEncodeTask });
+serveHeavyTasks({
+  'json-body': jsonBodyTask,
+  'table-encode': tableEncodeTask,
+  'table-export': tableExportTask,
+});

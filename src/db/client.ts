@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   Kysely,
@@ -135,6 +135,8 @@ function serverPool(url: string, max: number): { pool: pg.Pool; stats: () => Poo
 
 /** The service's database: PGlite in a directory, or a PostgreSQL server through a pool. */
 export class Database {
+  #url: string | undefined;
+
   private constructor(
     readonly engine: Engine,
     private readonly kysely: Kysely<DB>,
@@ -149,6 +151,14 @@ export class Database {
     private readonly streams: Kysely<DB> = kysely,
     private readonly streamStatsOf: () => PoolStats = statsOf,
   ) {}
+
+  /**
+   * The PostgreSQL server's URL (undefined on PGlite): a heavy-work worker thread opens its own
+   * connection with it to read an export's rows off the request loop (decision 0227).
+   */
+  get serverUrl(): string | undefined {
+    return this.#url;
+  }
 
   /** The connection pool's use (metrics): open, checked out, waiting for a connection. */
   poolStats(): PoolStats {
@@ -176,7 +186,7 @@ export class Database {
       const main = serverPool(options.databaseUrl, options.poolSize ?? DEFAULT_POOL_SIZE);
       const streams = serverPool(options.databaseUrl, options.streamPoolSize ?? DEFAULT_STREAM_POOL_SIZE);
       const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(main.pool) }) });
-      return new Database(
+      const database = new Database(
         'postgres',
         kysely,
         async (script) => {
@@ -187,8 +197,12 @@ export class Database {
         new Kysely<DB>({ dialect: new PostgresDialect({ pool: lastResultOf(streams.pool) }) }),
         streams.stats,
       );
+      database.#url = options.databaseUrl;
+      return database;
     }
-    const pglite = await PGlite.create({
+    // Loaded only here: a process (or heavy worker, decision 0227) on PostgreSQL never parses PGlite.
+    const { PGlite: Embedded } = await import('@electric-sql/pglite');
+    const pglite = await Embedded.create({
       dataDir: options.dataDir,
       loadDataDir: options.loadDataDir,
       parsers: { [INT8_OID]: (v: string) => Number(v) },

@@ -20,6 +20,36 @@ export interface TableEncodeInput {
 /** Parts smaller than this are joined before they cross (fewer messages for the same bytes). */
 const PART_BYTES = 64 * 1024;
 
+/**
+ * Joins an encoder's chunks into parts of at least `PART_BYTES` before `emit` sends them across
+ * (`flush` sends what is held at once: the head, so that the answer starts, and the end); `bytes`
+ * counts what was sent.
+ */
+export function partSender(emit: (part: unknown) => Promise<void>) {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  const sender = {
+    bytes: 0,
+    async send(chunks: Buffer[], flush = false): Promise<void> {
+      for (const chunk of chunks) {
+        held.push(chunk);
+        heldBytes += chunk.length;
+        sender.bytes += chunk.length;
+        if (heldBytes >= PART_BYTES) await sender.flush();
+      }
+      if (flush) await sender.flush();
+    },
+    async flush(): Promise<void> {
+      if (heldBytes === 0) return;
+      const part = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+      held = [];
+      heldBytes = 0;
+      await emit(part);
+    },
+  };
+  return sender;
+}
+
 export async function tableEncodeTask(
   input: TableEncodeInput,
   emit: (part: unknown) => Promise<void>,
@@ -30,32 +60,14 @@ export async function tableEncodeTask(
       ? xlsxEncoder({ sheetName: input.sheetName ?? 'export', modified: input.modified ?? new Date(0) })
       : parquetEncoder();
   let rows = 0;
-  let bytes = 0;
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  const flush = async () => {
-    if (heldBytes === 0) return;
-    const part = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    await emit(part);
-  };
-  const send = async (chunks: Buffer[], last = false) => {
-    for (const chunk of chunks) {
-      held.push(chunk);
-      heldBytes += chunk.length;
-      bytes += chunk.length;
-      if (heldBytes >= PART_BYTES) await flush();
-    }
-    if (last) await flush();
-  };
+  const parts = partSender(emit);
   // The head goes out at once, so the answer starts before the first page is encoded.
-  await send(await encoder.start(input.columns), true);
+  await parts.send(await encoder.start(input.columns), true);
   for await (const page of feed) {
     const list = page as ExportRow[];
     rows += list.length;
-    await send(await encoder.page(list));
+    await parts.send(await encoder.page(list));
   }
-  await send(await encoder.end(), true);
-  return { rows, bytes };
+  await parts.send(await encoder.end(), true);
+  return { rows, bytes: parts.bytes };
 }

@@ -64,6 +64,9 @@ function open(accept: string) {
         port,
         path: '/api/v1/exports/values?year=2025',
         headers: { authorization: `Bearer ${tenant.owner.token}`, accept },
+        // A connection of its own: a kept-alive one from an earlier test may be reset by the
+        // server as it is reused (seen as ECONNRESET before this request was sent).
+        agent: false,
       },
       (res) => resolve({ res, req }),
     );
@@ -106,8 +109,11 @@ describe('XLSX and Parquet off the request loop', () => {
     const started = performance.now();
     let running = true;
     const seen: { active: number; queued: number }[] = [];
+    // Connections of the request loop's stream pool in use (the exports' reading connections).
+    let loopReads = 0;
     const watch = (async () => {
       while (running) {
+        loopReads = Math.max(loopReads, t.database.streamPoolStats().inUse);
         seen.push(await heavyJobs());
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -120,6 +126,9 @@ describe('XLSX and Parquet off the request loop', () => {
     // The workbooks were made in the pool, two at a time (the organization's share), the rest waiting.
     expect(Math.max(...seen.map((s) => s.active))).toBe(2);
     expect(Math.max(...seen.map((s) => s.queued))).toBeGreaterThanOrEqual(1);
+    // On PostgreSQL the workers read the rows on connections of their own (decision 0227): the
+    // request loop parses none (before, it read every page on its stream pool and built the cells).
+    if (t.database.engine === 'postgres') expect(loopReads).toBe(0);
     const p99 = delay.percentile(99) / 1e6;
     const max = delay.max / 1e6;
     console.info(

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import type { TableEncodeInput } from '../../lib/tabular/task.ts';
 import type { Column } from './exports.columns.ts';
+import type { TableExportInput } from './exports.worker-task.ts';
 import { type ExportFormat, put, type RowWriter } from './exports.formats.ts';
 
 /** Formats whose encoding (XML and deflate; Parquet's pages and Snappy) runs in the heavy pool. */
@@ -67,4 +68,34 @@ export function offLoopWriter(
     },
   };
   return { started: job.started, writer };
+}
+
+/**
+ * A whole export made in the heavy pool (decision 0227): the worker reads the rows on a connection
+ * of its own, makes the cells and the bytes; this side writes its parts to `out` (waiting while
+ * the client is behind; the worker waits for that in turn). Await `started` first (the job may
+ * wait for its organization's turn, or be refused with 429); `done` settles when the last byte was
+ * written, or with the job's failure.
+ */
+export function workerExport(
+  heavy: HeavyWork,
+  input: TableExportInput,
+  out: Writable,
+  signal: AbortSignal,
+): { started: Promise<void>; done: () => Promise<void> } {
+  const job = heavy.stream<Uint8Array, { rows: number; bytes: number }>({
+    organizationId: input.organizationId,
+    task: 'table-export',
+    input,
+    bytes: EXPORT_JOB_BYTES,
+    signal,
+  });
+  return {
+    started: job.started,
+    async done() {
+      for await (const part of job)
+        await put(out, Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+      await job.result;
+    },
+  };
 }

@@ -14,7 +14,7 @@ import {
   type RowWriter,
 } from './exports.formats.ts';
 import type { ExportGate } from './exports.gate.ts';
-import { OFF_LOOP_FORMATS, offLoopWriter } from './exports.offload.ts';
+import { OFF_LOOP_FORMATS, offLoopWriter, workerExport } from './exports.offload.ts';
 import type { ExportPlan } from './exports.service.ts';
 
 /**
@@ -114,36 +114,69 @@ export async function sendExport(
   signal.addEventListener('abort', () => out.destroy(), { once: true });
   const bom = (request.query as { bom?: boolean } | undefined)?.bom ?? true;
   const modified = request.server.clock();
-  let writer: RowWriter;
-  if (OFF_LOOP_FORMATS.has(format)) {
-    // Encoded in the heavy pool: the export waits for its organization's turn before it reads.
-    const off = offLoopWriter(
+  const organizationId = callerOf(request).organizationId;
+  let produce: () => Promise<void>;
+  const url = database.serverUrl;
+  if (url && OFF_LOOP_FORMATS.has(format)) {
+    // PostgreSQL: the whole export runs in the heavy pool, its rows read by the worker itself
+    // (decision 0227); it waits for its organization's turn before anything is read.
+    const job = workerExport(
       heavy,
       {
-        organizationId: callerOf(request).organizationId,
-        format: format as 'xlsx' | 'parquet',
+        databaseUrl: url,
+        organizationId,
+        format,
         columns: plan.columns,
         sheetName: plan.name,
         modified,
+        bom,
+        source: plan.source,
       },
       out,
       signal,
     );
     try {
-      await off.started;
+      await job.started;
     } catch (error) {
       await place.leave();
       throw error;
     }
-    writer = off.writer;
-  } else writer = createWriter(format, out, { sheetName: plan.name, bom, modified });
-  const produce = async () => {
-    await writer.start(plan.columns);
-    await sent(reply);
-    await plan.write(database.engine, streamRun(request, database), signal, writer);
-    await writer.end();
-    out.end();
-  };
+    produce = async () => {
+      await job.done();
+      out.end();
+    };
+  } else {
+    let writer: RowWriter;
+    if (OFF_LOOP_FORMATS.has(format)) {
+      // PGlite: encoded in the heavy pool, the rows read here (the one connection is this thread's).
+      const off = offLoopWriter(
+        heavy,
+        {
+          organizationId,
+          format: format as 'xlsx' | 'parquet',
+          columns: plan.columns,
+          sheetName: plan.name,
+          modified,
+        },
+        out,
+        signal,
+      );
+      try {
+        await off.started;
+      } catch (error) {
+        await place.leave();
+        throw error;
+      }
+      writer = off.writer;
+    } else writer = createWriter(format, out, { sheetName: plan.name, bom, modified });
+    produce = async () => {
+      await writer.start(plan.columns);
+      await sent(reply);
+      await plan.write(database.engine, streamRun(request, database), signal, writer);
+      await writer.end();
+      out.end();
+    };
+  }
   const producer = produce().catch((error: unknown) => {
     if (!(error instanceof ExportCancelled) && !signal.aborted)
       request.log.error({ err: error }, 'export failed');

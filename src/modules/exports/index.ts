@@ -3,3 +3,4 @@
 export { loadVerifyKey, verifyAuditPack } from './audit-pack.verify.ts';
 export { type ExportRefusal, exportGateStats, exportsRunning } from './exports.gate.ts';
 export { exportsRoutes } from './exports.routes.ts';
+export { type TableExportInput, tableExportTask } from './exports.worker-task.ts';
