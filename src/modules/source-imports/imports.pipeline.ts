@@ -107,10 +107,15 @@ export interface RowsMemo {
  * Resolves every row, giving the event loop a turn every few milliseconds (decision 0165): the
  * rows of a 10,000-row import took 60-300 ms in one piece. The order of the outcomes is the rows'.
  */
-async function resolveRows(mapping: Mapping, body: ImportBody, catalog: Catalog): Promise<ResolvedRows> {
+async function resolveRows(
+  mapping: Mapping,
+  body: ImportBody,
+  catalog: Catalog,
+  signal: AbortSignal | undefined,
+): Promise<ResolvedRows> {
   const issues: RowIssue[] = [];
   const candidates: Candidate[] = [];
-  const turns = new Turns();
+  const turns = new Turns(undefined, signal);
   let total = 0;
   let skipped = 0;
   for (const sheet of body.sheets) {
@@ -152,10 +157,11 @@ export async function analyse(
   pipeline: ValuesPipeline,
   session: CalcSession,
   memo: RowsMemo,
+  signal?: AbortSignal,
 ): Promise<Analysis | { jobs: CalcJob[] }> {
   const { catalog, basis } = await loadCatalog(tx, caller, mapping, body, pipeline);
   if (!memo.rows || !isDeepStrictEqual(memo.basis, basis)) {
-    memo.rows = await resolveRows(mapping, body, catalog);
+    memo.rows = await resolveRows(mapping, body, catalog, signal);
     memo.basis = basis;
   }
   const { total, skipped } = memo.rows;
@@ -164,7 +170,7 @@ export async function analyse(
   const jobs = jobsOf(activities);
   if (session.missing(jobs).length > 0 || !(await session.verify(tx))) return { jobs };
   const candidates = withoutFailures(memo.rows.candidates, activities, session.outcomes(jobs), issues);
-  const { drafts, reduced, failed: overflow } = await reduce(candidates, issues);
+  const { drafts, reduced, failed: overflow } = await reduce(candidates, issues, signal);
   const parsed = candidates.length - overflow;
   const sheetOrder = new Map(body.sheets.map((s, i) => [s.name, i]));
   issues.sort((a, b) => sheetOrder.get(a.sheet)! - sheetOrder.get(b.sheet)! || a.rowIndex - b.rowIndex);

@@ -13,13 +13,14 @@ const slotOf = (c: Candidate) => `${c.form.id}|${c.site.id}|${c.year}|${c.elemen
 export async function reduce(
   candidates: Candidate[],
   issues: RowIssue[],
+  signal?: AbortSignal,
 ): Promise<{ drafts: Draft[]; reduced: number; failed: number }> {
   const drafts: Draft[] = [];
   const values = new Map<string, { draft: Draft; sum: number; trail: UnitTrail | null }>();
   const perSlot = new Map<string, number>();
   let reduced = 0;
   let failedCount = 0;
-  const turns = new Turns();
+  const turns = new Turns(undefined, signal);
   for (const c of candidates) {
     if (turns.due()) await turns.give();
     const slot = slotOf(c);

@@ -9,7 +9,6 @@ import { checkValue } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import {
   fail,
-  integerOf,
   isEmpty,
   mappedColumns,
   numberOf,
