@@ -12,16 +12,21 @@ export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolv
 export class Turns {
   private since = performance.now();
 
-  constructor(private readonly budgetMs = TURN_MS) {}
+  /** `signal`: work that is no longer wanted (its client went away) stops at its next turn. */
+  constructor(
+    private readonly budgetMs = TURN_MS,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   /** Whether this work has had the loop for its budget since its last turn. */
   due(): boolean {
     return performance.now() - this.since >= this.budgetMs;
   }
 
-  /** Gives the loop a turn, then starts a new budget. */
+  /** Gives the loop a turn, then starts a new budget (raises the signal's reason once it is aborted). */
   async give(): Promise<void> {
     await nextTurn();
+    this.signal?.throwIfAborted();
     this.since = performance.now();
   }
 

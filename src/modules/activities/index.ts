@@ -4,6 +4,7 @@ export type { CalcJob, CalcOutcome, UsedCoefficient } from './activities.calcula
 export {
   type CalcLimits,
   CalcSession,
+  cancelled,
   DEFAULT_CALC_LIMITS,
   failed,
   failureMessage,

@@ -1,6 +1,5 @@
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import { policy, type SiteScope } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput, datesOutsidePeriod } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
@@ -8,7 +7,18 @@ import type { UnitFactor } from '../units/index.ts';
 import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../values/index.ts';
 import { checkValue } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
-import type { RowIssue, SheetCell, SheetRow } from './imports.schemas.ts';
+import {
+  fail,
+  isEmpty,
+  mappedColumns,
+  numberOf,
+  RowFailure,
+  resolvePeriod,
+  show,
+  textOf,
+  valueFor,
+} from './imports.cells.ts';
+import type { RowIssue, SheetRow } from './imports.schemas.ts';
 
 export interface FormInfo {
   id: string;
@@ -62,67 +72,6 @@ export interface Candidate {
   definition?: ActivityDefinition;
 }
 
-const PERIODS: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
-const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-
-export const isEmpty = (cell: SheetCell | undefined) =>
-  cell === undefined || cell === null || (typeof cell === 'string' && cell.trim() === '');
-
-/** The columns a mapping entry reads. */
-export function mappedColumns(m: SheetMapping): string[] {
-  const out: string[] = [];
-  if (m.site) out.push(m.site.column);
-  if (m.year) out.push(m.year.column);
-  if (m.period) out.push('column' in m.period ? m.period.column : m.period.dateColumn);
-  if (m.element && 'column' in m.element) out.push(m.element.column);
-  if (m.value) out.push(m.value.column);
-  if (m.unit) out.push(m.unit.column);
-  for (const input of Object.values(m.inputs ?? {})) out.push(input.column);
-  return out;
-}
-
-/** The mapping entry for a sheet: the one naming it, else the `*` one. */
-export function mappingFor(sheets: SheetMapping[], name: string): number {
-  const exact = sheets.findIndex((s) => s.sheet === name);
-  return exact >= 0 ? exact : sheets.findIndex((s) => s.sheet === '*');
-}
-
-class RowFailure extends Error {
-  constructor(
-    message: string,
-    readonly column?: string,
-  ) {
-    super(message);
-  }
-}
-
-const fail = (message: string, column?: string): never => {
-  throw new RowFailure(message, column);
-};
-
-const show = (cell: SheetCell | undefined) => JSON.stringify(cell ?? null);
-
-/** A number from a number cell or a plain numeric string ("1234.5"; "1 234,5" is not one). */
-function numberOf(cell: SheetCell | undefined, column: string, what: string): number {
-  let n: number | undefined;
-  if (typeof cell === 'number' && Number.isFinite(cell)) n = cell;
-  else if (typeof cell === 'string' && NUMERIC.test(cell.trim())) n = Number(cell.trim());
-  if (n === undefined) return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
-  // Beyond 2^53 − 1 a number is no longer exact to the unit: refused like a submitted one.
-  if (!isExactNumber(n)) return fail(`${what} ${show(cell)} ${TOO_LARGE}`, column);
-  return n;
-}
-
-function integerOf(cell: SheetCell | undefined, column: string, what: string): number {
-  const n = numberOf(cell, column, what);
-  if (!Number.isInteger(n)) fail(`${what} ${show(cell)} is not a whole number`, column);
-  return n;
-}
-
-function textOf(cell: SheetCell | undefined): string {
-  return typeof cell === 'string' ? cell.trim() : String(cell);
-}
-
 function resolveSite(m: SheetMapping, row: SheetRow, catalog: Catalog): ImportSiteInfo {
   if (!m.site) {
     const id = catalog.context.siteId?.toLowerCase();
@@ -166,76 +115,6 @@ function siteIndex(catalog: Catalog, match: string): Map<string, ImportSiteInfo[
 function metadataText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
-/** Year and period of a row, by the form's period type. */
-function resolvePeriod(m: SheetMapping, row: SheetRow, catalog: Catalog, form: FormInfo) {
-  let date: Date | undefined;
-  if (m.period && 'dateColumn' in m.period) {
-    const column = m.period.dateColumn;
-    const cell = row[column];
-    if (isEmpty(cell)) fail('The date cell is empty', column);
-    const text = textOf(cell);
-    date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text) : undefined;
-    if (!date || Number.isNaN(date.getTime())) {
-      return fail(`${show(cell)} is not an ISO 8601 date (such as 2025-04-30)`, column);
-    }
-  }
-  let year: number;
-  if (m.year) {
-    const column = m.year.column;
-    if (isEmpty(row[column])) fail('The year cell is empty', column);
-    year = integerOf(row[column], column, 'The year');
-    if (year < 1900 || year > 2200) fail(`The year ${year} is outside 1900..2200`, column);
-    if (date && date.getUTCFullYear() !== year) {
-      fail(
-        `The date is in ${date.getUTCFullYear()} (UTC), not in ${year}`,
-        (m.period as { dateColumn: string }).dateColumn,
-      );
-    }
-  } else if (catalog.context.year !== undefined) {
-    year = catalog.context.year;
-  } else if (date) {
-    year = date.getUTCFullYear();
-  } else {
-    return fail('No year: the mapping has no year column and the request no context.year');
-  }
-  const last = PERIODS[form.period_type];
-  let periodUnit = 1;
-  if (date) {
-    const month = date.getUTCMonth() + 1;
-    periodUnit = last === 12 ? month : last === 4 ? Math.ceil(month / 3) : 1;
-  } else if (m.period && 'column' in m.period) {
-    const column = m.period.column;
-    if (isEmpty(row[column])) fail('The period cell is empty', column);
-    periodUnit = integerOf(row[column], column, 'The period');
-    if (periodUnit < 1 || periodUnit > last) {
-      fail(
-        `The period ${periodUnit} is outside ${last === 1 ? '1' : `1..${last}`} for a ${form.period_type} form`,
-        column,
-      );
-    }
-  }
-  return { year, periodUnit };
-}
-
-/** A cell as the element's type expects it: numbers for NUMBER, text for text-like types. */
-function valueFor(element: ElementInfo, cell: SheetCell, column: string): unknown {
-  switch (element.type) {
-    case 'NUMBER':
-      return numberOf(cell, column, 'The value');
-    case 'BOOLEAN':
-      if (typeof cell === 'string' && /^(true|false)$/i.test(cell.trim()))
-        return cell.trim().toLowerCase() === 'true';
-      return cell;
-    case 'TEXT':
-    case 'SELECT':
-    case 'DATE':
-    case 'FILE':
-      return typeof cell === 'number' ? String(cell) : cell;
-    default:
-      return cell;
-  }
 }
 
 function resolveFormValue(

@@ -1,14 +1,21 @@
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  type FastifyPluginAsyncTypebox,
+  Type,
+  type TypeBoxTypeProvider,
+} from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/auth.ts';
 import { bodyFingerprint, registerOffLoopJsonBody } from '../../http/heavy-body.ts';
 import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Services } from '../../http/services.ts';
 import { bodyValidatedElsewhere } from '../../http/validation.ts';
+import { BackgroundImports } from './imports.jobs.ts';
 import {
+  ImportAccepted,
   ImportBody,
   ImportHeaders,
   ImportResult,
+  prefersAsync,
   RunDetail,
   RunPage,
   RunParams,
@@ -27,6 +34,9 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
   { config, pipeline, heavy },
 ) => {
   const limits = { budgetMs: Math.max(config.calcRequestBudgetMs, IMPORT_CALC_BUDGET_MS) };
+  // Imports answered 202 run after their answer; the service waits for them (undone) when it stops.
+  const background = new BackgroundImports();
+  app.addHook('onClose', () => background.close());
   // The body (up to 10 MiB) is parsed, validated and hashed in the heavy-work pool, as a job of
   // the caller's organization (decision 0177): the same answers, without holding the event loop.
   await app.register(async (plain) => {
@@ -43,20 +53,51 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
           tags: TAGS,
           summary: 'Preview or execute an import of sheets through a source adapter (collectors)',
           description:
-            'Synchronous. `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.',
+            'Synchronous by default; with `Prefer: respond-async`, answers 202 with the pending run and imports after the answer (poll its `Location`; a retry with the same key and body answers the same run, 202 with `replayed: true`; a synchronous retry of a run still running is 409). `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.',
           headers: ImportHeaders,
           body: ImportBody,
-          response: { 200: ImportResult, ...errors(400, 401, 403, 409, 413) },
+          response: {
+            200: ImportResult,
+            202: {
+              ...ImportAccepted,
+              description:
+                'Accepted (`Prefer: respond-async`): the run, pending; the import runs after this answer. Poll the `Location` until the run is `completed`, `previewed` or `failed`',
+              headers: {
+                location: Type.String({ description: 'The run: GET /source-imports/{runId}' }),
+                'preference-applied': Type.String({ enum: ['respond-async'] }),
+              },
+            },
+            ...errors(400, 401, 403, 409, 413),
+          },
         },
       },
-      (request, reply) =>
-        runImport(tenantRun(request), callerOf(request), request.headers['idempotency-key'], request.body, {
+      async (request, reply) => {
+        const deps = {
           fingerprint: bodyFingerprint(request),
-          signal: clientGone(request, reply),
           pipeline,
           limits,
-          log: (e) => request.log.error({ err: e }, 'source import failed while writing'),
-        }),
+          log: (e: unknown) => request.log.error({ err: e }, 'source import failed while writing'),
+        };
+        const key = request.headers['idempotency-key'];
+        if (!prefersAsync(request.headers.prefer))
+          return runImport(tenantRun(request), callerOf(request), key, request.body, {
+            ...deps,
+            signal: clientGone(request, reply),
+          });
+        const { answer, start } = await background.accept(
+          tenantRun(request),
+          callerOf(request),
+          key,
+          request.body,
+          deps,
+        );
+        start?.();
+        return reply
+          .code(202)
+          .header('location', `${request.url.split('?')[0]}/${answer.run.id}`)
+          .header('preference-applied', 'respond-async')
+          .send(answer);
+      },
     );
   });
 

@@ -21,7 +21,19 @@ export const ImportHeaders = Type.Object({
   'idempotency-key': idempotencyKey(
     '1-200 printable ASCII characters without spaces, unique per import and user; reuse it unchanged on retries. Keys are kept at least 24 hours (currently for as long as the run is kept).',
   ),
+  prefer: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        '`respond-async` (RFC 7240): answer 202 with the run at once and import after the answer; poll `GET /source-imports/{runId}` (the `Location`) until its status is `completed`, `previewed` or `failed`. Recommended for imports of more than 2,000 rows. Other preferences are ignored.',
+      examples: ['respond-async'],
+    }),
+  ),
 });
+
+/** Whether the client asked for the answer before the work (`Prefer: respond-async`, RFC 7240). */
+export const prefersAsync = (prefer: string | undefined) =>
+  (prefer ?? '').split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async');
 
 export const ImportBody = Type.Object(
   {
@@ -155,6 +167,14 @@ export const ImportResult = Type.Object({
   }),
 });
 export type ImportResult = Static<typeof ImportResult>;
+
+export const ImportAccepted = Type.Object({
+  run: Run,
+  replayed: Type.Boolean({
+    description: 'true: the key was already used with this body; this is the run it started',
+  }),
+});
+export type ImportAccepted = Static<typeof ImportAccepted>;
 
 export const RunsQuery = Type.Object(pageQuery('Runs'), Strict);
 export const RunQuery = Type.Object(pageQuery('Issues'), Strict);

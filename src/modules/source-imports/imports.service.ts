@@ -5,7 +5,7 @@ import { AppError, invalidField, notFound } from '../../domain/errors.ts';
 import { idempotencyConflict } from '../../http/idempotency.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { type CalcLimits, CalcSession } from '../activities/index.ts';
+import { type CalcLimits, CalcSession, cancelled } from '../activities/index.ts';
 import type { TenantRun } from '../values/index.ts';
 import {
   type AttemptOutcome,
@@ -36,7 +36,7 @@ export function replay(
 }
 
 /** Checks what can be refused before a run exists: the row limit, the definition and its version. */
-async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<Mapping> {
+export async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<Mapping> {
   const total = body.sheets.reduce((n, s) => n + s.rows.length, 0);
   if (total > MAX_ROWS) {
     throw invalidField(
@@ -62,7 +62,7 @@ async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<M
 const MAX_ISSUES_IN_ANSWER = 100;
 
 /** What an import gets from the composition root, and what its attempts share. */
-interface ImportDeps {
+export interface ImportDeps {
   pipeline: ValuesPipeline;
   limits: CalcLimits;
   log: (error: unknown) => void;
@@ -70,6 +70,11 @@ interface ImportDeps {
   fingerprint?: string | undefined;
   /** Aborted when the client goes away: the calculations stop and nothing is written. */
   signal?: AbortSignal | undefined;
+  /**
+   * The run this import fills, claimed already (an import answered 202, imports.jobs.ts): its key
+   * is not looked up again, and the run is finished by this attempt instead of claimed.
+   */
+  claimedRunId?: string | undefined;
 }
 
 /**
@@ -106,13 +111,16 @@ export async function runImport(
   const memo: RowsMemo = {};
   try {
     return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<ImportResult>> => {
-      const existing = await repo.findByKey(tx, org, caller.userId, key);
+      const runId = deps.claimedRunId;
+      const existing = runId ? undefined : await repo.findByKey(tx, org, caller.userId, key);
       if (existing) return { done: replay(existing, fingerprint) };
       const mapping = await checkRequest(tx, caller, body);
       // Reads only, so an attempt that must calculate first has nothing to undo.
-      const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc, memo);
+      const analysis = await analyse(tx, caller, mapping, body, deps.pipeline, calc, memo, signal);
       if ('jobs' in analysis) return { compute: () => calc.compute(analysis.jobs) };
       const mode = body.mode ?? 'preview';
+      signal.throwIfAborted();
+      if (runId) return importRows(tx, caller, body, analysis, runId, mode, { ...deps, signal, sessions });
       const claimed = await repo.claim(tx, org, {
         userId: caller.userId,
         key,
@@ -123,8 +131,12 @@ export async function runImport(
       });
       if (!claimed)
         return { done: replay((await repo.findByKey(tx, org, caller.userId, key))!, fingerprint) };
-      return importRows(tx, caller, body, analysis, claimed.id, mode, { ...deps, sessions });
+      return importRows(tx, caller, body, analysis, claimed.id, mode, { ...deps, signal, sessions });
     });
+  } catch (e) {
+    // The client went away (or the service stops): the transaction was undone, nothing is written.
+    if (signal.aborted) throw deps.signal?.reason instanceof AppError ? deps.signal.reason : cancelled();
+    throw e;
   } finally {
     await sessions.close();
     await calc.dispose();
@@ -157,7 +169,7 @@ async function importRows(
       if ('compute' in written) throw new ComputeFirst(written.compute);
       writes = written.done;
     } catch (e) {
-      if (e instanceof ComputeFirst) throw e;
+      if (e instanceof ComputeFirst || deps.signal?.aborted) throw e;
       deps.log(e);
       status = 'failed';
       error =
@@ -218,12 +230,15 @@ async function write(
       analysis.drafts,
       runId,
       sheets.map((s) => s.name),
+      deps.signal,
     );
     const stored = await storeBatch(tx, deps.pipeline, caller, batch, deps.sessions, {
       answer: false,
       checked: true,
     });
     if ('compute' in stored) return { keep: false, value: stored };
+    // Written, but no longer wanted: undone here (and the import's transaction with it).
+    deps.signal?.throwIfAborted();
     return { keep: true, value: { done: { formValues, activities } } };
   });
 }

@@ -35,6 +35,7 @@ export async function batchOf(
   drafts: Draft[],
   runId: string,
   sheetNames: readonly string[],
+  signal?: AbortSignal,
 ): Promise<{ batch: ResolvedBatch; formValues: number; activities: number }> {
   const groups = groupBy(drafts, (d) => `${d.form.id}|${d.site.id}|${d.year}`);
   const firsts = [...groups.values()].map((g) => g[0]!);
@@ -46,7 +47,7 @@ export async function batchOf(
   let formValues = 0;
   let activities = 0;
   const entries: ResolvedEntry[] = [];
-  const turns = new Turns();
+  const turns = new Turns(undefined, signal);
   const rowPath = ({ sheet, rowIndex }: { sheet: string; rowIndex: number }) =>
     `sheets.${sheetNames.indexOf(sheet)}.rows.${rowIndex}`;
   for (const [n, group] of [...groups.values()].entries()) {

@@ -1,0 +1,103 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { invalidField } from '../../domain/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { siteScope } from '../access/index.ts';
+import type { ActivityDefinition } from '../activity-definitions/index.ts';
+import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
+import { forms as formsRepository } from '../forms/index.ts';
+import type { ElementInfo, ValuesPipeline } from '../values/index.ts';
+import type { Mapping } from './adapters.schemas.ts';
+import { importsRepository as repo } from './imports.repository.ts';
+import type { Catalog, FormInfo, ImportSiteInfo } from './imports.resolve.ts';
+import type { ImportBody } from './imports.schemas.ts';
+
+/**
+ * Everything an import's rows are resolved against (sites, units, the caller's scope, the mapped
+ * forms and their elements, the activity definitions), read once per attempt, and the `basis`:
+ * what a row's resolution depends on besides the row, compared between attempts.
+ */
+export async function loadCatalog(
+  tx: Tx,
+  caller: Caller,
+  mapping: Mapping,
+  body: ImportBody,
+  pipeline: ValuesPipeline,
+): Promise<{ catalog: Catalog; basis: unknown }> {
+  const org = caller.organizationId;
+  const [sites, units, scope] = await Promise.all([
+    repo.sites(tx, org),
+    repo.units(tx, org),
+    siteScope(tx, caller),
+  ]);
+  const sitesById = new Map(sites.map((s) => [s.id, s as ImportSiteInfo]));
+  const contextSite = body.context?.siteId;
+  if (contextSite !== undefined && !(isUuid(contextSite) && sitesById.has(contextSite.toLowerCase()))) {
+    throw invalidField('context.siteId', 'context.siteId is not a site of this organization');
+  }
+  // The organization's own unit wins over a catalog unit of the same symbol.
+  const unitsBySymbol = new Map<string, { id: string }>();
+  for (const u of [...units].sort(
+    (a, b) => Number(a.organization_id !== null) - Number(b.organization_id !== null),
+  ))
+    unitsBySymbol.set(u.symbol, u);
+
+  const byId = new Map(
+    (
+      await repo.formsById(
+        tx,
+        org,
+        mapping.sheets.flatMap((s) => ('id' in s.form && isUuid(s.form.id) ? [s.form.id] : [])),
+      )
+    ).map((f) => [f.id, f]),
+  );
+  const formRows: ({ id: string; name: string; period_type: FormInfo['period_type'] } | string)[] = [];
+  for (const s of mapping.sheets) {
+    if ('id' in s.form) {
+      formRows.push(byId.get(s.form.id.toLowerCase()) ?? `The mapping’s form ${s.form.id} no longer exists`);
+      continue;
+    }
+    const found = await repo.formsByMetadata(tx, org, s.form.metadataKey, s.form.metadataValue);
+    formRows.push(
+      found.length === 1
+        ? found[0]!
+        : `${found.length === 0 ? 'No form' : 'More than one form'} has metadata ${s.form.metadataKey} = "${s.form.metadataValue}"`,
+    );
+  }
+  const formIds = [...new Set(formRows.flatMap((f) => (typeof f === 'string' ? [] : [f.id])))];
+  const elements = await formsRepository.elements(tx, org, formIds);
+  const forms = new Map<string, FormInfo>();
+  for (const id of formIds) {
+    const row = formRows.find((f) => typeof f !== 'string' && f.id === id) as Exclude<
+      (typeof formRows)[number],
+      string
+    >;
+    forms.set(id, {
+      id,
+      name: row.name,
+      period_type: row.period_type,
+      elements: new Map(elements.filter((e) => e.form_id === id).map((e) => [e.key, e as ElementInfo])),
+    });
+  }
+  const definitions = new Map<string, ActivityDefinition | undefined>();
+  for (const e of elements) {
+    const id = e.activity_definition_id;
+    if (e.type === 'ACTIVITY' && id && !definitions.has(id))
+      definitions.set(id, await getDefinitionForCalculation(tx, org, id));
+  }
+  const catalog: Catalog = {
+    caller,
+    scope,
+    context: body.context ?? {},
+    forms: formRows.map((f) => (typeof f === 'string' ? f : forms.get(f.id)!)),
+    sites: sites as ImportSiteInfo[],
+    sitesById,
+    siteIndexes: new Map(),
+    unitsBySymbol,
+    units: new Map(units.map((u) => [u.id, u])),
+    definitions,
+    handlers: pipeline.handlers,
+  };
+  // Everything a row's resolution depends on besides the row (the mapping and body are the request's).
+  return { catalog, basis: { sites, units, scope, formRows, elements, definitions } };
+}
