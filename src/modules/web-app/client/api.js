@@ -2,6 +2,7 @@
 // token from sessionStorage (never in a URL). Errors keep the API's body: code, message, issues.
 
 import { t } from './i18n/index.js';
+import { issueText } from './issue-text.js';
 import { keepAnswer, keptAnswer } from './offline/cache.js';
 import { offlineTexts } from './offline/texts.js';
 
@@ -168,7 +169,7 @@ export function errorLines(error) {
     if (error instanceof TypeError) return [t('error.network')];
     return [error?.message || t('error.unknown')];
   }
-  const issues = error.issues.map((issue) => issue.message).filter(Boolean);
+  const issues = error.issues.map(issueText).filter(Boolean);
   if (issues.length) return issues;
   if (KNOWN[error.message]) return [t(KNOWN[error.message])];
   if (PLAIN_CODES.has(error.code)) return [t('error.refused', { code: error.code })];

@@ -1,6 +1,7 @@
 // What the period screen loads, and the drafts it edits: one draft per element, built from the
 // stored values; saving sends what changed in one POST /form-submissions.
 import { get } from './api.js';
+import { issueText } from './issue-text.js';
 import { numberForInput, readNumber } from './numbers.js';
 
 /** Everything the screen shows for (form, site, year, period), from the public API. */
@@ -253,14 +254,14 @@ export function placeIssues(issues, targets) {
     const match = /^values\.(\d+)(?:\.value\.(\d+)(?:\.(.+))?)?/.exec(issue.path ?? '');
     const target = match ? targets[Number(match[1])] : null;
     if (!target) {
-      general.push(issue.message);
+      general.push(issueText(issue));
       continue;
     }
     const row = match[2] !== undefined ? Number(match[2]) : target.row;
     byKey[target.key] = [
       ...(byKey[target.key] ?? []),
       {
-        message: fieldMessage(issue.message, target.key),
+        message: fieldMessage(issueText(issue), target.key),
         row,
         input: match[3] ?? null,
         type: issue.type ?? 'invalid',
