@@ -1020,7 +1020,7 @@ export type paths = {
         put?: never;
         /**
          * Approve or reject many values at once (managers of their sites)
-         * @description All or nothing: every id must be a live value on a site you manage (an id you cannot read is a 404 naming `ids.N`, one on a site you read but do not manage a 403), else nothing changes. Values that already have the status are left as they are; each changed value gets a review, with the comment, in its history. Rejecting needs a comment. Each person who recorded rejected values gets one e-mail for the request, listing the values by form, site and period with a link to correct them, unless they got 10 rejection e-mails in the last 24 hours (then the rejection shows only on their home screen). If an e-mail cannot be sent, nothing is reviewed (500).
+         * @description All or nothing: every id must be a live value on a site you manage (an id you cannot read is a 404 naming `ids.N`, one on a site you read but do not manage a 403), else nothing changes. Values that already have the status are left as they are; each changed value gets a review, with the comment, in its history. Rejecting needs a comment. Each person who recorded rejected values gets one e-mail for the request, listing the values by form, site and period with a link to correct them, unless they got 10 rejection e-mails in the last 24 hours (then the rejection shows only on their home screen). The e-mails are queued with the review and sent once it is stored, retried for hours when the mail server fails; `mailed` counts the e-mails queued. A `value.reviewed` webhook event lists the values whose status changed.
          *
          *     Needs the role MANAGER or higher (OWNER, MANAGER).
          */
@@ -1317,7 +1317,7 @@ export type paths = {
         put?: never;
         /**
          * Preview or execute an import of sheets through a source adapter (collectors)
-         * @description Synchronous. `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.
+         * @description Synchronous by default; with `Prefer: respond-async`, answers 202 with the pending run and imports after the answer (poll its `Location`; a retry with the same key and body answers the same run, 202 with `replayed: true`; a synchronous retry of a run still running is 409). `mode` defaults to `preview`, which writes nothing but the run and its row issues; `execute` writes every ready draft in one transaction, or nothing. Rows on sites outside your scope fail. Retrying with the same `Idempotency-Key` and the same body returns the stored answer with `replayed: true` (also while the first is still running: the retry waits for it); the same key with another body is 409 CONFLICT. Keys are kept at least 24 hours (currently as long as the run). A run that failed while writing gives its key up for a retry. At most 10,000 rows and 10 MiB per request.
          *
          *     Needs the role COLLECTOR or higher (OWNER, MANAGER, COLLECTOR).
          */
@@ -1521,7 +1521,7 @@ export type paths = {
         put?: never;
         /**
          * E-mail the collectors of the sites that have not reported a period (managers)
-         * @description Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours, or of 5 form periods in all, is not e-mailed again (also when several calls run at once). Answers how many people were reminded.
+         * @description Each collector assigned to a site (of your scope, or of `siteIds`) that is MISSING or PARTIAL for the period gets one e-mail listing, per site, the elements still missing. A person already reminded of this form period in the last 24 hours, or of 5 form periods in all, is not e-mailed again (also when several calls run at once). The e-mails are queued with the log of reminders and sent once it is stored, retried for hours when the mail server fails. Answers how many people were reminded.
          *
          *     Needs the role MANAGER or higher (OWNER, MANAGER).
          */
@@ -2080,6 +2080,15 @@ export type components = {
                 message: string;
                 /** @description The field or row the issue is about */
                 path?: string;
+                /**
+                 * @description What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know
+                 * @enum {unknown}
+                 */
+                code?: "request.required" | "request.type" | "request.minimum" | "request.maximum" | "request.minLength" | "request.maxLength" | "request.enum" | "request.format" | "request.additionalProperties" | "request.invalid" | "value.notNumber" | "value.tooLarge" | "value.notText" | "value.textTooLong" | "value.notBoolean" | "value.notOption" | "value.notDate" | "value.notMediaId" | "value.recordTooLarge" | "value.belowMinimum" | "value.aboveMaximum" | "value.notWhole" | "value.dateOutsidePeriod" | "value.unitMismatch" | "value.unitNotAllowed" | "value.unitUnknown" | "value.periodRequired" | "value.periodOutOfRange" | "value.timestampRequired" | "value.timestampInvalid" | "value.timestampOutsideYear" | "value.timestampMonth" | "value.timestampNotAllowed" | "value.duplicate" | "value.elementUnknown" | "value.formNotActive" | "period.locked" | "site.outOfScope" | "uiCode.syntax" | "signin.invalidCredentials" | "signin.noMembership" | "invitation.invalid" | "invitation.accepted" | "invitation.expired" | "invitation.pending" | "invitation.passwordTooShort";
+                /** @description The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client */
+                params?: {
+                    [key: string]: string | number | boolean | null;
+                };
             }[];
         } & {
             [key: string]: unknown;
@@ -9472,7 +9481,7 @@ export interface operations {
                         reviewed: number;
                         /** @description Values that already had this status: left as they were */
                         unchanged: number;
-                        /** @description Rejections: e-mails sent, one per person who recorded rejected values */
+                        /** @description Rejections: e-mails queued (sent once the review is stored), one per person who recorded rejected values */
                         mailed: number;
                         /** @description Rejections: people not e-mailed because they reached the daily cap of rejection e-mails */
                         notMailed: number;
@@ -11244,6 +11253,11 @@ export interface operations {
             header: {
                 /** @description 1-200 printable ASCII characters without spaces, unique per import and user; reuse it unchanged on retries. Keys are kept at least 24 hours (currently for as long as the run is kept). */
                 "idempotency-key": string;
+                /**
+                 * @description `respond-async` (RFC 7240): answer 202 with the run at once and import after the answer; poll `GET /source-imports/{runId}` (the `Location`) until its status is `completed`, `previewed` or `failed`. Recommended for imports of more than 2,000 rows. Other preferences are ignored.
+                 * @example respond-async
+                 */
+                prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -11366,6 +11380,71 @@ export interface operations {
                             column?: string;
                             message: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Accepted (`Prefer: respond-async`): the run, pending; the import runs after this answer. Poll the `Location` until the run is `completed`, `previewed` or `failed` */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    /** @description The run: GET /source-imports/{runId} */
+                    location?: string;
+                    "preference-applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: {
+                            /**
+                             * Format: uuid
+                             * @description Identifier (UUID)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description Identifier (UUID)
+                             */
+                            sourceAdapterDefinitionId: string;
+                            /**
+                             * Format: uuid
+                             * @description Identifier (UUID)
+                             */
+                            organizationId: string;
+                            /**
+                             * Format: uuid
+                             * @description Identifier (UUID)
+                             */
+                            userId: string;
+                            mediaId: string | null;
+                            fileName: string | null;
+                            status: "pending" | "previewed" | "processing" | "completed" | "failed";
+                            totalRows: number;
+                            draftCount: number;
+                            issueCount: number;
+                            activityWriteCount: number;
+                            formValueWriteCount: number;
+                            error: string | null;
+                            processedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time in UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time in UTC
+                             */
+                            updatedAt: string;
+                            deletedAt: string | null;
+                        };
+                        /** @description true: the key was already used with this body; this is the run it started */
+                        replayed: boolean;
                     };
                 };
             };
@@ -16031,7 +16110,7 @@ export interface operations {
                              * @description The delivery id: the webhook-id header of every attempt and re-delivery
                              */
                             id: string;
-                            /** @description value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected), period.completed (every element of a form, site and period reported), period.locked, import.finished (an executed import completed or failed) */
+                            /** @description value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected; a bulk review lists the values whose status changed), period.completed (a form-site period became complete: every expected element reported; once per transition, again only after it became incomplete), period.locked (locks newly made), import.finished (an executed import completed or failed). No export.ready: exports are not jobs */
                             eventType: "value.submitted" | "value.reviewed" | "period.completed" | "period.locked" | "import.finished";
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -16100,7 +16179,7 @@ export interface operations {
                          * @description The delivery id: the webhook-id header of every attempt and re-delivery
                          */
                         id: string;
-                        /** @description value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected), period.completed (every element of a form, site and period reported), period.locked, import.finished (an executed import completed or failed) */
+                        /** @description value.submitted (values stored by POST /form-submissions), value.reviewed (approved or rejected; a bulk review lists the values whose status changed), period.completed (a form-site period became complete: every expected element reported; once per transition, again only after it became incomplete), period.locked (locks newly made), import.finished (an executed import completed or failed). No export.ready: exports are not jobs */
                         eventType: "value.submitted" | "value.reviewed" | "period.completed" | "period.locked" | "import.finished";
                         status: "pending" | "delivered" | "failed";
                         attempts: number;

@@ -1,3 +1,5 @@
+import type { IssueCode, IssueParams } from './issue-codes.ts';
+
 /** The closed set of error codes the API answers with, and the status of each. */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -28,10 +30,25 @@ export const FIXED_MESSAGE: Partial<Record<ErrorCode, string>> = {
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };
 
-/** One problem behind an error; `path` names the field or row when there is one. */
+/**
+ * One problem behind an error; `path` names the field or row when there is one. `code` and
+ * `params` (decision 225) let a client say it in the person's language; `message` is English.
+ */
 export interface Issue {
   message: string;
   path?: string;
+  code?: IssueCode;
+  params?: IssueParams;
+}
+
+/** An issue with its code (and params when it has values): `coded('value.notNumber', message)`. */
+export function coded(code: IssueCode, message: string, params?: IssueParams, path?: string): Issue {
+  return {
+    message,
+    ...(path === undefined ? {} : { path }),
+    code,
+    ...(params && Object.keys(params).length > 0 ? { params } : {}),
+  };
 }
 
 /**

@@ -2,7 +2,15 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/client.ts';
-import { AppError, ERROR_STATUS, type ErrorCode, FIXED_MESSAGE, type Issue } from '../domain/errors.ts';
+import {
+  AppError,
+  coded,
+  ERROR_STATUS,
+  type ErrorCode,
+  FIXED_MESSAGE,
+  type Issue,
+} from '../domain/errors.ts';
+import type { IssueCode, IssueParams } from '../domain/issue-codes.ts';
 import { type AjvError, plainErrors } from './validation.ts';
 
 interface AjvIssue {
@@ -49,8 +57,41 @@ function validationIssues(errors: AjvIssue[], part: string | undefined): Issue[]
     if (e.params?.['additionalProperty']) message = 'is not an allowed property';
     if (e.params?.['missingProperty']) message = 'is required';
     if (e.params?.['allowedValues']) message += `: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-    return { message: path ? `${path} ${message}` : message, path: path || undefined };
+    const { code, params } = validationCode(e);
+    return coded(code, path ? `${path} ${message}` : message, { field: path, ...params }, path || undefined);
   });
+}
+
+/** The issue code of a schema keyword that failed, and its values (decision 225). */
+function validationCode(e: AjvError): { code: IssueCode; params: IssueParams } {
+  const limit = e.params?.['limit'];
+  const number: IssueParams = typeof limit === 'number' ? { limit } : {};
+  switch (e.keyword) {
+    case 'required':
+      return { code: 'request.required', params: {} };
+    case 'additionalProperties':
+      return { code: 'request.additionalProperties', params: {} };
+    case 'type':
+      return { code: 'request.type', params: { expected: String(e.params?.['type'] ?? '') } };
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return { code: 'request.minimum', params: number };
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return { code: 'request.maximum', params: number };
+    case 'minLength':
+      return { code: 'request.minLength', params: number };
+    case 'maxLength':
+      return { code: 'request.maxLength', params: number };
+    case 'enum': {
+      const allowed = e.params?.['allowedValues'];
+      return { code: 'request.enum', params: Array.isArray(allowed) ? { allowed: allowed.join(', ') } : {} };
+    }
+    case 'format':
+      return { code: 'request.format', params: { format: String(e.params?.['format'] ?? '') } };
+    default:
+      return { code: 'request.invalid', params: {} };
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { ISSUE_CODES, type IssueCode } from '../domain/issue-codes.ts';
 
 /** Shared schema pieces: ids, timestamps, the error body and the error responses of a route. */
 export const Uuid = Type.String({ format: 'uuid', description: 'Identifier (UUID)' });
@@ -38,6 +39,22 @@ export const ErrorBody = Type.Object(
         Type.Object({
           message: Type.String({ description: 'One problem, for people' }),
           path: Type.Optional(Type.String({ description: 'The field or row the issue is about' })),
+          code: Type.Optional(
+            Type.Enum(Object.keys(ISSUE_CODES) as IssueCode[], {
+              description:
+                'What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know',
+            }),
+          ),
+          params: Type.Optional(
+            Type.Record(
+              Type.String(),
+              Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+              {
+                description:
+                  'The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client',
+              },
+            ),
+          ),
         }),
         { description: 'One entry per problem (per invalid field)' },
       ),

@@ -17,7 +17,7 @@ import type {
   CreateDefinitionBody,
   UpdateDefinitionBody,
 } from './activity-definitions.schemas.ts';
-import { uiCodeProblem } from './activity-definitions.ui-code.ts';
+import { uiCodeIssue } from './activity-definitions.ui-code.ts';
 
 const COMMON_IS_ADMIN_ONLY = 'Only platform admins can share an activity definition with every organization';
 
@@ -79,8 +79,8 @@ export async function checkDefinitionContent(body: UpdateDefinitionBody): Promis
   }
   const syntax = await checkSyntax(fields.calcCode);
   if (syntax) issues.push({ path: 'calcCode', message: `calcCode: ${syntax.message}` });
-  const uiProblem = uiCodeProblem(fields.uiCode);
-  if (uiProblem) issues.push({ path: 'uiCode', message: uiProblem });
+  const uiProblem = uiCodeIssue(fields.uiCode);
+  if (uiProblem) issues.push(uiProblem);
   if (issues.length > 0) throw badRequest('Invalid input data', issues);
   return fields;
 }

@@ -39,7 +39,14 @@ describe('uiCode at save', () => {
     expect(created.status).toBe(400);
     expect(created.body).toMatchObject({
       code: 'BAD_REQUEST',
-      issues: [{ path: 'uiCode', message: 'uiCode: Unexpected token at line 2, column 26' }],
+      issues: [
+        {
+          path: 'uiCode',
+          message: 'uiCode: Unexpected token at line 2, column 26',
+          code: 'uiCode.syntax',
+          params: { detail: 'Unexpected token', line: 2, column: 26 },
+        },
+      ],
     });
     const ok = await api(t, 'POST', '/activity-definitions', { token: tenant.manager.token, body: body('') });
     const replaced = await api(t, 'PUT', `/activity-definitions/${ok.body.id}`, {
@@ -48,7 +55,12 @@ describe('uiCode at save', () => {
     });
     expect(replaced.status).toBe(400);
     expect(replaced.body.issues).toEqual([
-      { path: 'uiCode', message: expect.stringMatching(/^uiCode: .* at line \d+, column \d+$/) },
+      {
+        path: 'uiCode',
+        message: expect.stringMatching(/^uiCode: .* at line \d+, column \d+$/),
+        code: 'uiCode.syntax',
+        params: expect.objectContaining({ line: expect.any(Number), column: expect.any(Number) }),
+      },
     ]);
     const kept = await api(t, 'GET', `/activity-definitions/${ok.body.id}`, { token: tenant.manager.token });
     expect(kept.body.uiCode).toBe('');

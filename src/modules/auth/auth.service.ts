@@ -2,7 +2,8 @@ import type { Config } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
+import { AppError, badRequest, coded, forbidden, notFound } from '../../domain/errors.ts';
+import type { IssueCode } from '../../domain/issue-codes.ts';
 import { iso } from '../../domain/time.ts';
 import type { CredentialResolver } from '../../http/auth.ts';
 import { supportedLocale } from '../../lib/locales.ts';
@@ -23,6 +24,10 @@ import {
 } from './auth.repository.ts';
 import { ssoRepository } from './sso.repository.ts';
 import { ssoOnlyRefusal } from './sso.settings.ts';
+
+/** A sign-in refusal (401) whose one issue carries its code (decision 225). */
+const signInRefusal = (code: IssueCode, message: string) =>
+  new AppError('UNAUTHORIZED', message, [coded(code, message)]);
 
 /**
  * Resolves a bearer value (access token or API key) to the caller, or null if unknown. An API
@@ -131,7 +136,7 @@ export async function login(
   const account = user ? { email: user.email, passwordHash: user.password_hash } : undefined;
   // Checked (and counted) for an unknown e-mail too: as slow, and as limited, as a known one.
   const ok = await checkAccountPassword(deps, input.email, account, input.password);
-  if (!user || !ok) throw unauthorized('Invalid e-mail or password');
+  if (!user || !ok) throw signInRefusal('signin.invalidCredentials', 'Invalid e-mail or password');
   return database.system(async (tx) => {
     const all = await activeMemberships(tx, user.id);
     // Organizations whose members sign in with their identity provider only are not opened by a
@@ -153,7 +158,7 @@ export async function login(
         ? badRequest('You are not a member of that organization', [
             { message: 'not an organization you belong to', path: 'organizationId' },
           ])
-        : unauthorized('This account has no active membership');
+        : signInRefusal('signin.noMembership', 'This account has no active membership');
     }
     const token = await issueAccessToken(tx, config, deps.clock, membership.organization_id, user.id);
     return {

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import { badRequest } from '../../domain/errors.ts';
+import { badRequest, coded } from '../../domain/errors.ts';
 import { periodLabel } from '../completeness/index.ts';
 import { formLocksRepository, type LockQuery } from './form-locks.repository.ts';
 
@@ -78,7 +78,20 @@ export async function assertUnlocked(
     const message = slot.label
       ? `${slot.label} for ${period} is locked: closed for reporting`
       : `${slot.path ? `${slot.path}: ` : ''}${period} at ${lock.siteName} in "${lock.formName}" is locked by ${describeLock(lock, slot.year)}; a manager must unlock it first`;
-    return slot.path ? { path: slot.path, message } : { message };
+    return coded(
+      'period.locked',
+      message,
+      {
+        ...(slot.label ? { label: slot.label } : {}),
+        year: slot.year,
+        periodType: lock.periodType,
+        periodUnit: slot.period,
+        site: lock.siteName,
+        form: lock.formName,
+        lockId: lock.lockId,
+      },
+      slot.path,
+    );
   });
   throw badRequest('The period is locked', issues);
 }

@@ -150,7 +150,7 @@ describe('while a period is locked', () => {
     const otherSite = await submit(site2, [{ elementKey: 'energy', periodUnit: 3, value: 32 }]);
 
     expect(changed.status).toBe(400);
-    expect(changed.body.issues).toEqual([
+    expect(changed.body.issues).toMatchObject([
       {
         path: 'values.1',
         message: 'Energy for March 2024 is locked: closed for reporting',
@@ -184,7 +184,7 @@ describe('while a period is locked', () => {
     expect(patched.status).toBe(400);
     expect(patched.body.issues[0].message).toContain(`lock ${made.id} (all of 2024, Plant A`);
     expect(marked.status).toBe(400);
-    expect(marked.body.issues).toEqual([{ message: expect.stringContaining(made.id) }]);
+    expect(marked.body.issues).toMatchObject([{ message: expect.stringContaining(made.id) }]);
     expect(reviewed.status).toBe(200);
     expect(await storedActivities()).toEqual(before);
     await unlock(made.id);

@@ -1,7 +1,8 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { authorize, badRequest } from '../../domain/errors.ts';
+import { authorize, badRequest, coded, type Issue } from '../../domain/errors.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { hashPassword, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { coversOrganization, siteScope } from '../access/index.ts';
@@ -27,8 +28,11 @@ export const INVITATION_TTL_DAYS = 7;
 const MIN_PASSWORD = 8;
 
 /** A refusal in the invitation result's shape: status 400, `{code, message, success: false}`. */
-const refuse = (message: string, issues?: { path: string; message: string }[]) =>
-  badRequest(message, issues, { success: false });
+const refuse = (message: string, issues?: Issue[]) => badRequest(message, issues, { success: false });
+
+/** A refusal of the link itself, with its code (decision 225) as its one issue. */
+const refuseCoded = (code: IssueCode, message: string, params?: IssueParams) =>
+  refuse(message, [coded(code, message, params)]);
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown })?.code === '23505';
 
@@ -72,7 +76,14 @@ export async function inviteMember(
       if (existing?.status === 'active') throw refuse(`${email} is already a member of this organization`);
       if (existing) {
         const open = await repo.findOpen(tx, org, user.id);
-        if (open?.live) throw refuse(`${email} already has a pending invitation to this organization`);
+        if (open?.live)
+          throw refuseCoded(
+            'invitation.pending',
+            `${email} already has a pending invitation to this organization`,
+            {
+              email,
+            },
+          );
         // The earlier invitation expired (or was never sent): this one replaces it.
         authorize(memberPolicy.canManageMember(caller, existing.role), grantMessage(existing.role));
         await authorizeMemberSites(tx, caller, await members.siteIdsOf(tx, org, user.id));
@@ -110,7 +121,13 @@ export async function inviteMember(
   } catch (err) {
     // A concurrent invitation of the same person won the race for the membership or the token slot.
     if (isUniqueViolation(err))
-      throw refuse(`${email} already has a pending invitation to this organization`);
+      throw refuseCoded(
+        'invitation.pending',
+        `${email} already has a pending invitation to this organization`,
+        {
+          email,
+        },
+      );
     throw err;
   }
   return { success: true, message: `Invitation sent to ${email}` };
@@ -159,9 +176,12 @@ export async function acceptInvitation(
   input: AcceptInput,
 ) {
   const found = await database.system((tx) => repo.findByTokenHash(tx, sha256Hex(input.token)));
-  if (!found) throw refuse('This invitation link is not valid; ask for a new invitation');
-  if (found.accepted_at) throw refuse('This invitation has already been accepted; sign in instead');
-  if (!found.live) throw refuse('This invitation has expired; ask for a new invitation');
+  if (!found)
+    throw refuseCoded('invitation.invalid', 'This invitation link is not valid; ask for a new invitation');
+  if (found.accepted_at)
+    throw refuseCoded('invitation.accepted', 'This invitation has already been accepted; sign in instead');
+  if (!found.live)
+    throw refuseCoded('invitation.expired', 'This invitation has expired; ask for a new invitation');
   // An organization that signs in with its identity provider only: the first sign-in there
   // accepts the invitation (decision 220), a password does not.
   const closed = await passwordRefusal(database, found.organization_id);
@@ -183,7 +203,12 @@ export async function acceptInvitation(
     if (name === '') throw refuse('Choose a name', [{ path: 'name', message: 'name must not be blank' }]);
     if (input.password.length < MIN_PASSWORD) {
       throw refuse(`Choose a password of at least ${MIN_PASSWORD} characters`, [
-        { path: 'password', message: `password must have at least ${MIN_PASSWORD} characters` },
+        coded(
+          'invitation.passwordTooShort',
+          `password must have at least ${MIN_PASSWORD} characters`,
+          { min: MIN_PASSWORD },
+          'password',
+        ),
       ]);
     }
     passwordHash = await hashPassword(input.password);
@@ -192,7 +217,7 @@ export async function acceptInvitation(
   const org = found.organization_id;
   return database.tenant(org, async (tx) => {
     if (!(await repo.claim(tx, org, found.id)))
-      throw refuse('This invitation is no longer valid; ask for a new one');
+      throw refuseCoded('invitation.invalid', 'This invitation is no longer valid; ask for a new one');
     await repo.activateMembership(tx, org, found.user_id);
     if (passwordHash) await repo.setFirstCredentials(tx, found.user_id, input.name.trim(), passwordHash);
     const token = await issueAccessToken(tx, config, passwords.clock, org, found.user_id);

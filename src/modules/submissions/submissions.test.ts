@@ -232,6 +232,7 @@ describe('POST /form-submissions: TIMESTAMP times', () => {
       [1, 2, 3, 4].map((n) => ({
         path: `values.${n}.timestamp`,
         message: expect.stringContaining(`values.${n}.timestamp`),
+        code: 'value.timestampInvalid',
       })),
     );
     const got = await api(t, 'GET', `/form-submissions?formId=${form.id}`, { token: tenant.owner.token });

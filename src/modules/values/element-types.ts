@@ -2,6 +2,7 @@ import type { TenantRun, Tx } from '../../db/client.ts';
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { PeriodWindow } from './values.rules.ts';
 import type { ValueItem } from './values.schemas.ts';
@@ -48,6 +49,9 @@ export interface Refusal {
   message: string;
   /** The message is a whole sentence for people (see ValueIssue.whole). */
   whole?: boolean;
+  /** The documented code of the problem and its values (decision 225). */
+  code?: IssueCode;
+  params?: IssueParams;
 }
 
 export interface CheckContext {

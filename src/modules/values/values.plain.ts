@@ -1,4 +1,5 @@
 import type { ElementType, PeriodType } from '../../db/schema/index.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import { convertValue, type UnitFactor, UnitMismatchError, UnitOverflowError } from '../units/index.ts';
@@ -12,7 +13,12 @@ import type {
   Refusal,
 } from './element-types.ts';
 import type { ValueIssue } from './values.issues.ts';
-import { dateOutsidePeriod, numberRuleProblem, type PeriodWindow } from './values.rules.ts';
+import {
+  dateOutsidePeriodIssue,
+  numberRuleIssue,
+  type PeriodWindow,
+  type RuleProblem,
+} from './values.rules.ts';
 import type { SubmitValue } from './values.schemas.ts';
 import { optionValues } from './values.targets.ts';
 import { parseTimestamp } from './values.timestamp.ts';
@@ -28,7 +34,12 @@ const plain = (value: unknown, numericValue: number | null = null): Checked => (
   originalValue: null,
   numericValue,
 });
-const refuse = (message: string, field: Refusal['field'] = 'value'): Refusal => ({ field, message });
+const refuse = (
+  message: string,
+  field: Refusal['field'] = 'value',
+  code?: IssueCode,
+  params?: IssueParams,
+): Refusal => ({ field, message, ...(code ? { code } : {}), ...(params ? { params } : {}) });
 
 function isIsoDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -41,43 +52,66 @@ type Check = (value: unknown, ctx: CheckContext) => Checked | Refusal;
 /** The plain types: a check of the value and nothing else to write. */
 export const PLAIN_CHECKS: Record<Exclude<ElementType, 'ACTIVITY'>, Check> = {
   NUMBER(value, { elementUnit, selectedUnit }) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return refuse('must be a finite number');
-    if (!isExactNumber(value)) return refuse(TOO_LARGE);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      return refuse('must be a finite number', 'value', 'value.notNumber');
+    if (!isExactNumber(value)) return refuse(TOO_LARGE, 'value', 'value.tooLarge');
     if (!selectedUnit) return plain(value, value);
     if (!elementUnit)
-      return refuse('cannot be used: the element has no unit to convert into', 'selectedUnitId');
+      return refuse(
+        'cannot be used: the element has no unit to convert into',
+        'selectedUnitId',
+        'value.unitNotAllowed',
+      );
     try {
       const converted = convertValue(value, selectedUnit, elementUnit);
       if (!isExactNumber(converted))
-        return refuse(`is ${converted} in ${elementUnit.symbol}, which ${TOO_LARGE}`);
+        return refuse(
+          `is ${converted} in ${elementUnit.symbol}, which ${TOO_LARGE}`,
+          'value',
+          'value.tooLarge',
+        );
       return { value: converted, originalValue: value, numericValue: converted };
     } catch (error) {
-      if (error instanceof UnitMismatchError) return refuse(error.message, 'selectedUnitId');
-      if (error instanceof UnitOverflowError) return refuse(error.message);
+      if (error instanceof UnitMismatchError)
+        return refuse(error.message, 'selectedUnitId', 'value.unitMismatch', {
+          unit: error.from.symbol,
+          elementUnit: error.to.symbol,
+        });
+      if (error instanceof UnitOverflowError) return refuse(error.message, 'value', 'value.tooLarge');
       throw error;
     }
   },
   TEXT(value) {
-    if (typeof value !== 'string') return refuse('must be a string');
-    if (value.length > TEXT_MAX_LENGTH) return refuse(`must be at most ${TEXT_MAX_LENGTH} characters`);
+    if (typeof value !== 'string') return refuse('must be a string', 'value', 'value.notText');
+    if (value.length > TEXT_MAX_LENGTH)
+      return refuse(`must be at most ${TEXT_MAX_LENGTH} characters`, 'value', 'value.textTooLong', {
+        max: TEXT_MAX_LENGTH,
+      });
     return plain(value);
   },
   BOOLEAN(value) {
-    return typeof value === 'boolean' ? plain(value) : refuse('must be true or false');
+    return typeof value === 'boolean'
+      ? plain(value)
+      : refuse('must be true or false', 'value', 'value.notBoolean');
   },
   SELECT(value, { element }) {
     const allowed = optionValues(element);
     if (typeof value !== 'string' || !allowed.includes(value)) {
-      return refuse(`must be one of the options: ${allowed.map((o) => JSON.stringify(o)).join(', ')}`);
+      const options = allowed.map((o) => JSON.stringify(o)).join(', ');
+      return refuse(`must be one of the options: ${options}`, 'value', 'value.notOption', { options });
     }
     return plain(value);
   },
   DATE(value) {
-    return typeof value === 'string' && isIsoDate(value) ? plain(value) : refuse('must be a date YYYY-MM-DD');
+    return typeof value === 'string' && isIsoDate(value)
+      ? plain(value)
+      : refuse('must be a date YYYY-MM-DD', 'value', 'value.notDate');
   },
   TIMESTAMP(value) {
     if (JSON.stringify(value).length > RECORD_MAX_BYTES)
-      return refuse(`must be at most ${RECORD_MAX_BYTES} bytes of JSON`);
+      return refuse(`must be at most ${RECORD_MAX_BYTES} bytes of JSON`, 'value', 'value.recordTooLarge', {
+        max: RECORD_MAX_BYTES,
+      });
     return plain(value, typeof value === 'number' && Number.isFinite(value) ? value : null);
   },
   /**
@@ -86,7 +120,9 @@ export const PLAIN_CHECKS: Record<Exclude<ElementType, 'ACTIVITY'>, Check> = {
    * uploaded media of the organization).
    */
   FILE(value) {
-    return isUuid(value) ? plain(value.toLowerCase()) : refuse('must be a media id (UUID)');
+    return isUuid(value)
+      ? plain(value.toLowerCase())
+      : refuse('must be a media id (UUID)', 'value', 'value.notMediaId');
   },
 };
 
@@ -137,6 +173,8 @@ export function checkValues(
         index,
         field: null,
         message: `writes the same element and ${what} as values.${earlier}`,
+        code: 'value.duplicate',
+        params: { other: earlier },
       });
       continue;
     }
@@ -156,18 +194,24 @@ export function checkValue(
   element: ElementInfo,
   context: CheckValuesContext,
 ): PlannedValue | ValueIssue {
-  const refusal = (field: string, message: string): ValueIssue => ({ index, field, message });
+  const refusal = (field: string, message: string, code: IssueCode): ValueIssue => ({
+    index,
+    field,
+    message,
+    code,
+  });
   const period = periodOf(input, element, context.year, context.periodType);
-  if ('message' in period)
-    return { index, field: period.field, message: period.message, whole: period.whole };
+  if ('message' in period) return { index, ...period };
 
-  if (input.selectedUnitId === '') return refusal('selectedUnitId', 'must be a unit id or null, not empty');
+  if (input.selectedUnitId === '')
+    return refusal('selectedUnitId', 'must be a unit id or null, not empty', 'value.unitUnknown');
   const selectedUnitId = input.selectedUnitId?.toLowerCase() ?? null;
   const selectedUnit = selectedUnitId ? context.units.get(selectedUnitId) : undefined;
   if (selectedUnitId && element.type !== 'NUMBER') {
-    return refusal('selectedUnitId', 'is only allowed for NUMBER elements');
+    return refusal('selectedUnitId', 'is only allowed for NUMBER elements', 'value.unitNotAllowed');
   }
-  if (selectedUnitId && !selectedUnit) return refusal('selectedUnitId', 'is not a known unit');
+  if (selectedUnitId && !selectedUnit)
+    return refusal('selectedUnitId', 'is not a known unit', 'value.unitUnknown');
 
   let checked: Checked | null = null;
   if (input.value !== null) {
@@ -179,10 +223,9 @@ export function checkValue(
       selectedUnit,
       period: window,
     });
-    if ('message' in result)
-      return { index, field: result.field, message: result.message, whole: result.whole };
+    if ('message' in result) return { index, ...result };
     const broken = ruleProblem(element, result, elementUnit, selectedUnit, window);
-    if (broken) return { index, field: 'value', message: broken, whole: true };
+    if (broken) return { index, field: 'value', whole: true, ...broken };
     checked = result;
   }
   return {
@@ -206,34 +249,49 @@ function ruleProblem(
   elementUnit: UnitFactor | undefined,
   selectedUnit: UnitFactor | undefined,
   window: PeriodWindow,
-): string | null {
+): RuleProblem | null {
   if (element.type === 'NUMBER' && typeof checked.value === 'number') {
     const sent =
       selectedUnit && typeof checked.originalValue === 'number'
         ? { value: checked.originalValue, unit: selectedUnit }
         : undefined;
-    return numberRuleProblem(element, checked.value, elementUnit, sent);
+    return numberRuleIssue(element, checked.value, elementUnit, sent);
   }
   if (element.type === 'DATE' && typeof checked.value === 'string') {
-    return dateOutsidePeriod(element.label, checked.value, window);
+    return dateOutsidePeriodIssue(element.label, checked.value, window);
   }
   return null;
 }
+
+/** Why a value's period cannot be found, coded (decision 225). */
+type PeriodProblem = {
+  field: string;
+  message: string;
+  whole?: boolean;
+  code: IssueCode;
+  params?: IssueParams;
+};
 
 function periodOf(
   input: SubmitValue,
   element: ElementInfo,
   year: number,
   periodType: PeriodType,
-): { periodUnit: number; timestamp: Date | null } | { field: string; message: string; whole?: boolean } {
+): { periodUnit: number; timestamp: Date | null } | PeriodProblem {
   if (element.type === 'TIMESTAMP') {
     // null is the same as leaving it out (generated bodies send it for other elements).
-    if (input.timestamp == null) return { field: 'timestamp', message: 'is required for TIMESTAMP elements' };
+    if (input.timestamp == null)
+      return {
+        field: 'timestamp',
+        message: 'is required for TIMESTAMP elements',
+        code: 'value.timestampRequired',
+      };
     const timestamp = parseTimestamp(input.timestamp);
     if (!timestamp) {
       return {
         field: 'timestamp',
         message: 'is not an ISO 8601 date or time (such as 2025-04-01, 2025-04-01T10:00:00 or …+02:00)',
+        code: 'value.timestampInvalid',
       };
     }
     if (timestamp.getUTCFullYear() !== year) {
@@ -241,6 +299,8 @@ function periodOf(
         field: 'timestamp',
         message: `${element.label} must be within ${year} (${year}-01-01 to ${year}-12-31, UTC); ${timestamp.toISOString()} is not`,
         whole: true,
+        code: 'value.timestampOutsideYear',
+        params: { label: element.label, year, timestamp: timestamp.toISOString() },
       };
     }
     const month = timestamp.getUTCMonth() + 1;
@@ -248,17 +308,27 @@ function periodOf(
       return {
         field: 'periodUnit',
         message: `must be the UTC month of the timestamp (${month}) or left out`,
+        code: 'value.timestampMonth',
+        params: { month },
       };
     }
     return { periodUnit: month, timestamp };
   }
-  if (input.timestamp != null) return { field: 'timestamp', message: 'is only for TIMESTAMP elements' };
+  if (input.timestamp != null)
+    return {
+      field: 'timestamp',
+      message: 'is only for TIMESTAMP elements',
+      code: 'value.timestampNotAllowed',
+    };
   const last = PERIOD_UNITS[periodType];
-  if (input.periodUnit === undefined) return { field: 'periodUnit', message: 'is required' };
+  if (input.periodUnit === undefined)
+    return { field: 'periodUnit', message: 'is required', code: 'value.periodRequired' };
   if (input.periodUnit < 1 || input.periodUnit > last) {
     return {
       field: 'periodUnit',
       message: `must be ${last === 1 ? '1' : `1..${last}`} for a ${periodType} form`,
+      code: 'value.periodOutOfRange',
+      params: { max: last, periodType },
     };
   }
   return { periodUnit: input.periodUnit, timestamp: null };

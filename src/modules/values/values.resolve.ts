@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { authorize, invalidField } from '../../domain/errors.ts';
+import { AppError, badRequest, coded } from '../../domain/errors.ts';
 import { policy, siteScope } from '../access/index.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ElementTypeHandlers, PlannedValue, SubmissionTarget } from './element-types.ts';
@@ -45,12 +45,15 @@ export async function resolveValues(
   const entries = bodies.map((body, n): ResolvedEntry => {
     const resolved = targets[n]!;
     if ('error' in resolved) throw resolved.error;
-    authorize(
-      policy.canWriteSiteData(caller, scope, resolved.siteId),
-      `You cannot report for ${resolved.siteName}`,
-    );
+    if (!policy.canWriteSiteData(caller, scope, resolved.siteId)) {
+      const message = `You cannot report for ${resolved.siteName}`;
+      throw new AppError('FORBIDDEN', message, [
+        coded('site.outOfScope', message, { site: resolved.siteName }),
+      ]);
+    }
     if (!resolved.formSiteId) {
-      throw invalidField('year', `The form is not active on this site for ${body.year}`);
+      const message = `The form is not active on this site for ${body.year}`;
+      throw badRequest(message, [coded('value.formNotActive', message, { year: body.year }, 'year')]);
     }
     const elements = resolveElements(body.values, resolved.elements);
     const checked = checkValues(body.values, elements.resolved, {

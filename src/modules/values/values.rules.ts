@@ -1,4 +1,5 @@
 import type { PeriodType } from '../../db/schema/index.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { MONTHS_PER_PERIOD, periodLabel } from '../../domain/periods.ts';
 import type { UnitFactor } from '../units/index.ts';
 import type { ElementInfo } from './element-types.ts';
@@ -32,15 +33,31 @@ export function periodDays(window: PeriodWindow): { first: string; last: string 
   };
 }
 
+/** A rule a value breaks: the sentence, and its documented code and values (decision 225). */
+export interface RuleProblem {
+  message: string;
+  code: IssueCode;
+  params: IssueParams;
+}
+
 /**
  * Why a date (`YYYY-MM-DD`, already checked to be one) is outside the period, or null. `what`
  * names the field for people ("Invoice date").
  */
 export function dateOutsidePeriod(what: string, date: string, window: PeriodWindow): string | null {
+  return dateOutsidePeriodIssue(what, date, window)?.message ?? null;
+}
+
+/** `dateOutsidePeriod` with its code and values. */
+export function dateOutsidePeriodIssue(what: string, date: string, window: PeriodWindow): RuleProblem | null {
   const { first, last } = periodDays(window);
   // ISO dates compare as text.
   if (date >= first && date <= last) return null;
-  return `${what} must be within ${periodName(window)} (${first} to ${last}); ${date} is not`;
+  return {
+    message: `${what} must be within ${periodName(window)} (${first} to ${last}); ${date} is not`,
+    code: 'value.dateOutsidePeriod',
+    params: { label: what, date, first, last, ...window },
+  };
 }
 
 /** A number as a message shows it: at most 12 significant digits (no 1199.9999999999998). */
@@ -62,16 +79,47 @@ export function numberRuleProblem(
   elementUnit: UnitFactor | undefined,
   sent?: { value: number; unit: UnitFactor },
 ): string | null {
+  return numberRuleIssue(element, value, elementUnit, sent)?.message ?? null;
+}
+
+/** `numberRuleProblem` with its code and values (the limits and the value raw, the unit named). */
+export function numberRuleIssue(
+  element: ElementInfo,
+  value: number,
+  elementUnit: UnitFactor | undefined,
+  sent?: { value: number; unit: UnitFactor },
+): RuleProblem | null {
   const label = element.label;
   const converted = sent ? ` (${withUnit(sent.value, sent.unit)} is ${withUnit(value, elementUnit)})` : '';
+  const unit: IssueParams = elementUnit
+    ? { unit: elementUnit.symbol, unitName: elementUnit.name || elementUnit.symbol }
+    : {};
+  const values: IssueParams = {
+    label,
+    value,
+    ...unit,
+    ...(sent ? { sentValue: sent.value, sentUnit: sent.unit.symbol } : {}),
+  };
   const min = element.min_value ?? null;
   const max = element.max_value ?? null;
   if (min !== null && value < min)
-    return `${label} must be at least ${withUnit(min, elementUnit)}${converted}`;
+    return {
+      message: `${label} must be at least ${withUnit(min, elementUnit)}${converted}`,
+      code: 'value.belowMinimum',
+      params: { ...values, min },
+    };
   if (max !== null && value > max)
-    return `${label} must be at most ${withUnit(max, elementUnit)}${converted}`;
+    return {
+      message: `${label} must be at most ${withUnit(max, elementUnit)}${converted}`,
+      code: 'value.aboveMaximum',
+      params: { ...values, max },
+    };
   if (element.integer_only && !Number.isInteger(value)) {
-    return `${label} must be a whole number${elementUnit ? ` of ${elementUnit.symbol}` : ''}${converted}`;
+    return {
+      message: `${label} must be a whole number${elementUnit ? ` of ${elementUnit.symbol}` : ''}${converted}`,
+      code: 'value.notWhole',
+      params: values,
+    };
   }
   return null;
 }

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType, SelectOption } from '../../db/schema/index.ts';
 import { badRequest, type Issue, invalidField } from '../../domain/errors.ts';
+import type { IssueCode } from '../../domain/issue-codes.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { UnitFactor } from '../units/index.ts';
@@ -172,7 +173,8 @@ export function resolveElements(
   const byId = new Map(elements.map((e) => [e.id, e]));
   const byKey = new Map(elements.map((e) => [e.key, e]));
   const resolved = values.map((v, i) => {
-    const issue = (field: string | null, message: string) => issues.push({ index: i, field, message });
+    const issue = (field: string | null, message: string, code?: IssueCode) =>
+      issues.push({ index: i, field, message, ...(code ? { code } : {}) });
     const given = [v.elementId, v.elementKey, v.elementMetadataKey ?? v.elementMetadataValue].filter(
       (x) => x !== undefined,
     ).length;
@@ -189,12 +191,12 @@ export function resolveElements(
     }
     if (v.elementId !== undefined) {
       const found = byId.get(v.elementId.toLowerCase());
-      if (!found) issue('elementId', 'is not an element of this form');
+      if (!found) issue('elementId', 'is not an element of this form', 'value.elementUnknown');
       return found;
     }
     if (v.elementKey !== undefined) {
       const found = byKey.get(v.elementKey);
-      if (!found) issue('elementKey', 'names no element of this form');
+      if (!found) issue('elementKey', 'names no element of this form', 'value.elementUnknown');
       return found;
     }
     if (v.elementMetadataKey === undefined) return void issue('elementMetadataKey', 'is required');

@@ -6,6 +6,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../../../api-types/openapi.js';
 import { t } from './i18n/index.js';
+import { issueText } from './issue-text.js';
 import { keepAnswer, keptAnswer } from './offline/cache.js';
 import { offlineTexts } from './offline/texts.js';
 
@@ -230,7 +231,7 @@ export function errorLines(error: unknown): string[] {
     if (error instanceof TypeError) return [t('error.network')];
     return [(error as { message?: string } | null)?.message || t('error.unknown')];
   }
-  const issues = error.issues.map((issue) => issue.message).filter(Boolean);
+  const issues = error.issues.map(issueText).filter(Boolean);
   if (issues.length) return issues;
   const known = KNOWN[error.message];
   if (known) return [t(known)];

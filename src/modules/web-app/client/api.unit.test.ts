@@ -49,3 +49,74 @@ describe('errorLines', () => {
     ).toEqual(['Adresse e-mail ou mot de passe incorrect']);
   });
 });
+
+describe('issueText (decision 225)', () => {
+  it('says a coded issue in the person’s language, its numbers formatted in their locale', async () => {
+    await i18n.useLanguage('de');
+    const above = refusal(400, {
+      code: 'BAD_REQUEST',
+      message: 'Invalid input data',
+      issues: [
+        {
+          path: 'values.0',
+          message: 'Electricity used must be at most 1200.5 kWh',
+          code: 'value.aboveMaximum',
+          params: {
+            label: 'Electricity used',
+            max: 1200.5,
+            value: 2500,
+            unit: 'kWh',
+            unitName: 'kilowatt-hour',
+          },
+        },
+      ],
+    });
+    expect(api.errorLines(above)).toEqual([
+      'Electricity used darf nicht größer als 1.200,5 (kilowatt-hour) sein.',
+    ]);
+  });
+
+  it('says a lock’s refusal in Polish, the period named in Polish', async () => {
+    await i18n.useLanguage('pl');
+    const locked = refusal(400, {
+      code: 'BAD_REQUEST',
+      message: 'The period is locked',
+      issues: [
+        {
+          path: 'values.0',
+          message: 'Electricity used for March 2025 is locked: closed for reporting',
+          code: 'period.locked',
+          params: {
+            label: 'Electricity used',
+            year: 2025,
+            periodType: 'MONTHLY',
+            periodUnit: 3,
+            site: 'Plant',
+            form: 'Energy',
+            lockId: 'x',
+          },
+        },
+      ],
+    });
+    expect(api.errorLines(locked)).toEqual([
+      'Electricity used za marzec 2025 jest zablokowane: raportowanie zostało zamknięte.',
+    ]);
+  });
+
+  it('keeps the service’s sentence for a code the app does not know, or params it cannot use', async () => {
+    await i18n.useLanguage('de');
+    const unknown = refusal(400, {
+      code: 'BAD_REQUEST',
+      message: 'Invalid input data',
+      issues: [{ message: 'Something new', code: 'value.somethingNew', params: {} }],
+    });
+    expect(api.errorLines(unknown)).toEqual(['Something new']);
+  });
+});
+
+it('every documented issue code has its message in the app', async () => {
+  const { ISSUE_CODES } = await import('../../../domain/issue-codes.ts');
+  const en = (await import('./i18n/en.json')).default as Record<string, string>;
+  const missing = Object.keys(ISSUE_CODES).filter((code) => !(`issue.${code}` in en));
+  expect(missing).toEqual([]);
+});

@@ -171,6 +171,8 @@ export function Import() {
           },
         }),
       );
+      // Without `Prefer: respond-async` the service answers the import itself (200), never 202.
+      if (!('counts' in done)) throw new Error(t('error.unknown'));
       setIssues(await allIssues(done.run.id));
       if (mode === 'preview') setPreview(done);
       else setResult(done);

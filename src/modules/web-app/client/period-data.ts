@@ -4,6 +4,7 @@
 import type { Issue } from './api.js';
 import { answer, api } from './api.js';
 import type { Form, FormLock, SentValue } from './api-shapes.js';
+import { issueText } from './issue-text.js';
 import { numberForInput, readNumber } from './numbers.js';
 
 /** Which period the entry screen shows. */
@@ -347,14 +348,14 @@ export function placeIssues(issues: readonly Issue[], targets: readonly Target[]
     const match = /^values\.(\d+)(?:\.value\.(\d+)(?:\.(.+))?)?/.exec(issue.path ?? '');
     const target = match ? targets[Number(match[1])] : null;
     if (!match || !target) {
-      general.push(issue.message);
+      general.push(issueText(issue));
       continue;
     }
     const row = match[2] !== undefined ? Number(match[2]) : target.row;
     byKey[target.key] = [
       ...(byKey[target.key] ?? []),
       {
-        message: fieldMessage(issue.message, target.key),
+        message: fieldMessage(issueText(issue), target.key),
         row,
         input: match[3] ?? null,
         type: typeof issue.type === 'string' ? issue.type : 'invalid',

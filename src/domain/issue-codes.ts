@@ -1,0 +1,67 @@
+/**
+ * The documented codes of issues (decision 225): a stable name for each kind of problem a person
+ * meets, with its values in `params`, so that a client can say it in the person's language. The
+ * issue's `message` stays the service's English sentence. Numbers in `params` are raw numbers (the
+ * client formats them in its locale); a period is given as `year`, `periodType`, `periodUnit`.
+ * A code is added here, never renamed: clients translate by it.
+ */
+export const ISSUE_CODES = {
+  // Request validation (the schema keyword that failed); `field` is the path, as in `path`.
+  'request.required': '{field} is missing',
+  'request.type': '{field} is not of type {expected} (JSON types, comma-separated)',
+  'request.minimum': '{field} is below {limit}',
+  'request.maximum': '{field} is above {limit}',
+  'request.minLength': '{field} is shorter than {limit} characters',
+  'request.maxLength': '{field} is longer than {limit} characters',
+  'request.enum': '{field} is not one of {allowed} (comma-separated)',
+  'request.format': '{field} is not a {format} (uuid, date, date-time, email, uri…)',
+  'request.additionalProperties': '{field} is not an allowed property',
+  'request.invalid': '{field} does not have the expected shape (see message)',
+  // A value of a submission, against its element (params: `label` is the element's label).
+  'value.notNumber': 'a NUMBER value that is not a finite number',
+  'value.tooLarge': 'a number too large to be stored exactly',
+  'value.notText': 'a TEXT value that is not a string',
+  'value.textTooLong': 'a text longer than {max} characters',
+  'value.notBoolean': 'a BOOLEAN value that is not true or false',
+  'value.notOption': 'a SELECT value that is not one of {options} (JSON texts, comma-separated)',
+  'value.notDate': 'a DATE value that is not a date YYYY-MM-DD',
+  'value.notMediaId': 'a FILE value that is not a media id',
+  'value.recordTooLarge': 'a TIMESTAMP record larger than {max} bytes of JSON',
+  'value.belowMinimum': '{label} below its minimum {min} (in {unit}: symbol, {unitName}: name)',
+  'value.aboveMaximum': '{label} above its maximum {max} (in {unit}, {unitName})',
+  'value.notWhole': '{label} not a whole number (of {unit}, {unitName})',
+  'value.dateOutsidePeriod':
+    '{label}: {date} outside the period {year}/{periodType}/{periodUnit} ({first} to {last})',
+  'value.unitMismatch': 'a value sent in {unit} that cannot be converted into {elementUnit}',
+  'value.unitNotAllowed': 'a unit given for an element that is not a NUMBER or has no unit',
+  'value.unitUnknown': 'a unit id that names no unit',
+  'value.periodRequired': 'periodUnit is missing',
+  'value.periodOutOfRange': 'periodUnit outside 1..{max} for a {periodType} form',
+  'value.timestampRequired': 'a TIMESTAMP value without its timestamp',
+  'value.timestampInvalid': 'a timestamp that is not ISO 8601',
+  'value.timestampOutsideYear': '{label}: {timestamp} not within {year}',
+  'value.timestampMonth': 'periodUnit that is not the month of the timestamp ({month})',
+  'value.timestampNotAllowed': 'a timestamp on an element that is not TIMESTAMP',
+  'value.duplicate': 'the same element and period as values.{other}',
+  'value.elementUnknown': 'an element that is not one of the form',
+  'value.formNotActive': 'the form is not active on the site for {year}',
+  // Locks (decision 212: a lock's refusal).
+  'period.locked': '{label} (or the form {form} at {site}) for {year}/{periodType}/{periodUnit} is locked',
+  // Site scope of the caller.
+  'site.outOfScope': 'the site {site} is not among the caller’s sites',
+  // An activity definition's uiCode.
+  'uiCode.syntax': 'uiCode does not parse: {detail} (line {line}, column {column})',
+  // Signing in and invitations.
+  'signin.invalidCredentials': 'wrong e-mail address or password',
+  'signin.noMembership': 'the account has no active membership',
+  'invitation.invalid': 'the invitation link is not valid',
+  'invitation.accepted': 'the invitation was accepted already',
+  'invitation.expired': 'the invitation has expired',
+  'invitation.pending': '{email} has a pending invitation already',
+  'invitation.passwordTooShort': 'the password is shorter than {min} characters',
+} as const;
+
+export type IssueCode = keyof typeof ISSUE_CODES;
+
+/** The named values of an issue: raw numbers, texts, booleans. */
+export type IssueParams = Record<string, string | number | boolean | null>;
