@@ -6,7 +6,6 @@ import {
   type BudgetSettings,
   claimNotice,
   pruneStale,
-  type Reservation,
   refundAttempt,
   reserveAttempt,
 } from './attempt-budget.repository.ts';
