@@ -15,7 +15,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { Database } from '../src/db/client.ts';
-import type { ExportContext } from '../src/modules/exports/exports.filters.ts';
+import type { ExportContext } from '../src/modules/exports/exports.repository.ts';
 import { valuesStatement } from '../src/modules/exports/values.repository.ts';
 import { energyOrganization, freshDatabase, seedEnergyValues } from './lib.ts';
 

@@ -326,7 +326,12 @@ describe.skipIf(!hasChromium)(`uiCode at save ${hasChromium ? '' : NO_CHROMIUM}`
     });
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([
-      { path: 'uiCode', message: expect.stringMatching(/^uiCode: .*line 2, column \d+/) },
+      expect.objectContaining({
+        path: 'uiCode',
+        message: expect.stringMatching(/^uiCode: .*line 2, column \d+/),
+        code: 'uiCode.syntax',
+        params: expect.objectContaining({ line: 2 }),
+      }),
     ]);
   });
 });

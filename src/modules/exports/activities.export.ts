@@ -6,8 +6,9 @@ import {
   type Column,
   type ExportRow,
 } from './exports.columns.ts';
-import { type ExportContext, periodText } from './exports.filters.ts';
+import { periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
+import type { ExportContext } from './exports.repository.ts';
 import {
   type ActivityRecord,
   activitiesStatement,

@@ -7,6 +7,7 @@ import {
   FORM_COLUMNS,
   INDICATOR_COLUMNS,
   LOCK_COLUMNS,
+  type PackHeader,
   UNIT_COLUMNS,
 } from './audit-pack.data.ts';
 import { CodeUse, DEFINITION_COLUMNS, type Methodology } from './audit-pack.methodology.ts';
@@ -35,17 +36,6 @@ export interface EvidenceFile {
   mediaId: string;
   fileName: string;
   open(): Promise<Readable | { missing: string }>;
-}
-
-/** What the manifest says about the pack besides its files. */
-export interface PackHeader {
-  software: { name: string; version: string };
-  organization: { id: string; name: string };
-  generatedBy: { userId: string; name: string; email: string; credential: 'token' | 'apikey' };
-  createdAt: Date;
-  year: number;
-  filters: { formId: string | null; siteIds: string[] | null };
-  siteScope: { allSites: boolean; sites: { id: string; code: string | null; name: string; path: string }[] };
 }
 
 /** Everything a pack is made of: read at its start, or read while it is written. */

@@ -7,6 +7,17 @@ import { packDatasetItems, packFormElements, packUnits } from './audit-pack.repo
 import { type Column, type ExportRow, HISTORY_COLUMNS } from './exports.columns.ts';
 import { yearLockRows } from './exports.repository.ts';
 
+/** What the manifest says about the pack besides its files. */
+export interface PackHeader {
+  software: { name: string; version: string };
+  organization: { id: string; name: string };
+  generatedBy: { userId: string; name: string; email: string; credential: 'token' | 'apikey' };
+  createdAt: Date;
+  year: number;
+  filters: { formId: string | null; siteIds: string[] | null };
+  siteScope: { allSites: boolean; sites: { id: string; code: string | null; name: string; path: string }[] };
+}
+
 const col = (name: string, type: Column['type'], description: string): Column => ({
   name,
   type,

@@ -1,4 +1,4 @@
-import type { PackHeader } from './audit-pack.assemble.ts';
+import type { PackHeader } from './audit-pack.data.ts';
 import type { UnretainedCode } from './audit-pack.methodology.ts';
 
 interface Notes {

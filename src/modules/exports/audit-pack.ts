@@ -6,7 +6,8 @@ import type { Caller } from '../../domain/caller.ts';
 import { attachment } from '../../http/negotiation.ts';
 import { clientGone } from '../../http/request-scope.ts';
 import type { Storage } from '../../storage/storage.ts';
-import { assembleAuditPack, type PackHeader, type StreamedTable } from './audit-pack.assemble.ts';
+import { assembleAuditPack, type StreamedTable } from './audit-pack.assemble.ts';
+import type { PackHeader } from './audit-pack.data.ts';
 import {
   datasetRows,
   formRows,

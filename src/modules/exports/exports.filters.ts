@@ -5,33 +5,10 @@ import { forbidden, invalidField } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { databaseNow, liveForm, organizationSites } from './exports.repository.ts';
+import { databaseNow, type ExportContext, type ExportSiteInfo, liveForm, organizationSites } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 
 const STATUSES: readonly ValueStatus[] = ['COMPLETED', 'APPROVED', 'REJECTED'];
-
-export interface ExportSiteInfo {
-  code: string | null;
-  name: string;
-  path: string;
-}
-
-/** What an export reads, checked: every filter in the terms the statements use. */
-export interface ExportContext {
-  organizationId: string;
-  /** The database's time when the export started (PGlite pages leave out rows created after it). */
-  asOf: Date;
-  year: number;
-  formId: string | null;
-  /** The sites to read (named ones with their descendants, within the caller's scope); null: all. */
-  siteIds: string[] | null;
-  periodUnits: number[] | null;
-  statuses: ValueStatus[] | null;
-  updatedSince: Date | null;
-  key: string | null;
-  /** Every site of the organization (a path names ancestors), by id. */
-  sites: Map<string, ExportSiteInfo>;
-}
 
 /** The items of a list parameter sent comma-separated, repeated, or both; null when absent. */
 function listItems(values: string[] | undefined, name: string): string[] | null {

@@ -2,8 +2,8 @@ import type { Writable } from 'node:stream';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import type { TableEncodeInput } from '../../lib/tabular/task.ts';
 import type { Column } from './exports.columns.ts';
-import type { TableExportInput } from './exports.worker-task.ts';
 import { type ExportFormat, put, type RowWriter } from './exports.formats.ts';
+import type { TableExportInput } from './exports.worker-task.ts';
 
 /** Formats whose encoding (XML and deflate; Parquet's pages and Snappy) runs in the heavy pool. */
 export const OFF_LOOP_FORMATS: ReadonlySet<ExportFormat> = new Set(['xlsx', 'parquet']);

@@ -1,8 +1,31 @@
 import { type QueryResult, type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
-import type { ActivityInputDefinition, PeriodType } from '../../db/schema/index.ts';
+import type { ActivityInputDefinition, PeriodType, ValueStatus } from '../../db/schema/index.ts';
 import type { UsedCoefficient } from '../activities/index.ts';
-import type { ExportContext } from './exports.filters.ts';
+
+/** A site as exports name it: its code, its name and its path of ancestors. */
+export interface ExportSiteInfo {
+  code: string | null;
+  name: string;
+  path: string;
+}
+
+/** What an export reads, checked: every filter in the terms the statements use. */
+export interface ExportContext {
+  organizationId: string;
+  /** The database's time when the export started (PGlite pages leave out rows created after it). */
+  asOf: Date;
+  year: number;
+  formId: string | null;
+  /** The sites to read (named ones with their descendants, within the caller's scope); null: all. */
+  siteIds: string[] | null;
+  periodUnits: number[] | null;
+  statuses: ValueStatus[] | null;
+  updatedSince: Date | null;
+  key: string | null;
+  /** Every site of the organization (a path names ancestors), by id. */
+  sites: Map<string, ExportSiteInfo>;
+}
 
 /** The media of an audit pack's evidence (`ids`), by id, in the caller's organization. */
 export function evidenceMedia(tx: Tx, organizationId: string, ids: readonly string[]) {

@@ -1,9 +1,9 @@
 import type { Engine, TenantRun } from '../../db/client.ts';
 import { activitiesQuery, activityCells } from './activities.export.ts';
 import type { ExportRow } from './exports.columns.ts';
-import type { ExportContext } from './exports.filters.ts';
 import type { RowWriter } from './exports.formats.ts';
 import { readPages } from './exports.reader.ts';
+import type { ExportContext } from './exports.repository.ts';
 import { changeCells, historyQuery } from './history.export.ts';
 import { type ValueLookups, valueCells, valuesQuery } from './values.export.ts';
 

@@ -8,7 +8,7 @@
 import { Database } from '../../db/client.ts';
 import { partSender } from '../../lib/tabular/task.ts';
 import type { Column } from './exports.columns.ts';
-import { encoderOf, type ExportFormat, type RowWriter } from './exports.formats.ts';
+import { type ExportFormat, encoderOf, type RowWriter } from './exports.formats.ts';
 import { type ExportSource, writeSource } from './exports.source.ts';
 
 export interface TableExportInput {

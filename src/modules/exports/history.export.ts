@@ -1,6 +1,7 @@
 import type { ExportRow } from './exports.columns.ts';
-import { type ExportContext, periodText } from './exports.filters.ts';
+import { periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
+import type { ExportContext } from './exports.repository.ts';
 import { type ChangeRecord, changeHistoryStatement } from './exports.repository.ts';
 
 /**

@@ -2,8 +2,9 @@ import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { ExportRow } from './exports.columns.ts';
-import { type ExportContext, periodText } from './exports.filters.ts';
+import { periodText } from './exports.filters.ts';
 import type { OrderedQuery } from './exports.reader.ts';
+import type { ExportContext } from './exports.repository.ts';
 import {
   allUnits,
   type LockInfo,

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
-import type { ExportContext } from './exports.filters.ts';
+import type { ExportContext } from './exports.repository.ts';
 
 import { commonFilters } from './exports.repository.ts';
 

@@ -38,27 +38,26 @@ const SELECT_LOCKS = sql`
 export const formLocksRepository = {
   /**
    * Locks (form, year, period) on each site (null: every site); a scope already locked keeps its
-   * lock. Answers the live locks of the scopes, new or not.
+   * lock. Answers the live locks of the scopes, new or not, and the ids of those this call made.
    */
   async lock(
     tx: Tx,
     org: string,
     input: { formId: string; year: number; periodUnit: number | null; siteIds: (string | null)[] },
     userId: string,
-  ): Promise<LockRow[]> {
-    await sql`
+  ): Promise<{ rows: LockRow[]; created: Set<string> }> {
+    const inserted = await sql<{ id: string }>`
       insert into form_locks (organization_id, form_id, year, period_unit, site_id, created_by)
       select ${org}, ${input.formId}, ${input.year}, ${input.periodUnit}::smallint, site_id, ${userId}
         from unnest(${input.siteIds}::uuid[]) as t(site_id)
-      on conflict (organization_id, form_id, year, period_unit, site_id) where unlocked_at is null do nothing`.execute(
-      tx,
-    );
+      on conflict (organization_id, form_id, year, period_unit, site_id) where unlocked_at is null do nothing
+      returning id`.execute(tx);
     const result = await sql<LockRow>`${SELECT_LOCKS}
       where l.organization_id = ${org} and l.form_id = ${input.formId} and l.year = ${input.year}
         and l.period_unit is not distinct from ${input.periodUnit}::smallint and l.unlocked_at is null
         and (l.site_id = any(${input.siteIds}::uuid[]) or (l.site_id is null and ${input.siteIds.includes(null)}))
       order by s.name nulls first, l.id`.execute(tx);
-    return result.rows;
+    return { rows: result.rows, created: new Set(inserted.rows.map((r) => r.id)) };
   },
 
   async find(tx: Tx, org: string, id: string): Promise<LockRow | undefined> {

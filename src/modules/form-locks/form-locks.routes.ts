@@ -26,8 +26,9 @@ export const formLocksRoutes: FastifyPluginAsyncTypebox<Services> = async (app) 
     },
     (request) =>
       request.tenant(async (tx, caller) => {
-        const locks = await createLocks(tx, caller, request.body);
-        await webhookEvents.periodsLocked(tx, caller.organizationId, locks);
+        const { locks, created } = await createLocks(tx, caller, request.body);
+        // An event for each lock this call made; a scope already locked was announced when it was.
+        await webhookEvents.periodsLocked(tx, caller.organizationId, created);
         return locks;
       }),
   );

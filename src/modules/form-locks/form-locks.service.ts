@@ -14,7 +14,12 @@ import type { FormLock, LockBody, LocksQuery } from './form-locks.schemas.ts';
  * Locks a form's year, or one period of it, on sites the caller manages (MANAGER+), or on every
  * site (OWNER). Locking what is already locked keeps the existing lock; answers the locks.
  */
-export async function createLocks(tx: Tx, caller: Caller, body: LockBody): Promise<FormLock[]> {
+/** The live locks of the scopes asked for, and those of them this call made (`created`). */
+export async function createLocks(
+  tx: Tx,
+  caller: Caller,
+  body: LockBody,
+): Promise<{ locks: FormLock[]; created: FormLock[] }> {
   const org = caller.organizationId;
   const form = await forms.find(tx, org, body.formId);
   if (!form) throw invalidField('formId', 'formId is not a form of this organization');
@@ -40,13 +45,14 @@ export async function createLocks(tx: Tx, caller: Caller, body: LockBody): Promi
     authorize(policy.isOwner(caller), 'Only owners lock a form for the whole organization; name siteIds');
     siteIds = [null];
   }
-  const rows = await repo.lock(
+  const { rows, created } = await repo.lock(
     tx,
     org,
     { formId: form.id, year: body.year, periodUnit, siteIds },
     caller.userId,
   );
-  return rows.map(presentLock);
+  const locks = rows.map(presentLock);
+  return { locks, created: locks.filter((lock) => created.has(lock.id)) };
 }
 
 /** Lifts a lock (MANAGER+ on its site, OWNER for an organization-wide one); recorded on the lock. */

@@ -1,9 +1,7 @@
 /** Per-expression memos of the evaluation: its parse tree, and its units per request and site group. */
 import type { Dimensions } from '../../expressions/dimensions.ts';
-import { type Node, parseExpression } from '../../expressions/parse.ts';
-import type { IndicatorRow } from './indicators.present.ts';
 import type { References } from './indicators.references.ts';
-import type { ExpressionPart } from './indicators.schemas.ts';
+import type { IndicatorRow } from './indicators.repository.ts';
 import type { SiteGroup } from './indicators.sites.ts';
 
 /**
@@ -37,22 +35,4 @@ export function dimensionsOnce(
     byRow.set(key, dims);
   }
   return dims;
-}
-
-/**
- * An expression's parse tree (or why it does not parse), once per stored expression: a series
- * evaluates each indicator once per period and per site group.
- */
-const parsed = new WeakMap<ExpressionPart[], Node | Error>();
-export function parsedExpression(parts: ExpressionPart[]): Node | Error {
-  let tree = parsed.get(parts);
-  if (!tree) {
-    try {
-      tree = parseExpression(parts);
-    } catch (e) {
-      tree = e as Error;
-    }
-    parsed.set(parts, tree);
-  }
-  return tree;
 }

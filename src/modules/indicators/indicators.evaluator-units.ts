@@ -1,9 +1,8 @@
 import type { Evaluation, ResultIssue } from '../../expressions/evaluate.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { describeDimension, sameDimension, type Term, termOfUnit } from '../units/index.ts';
-import type { IndicatorRow } from './indicators.present.ts';
 import { type References, unitOfSymbol } from './indicators.references.ts';
-import type { ReferencedItem } from './indicators.repository.ts';
+import type { IndicatorRow, ReferencedItem } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 import { isTemplate } from './indicators.sites.ts';
 

@@ -1,7 +1,7 @@
 import { dimensionsOf } from '../../expressions/dimensions.ts';
 import { type Evaluation, evaluate, type Resolved, type ResultIssue } from '../../expressions/evaluate.ts';
 import { roundStored } from '../../lib/numbers.ts';
-import { dimensionsOnce, parsedExpression } from './indicators.dimensions.ts';
+import { dimensionsOnce } from './indicators.dimensions.ts';
 import {
   inUnit,
   mismatchOfSites,
@@ -9,8 +9,9 @@ import {
   withIndicatorUnit,
 } from './indicators.evaluator-units.ts';
 import type { PerSite } from './indicators.operands.ts';
-import type { IndicatorRow } from './indicators.present.ts';
+import { parsedExpression } from './indicators.parsed.ts';
 import { findElement, findItem, leafUnits, type References } from './indicators.references.ts';
+import type { IndicatorRow } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 import type { Aggregate } from './indicators.scope.ts';
 import { isSiteDependent, isTemplate, type SiteGroup, templateRef } from './indicators.sites.ts';

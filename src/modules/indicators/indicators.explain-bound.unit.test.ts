@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Evaluator, EXPLAIN_LIMIT } from './indicators.evaluator.ts';
-import type { IndicatorRow as Row } from './indicators.present.ts';
 import type { References } from './indicators.references.ts';
+import type { IndicatorRow as Row } from './indicators.repository.ts';
 
 const refs: References = {
   elements: new Map(),

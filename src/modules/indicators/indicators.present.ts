@@ -4,12 +4,10 @@ import { convertValue } from '../units/index.ts';
 import type { Explain } from './indicators.explain-schema.ts';
 import { listIssues, NO_ISSUE_FIELDS } from './indicators.expression-issues.ts';
 import { dimensionProblems, findItem, type References, unknownUnitParts } from './indicators.references.ts';
-import type { indicatorsRepository as repo } from './indicators.repository.ts';
+import type { IndicatorRow } from './indicators.repository.ts';
 import type { CurrentValue, ExpressionPart, Indicator, WidgetUsage } from './indicators.schemas.ts';
 
 /** An indicator's row as the repository lists it. */
-export type IndicatorRow = Awaited<ReturnType<typeof repo.list>>[number];
-
 export const partsOf = (row: IndicatorRow) => row.expression_parts as ExpressionPart[];
 const labelOf = (row: IndicatorRow) => row.label ?? row.name;
 

@@ -251,3 +251,6 @@ export const indicatorsRepository = {
       .execute();
   },
 };
+
+/** An indicator as the repository lists it. */
+export type IndicatorRow = Awaited<ReturnType<typeof indicatorsRepository.list>>[number];

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import { childrenOf, type Node, operandsOf } from '../../expressions/parse.ts';
 import { type SiteTree, siteTree } from '../sites/index.ts';
-import { parsedExpression } from './indicators.dimensions.ts';
-import type { IndicatorRow } from './indicators.present.ts';
+import { parsedExpression } from './indicators.parsed.ts';
+import type { IndicatorRow } from './indicators.repository.ts';
 import { type ReferencedItem, indicatorsRepository as repo } from './indicators.repository.ts';
 import type { ExpressionPart } from './indicators.schemas.ts';
 

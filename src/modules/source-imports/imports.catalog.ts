@@ -1,16 +1,49 @@
 import type { Tx } from '../../db/client.ts';
+import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { siteScope } from '../access/index.ts';
+import { type SiteScope, siteScope } from '../access/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
 import { getDefinitionForCalculation } from '../activity-definitions/index.ts';
 import { forms as formsRepository } from '../forms/index.ts';
-import type { ElementInfo, ValuesPipeline } from '../values/index.ts';
+import type { UnitFactor } from '../units/index.ts';
+import type { ElementInfo, ElementTypeHandlers, ValuesPipeline } from '../values/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { importsRepository as repo } from './imports.repository.ts';
-import type { Catalog, FormInfo, ImportSiteInfo } from './imports.resolve.ts';
 import type { ImportBody } from './imports.schemas.ts';
+
+export interface FormInfo {
+  id: string;
+  name: string;
+  period_type: PeriodType;
+  elements: Map<string, ElementInfo>;
+}
+
+export interface ImportSiteInfo {
+  id: string;
+  name: string;
+  code: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** Everything rows are resolved against, loaded once per import. */
+export interface Catalog {
+  caller: Caller;
+  scope: SiteScope;
+  context: { year?: number | undefined; siteId?: string | undefined };
+  /** The form of each mapping entry (by its index), or why there is none. */
+  forms: (FormInfo | string)[];
+  sites: ImportSiteInfo[];
+  sitesById: Map<string, ImportSiteInfo>;
+  /** Sites by matched text, per match kind (filled on first use). */
+  siteIndexes: Map<string, Map<string, ImportSiteInfo[]>>;
+  unitsBySymbol: Map<string, { id: string }>;
+  units: Map<string, UnitFactor>;
+  definitions: Map<string, ActivityDefinition | undefined>;
+  /** The element types' checks, as submissions use them. */
+  handlers: ElementTypeHandlers;
+}
 
 /**
  * Everything an import's rows are resolved against (sites, units, the caller's scope, the mapped

@@ -2,7 +2,7 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import type { ElementInfo } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
-import type { Catalog, FormInfo } from './imports.resolve.ts';
+import type { Catalog, FormInfo } from './imports.catalog.ts';
 import type { SheetCell, SheetRow } from './imports.schemas.ts';
 
 /** Reading a row's cells: numbers, text, the year and period, a value as its element expects it. */

@@ -12,33 +12,11 @@ import {
 } from '../activities/index.ts';
 import type { Checked, ElementInfo, ValuesPipeline } from '../values/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
-import { loadCatalog } from './imports.catalog.ts';
+import { type Catalog, loadCatalog } from './imports.catalog.ts';
 import { mappingFor } from './imports.cells.ts';
-import { readinessOf, reduce } from './imports.reduce.ts';
-import {
-  type Candidate,
-  type Catalog,
-  type FormInfo,
-  type ImportSiteInfo,
-  resolveRow,
-} from './imports.resolve.ts';
+import { type Draft, readinessOf, reduce } from './imports.reduce.ts';
+import { type Candidate, resolveRow } from './imports.resolve.ts';
 import type { Counts, ImportBody, Readiness, RowIssue } from './imports.schemas.ts';
-
-/** A draft ready to write: one form value (maybe reduced from several rows) or one activity. */
-export interface Draft {
-  kind: 'form_value' | 'activity';
-  form: FormInfo;
-  site: ImportSiteInfo;
-  year: number;
-  periodUnit: number;
-  element: ElementInfo;
-  rows: { sheet: string; rowIndex: number }[];
-  /** form_value: what to store (checked when its row was; a sum is in the element's unit). */
-  checked?: Checked;
-  selectedUnitId?: string | null;
-  /** activity: its input object. */
-  input?: ActivityInput;
-}
 
 /** What an import finds; identical for a preview and an execute of the same request. */
 export interface Analysis {

@@ -1,11 +1,28 @@
 import type { Tx } from '../../db/client.ts';
 import { roundStored } from '../../lib/numbers.ts';
 import { Turns } from '../../lib/turns.ts';
-import { MAX_ACTIVITIES_PER_VALUE } from '../activities/index.ts';
-import type { Draft } from './imports.pipeline.ts';
+import { type ActivityInput, MAX_ACTIVITIES_PER_VALUE } from '../activities/index.ts';
+import type { Checked, ElementInfo } from '../values/index.ts';
+import type { FormInfo, ImportSiteInfo } from './imports.catalog.ts';
 import { importsRepository as repo } from './imports.repository.ts';
 import type { Candidate } from './imports.resolve.ts';
 import type { MissingFormSite, Readiness, RowIssue } from './imports.schemas.ts';
+
+/** A draft ready to write: one form value (maybe reduced from several rows) or one activity. */
+export interface Draft {
+  kind: 'form_value' | 'activity';
+  form: FormInfo;
+  site: ImportSiteInfo;
+  year: number;
+  periodUnit: number;
+  element: ElementInfo;
+  rows: { sheet: string; rowIndex: number }[];
+  /** form_value: what to store (checked when its row was; a sum is in the element's unit). */
+  checked?: Checked;
+  selectedUnitId?: string | null;
+  /** activity: its input object. */
+  input?: ActivityInput;
+}
 
 const slotOf = (c: Candidate) => `${c.form.id}|${c.site.id}|${c.year}|${c.element.id}|${c.periodUnit}`;
 

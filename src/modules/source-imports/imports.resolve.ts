@@ -7,6 +7,7 @@ import type { UnitFactor } from '../units/index.ts';
 import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../values/index.ts';
 import { checkValue } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
+import type { Catalog, FormInfo, ImportSiteInfo } from './imports.catalog.ts';
 import {
   fail,
   isEmpty,
@@ -19,38 +20,6 @@ import {
   valueFor,
 } from './imports.cells.ts';
 import type { RowIssue, SheetRow } from './imports.schemas.ts';
-
-export interface FormInfo {
-  id: string;
-  name: string;
-  period_type: PeriodType;
-  elements: Map<string, ElementInfo>;
-}
-
-export interface ImportSiteInfo {
-  id: string;
-  name: string;
-  code: string | null;
-  metadata: Record<string, unknown>;
-}
-
-/** Everything rows are resolved against, loaded once per import. */
-export interface Catalog {
-  caller: Caller;
-  scope: SiteScope;
-  context: { year?: number | undefined; siteId?: string | undefined };
-  /** The form of each mapping entry (by its index), or why there is none. */
-  forms: (FormInfo | string)[];
-  sites: ImportSiteInfo[];
-  sitesById: Map<string, ImportSiteInfo>;
-  /** Sites by matched text, per match kind (filled on first use). */
-  siteIndexes: Map<string, Map<string, ImportSiteInfo[]>>;
-  unitsBySymbol: Map<string, { id: string }>;
-  units: Map<string, UnitFactor>;
-  definitions: Map<string, ActivityDefinition | undefined>;
-  /** The element types' checks, as submissions use them. */
-  handlers: ElementTypeHandlers;
-}
 
 /** A row turned into a candidate draft (before calculation and reduction). */
 export interface Candidate {

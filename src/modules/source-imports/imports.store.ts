@@ -5,7 +5,7 @@ import { Turns } from '../../lib/turns.ts';
 import { formSites } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../values/index.ts';
 import { numberRuleProblem, resolveTargets } from '../values/index.ts';
-import type { Draft } from './imports.pipeline.ts';
+import type { Draft } from './imports.reduce.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
 export async function createFormSites(

@@ -4,8 +4,14 @@ import type { Caller } from '../../domain/caller.ts';
 import type { Issue } from '../../domain/errors.ts';
 import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import type { UnitFactor } from '../units/index.ts';
-import type { PeriodWindow } from './values.rules.ts';
 import type { ValueItem } from './values.schemas.ts';
+
+/** The period a value is written for. */
+export interface PeriodWindow {
+  year: number;
+  periodType: PeriodType;
+  periodUnit: number;
+}
 
 /** An element as submissions need it. */
 export interface ElementInfo {

@@ -3,7 +3,7 @@
  * checks and stores values, their history) and the one writer of stored values (decision 199).
  */
 
-export type { PlanOptions } from './element-types.ts';
+export type { PeriodWindow, PlanOptions } from './element-types.ts';
 export {
   type Checked,
   type ElementInfo,
@@ -39,7 +39,7 @@ export { presentValue } from './values.present.ts';
 export { visibleSubmissions } from './values.repository.ts';
 export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
 export { resolveValues } from './values.resolve.ts';
-export { dateOutsidePeriod, numberRuleProblem, type PeriodWindow, periodName } from './values.rules.ts';
+export { dateOutsidePeriod, numberRuleProblem, periodName } from './values.rules.ts';
 export {
   ActivitySummary,
   HistoryEntry,

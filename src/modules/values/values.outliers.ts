@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { UnitFactor } from '../units/index.ts';
-import type { PlannedValue } from './element-types.ts';
+import type { PeriodWindow, PlannedValue } from './element-types.ts';
 import type { ValueCheck } from './values.check.schemas.ts';
 import type { ResolvedEntry } from './values.resolve.ts';
-import { type PeriodWindow, periodName, shown } from './values.rules.ts';
+import { periodName, shown } from './values.rules.ts';
 
 const LAST_PERIOD: Record<PeriodType, number> = { YEARLY: 1, QUARTERLY: 4, MONTHLY: 12 };
 

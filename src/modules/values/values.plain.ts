@@ -9,16 +9,12 @@ import type {
   ElementInfo,
   ElementTypeHandler,
   ElementTypeHandlers,
+  PeriodWindow,
   PlannedValue,
   Refusal,
 } from './element-types.ts';
 import type { ValueIssue } from './values.issues.ts';
-import {
-  dateOutsidePeriodIssue,
-  numberRuleIssue,
-  type PeriodWindow,
-  type RuleProblem,
-} from './values.rules.ts';
+import { dateOutsidePeriodIssue, numberRuleIssue, type RuleProblem } from './values.rules.ts';
 import type { SubmitValue } from './values.schemas.ts';
 import { optionValues } from './values.targets.ts';
 import { parseTimestamp } from './values.timestamp.ts';

@@ -2,20 +2,13 @@ import type { PeriodType } from '../../db/schema/index.ts';
 import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { MONTHS_PER_PERIOD, periodLabel } from '../../domain/periods.ts';
 import type { UnitFactor } from '../units/index.ts';
-import type { ElementInfo } from './element-types.ts';
+import type { ElementInfo, PeriodWindow } from './element-types.ts';
 
 /**
  * The plausibility rules a value is checked against when it is written (decision 159): a NUMBER
  * element's limits and whole-number rule, and the period every date of a value must fall in.
  * Messages are whole sentences naming the element by its label (never its key or id).
  */
-
-/** The period a value is written for. */
-export interface PeriodWindow {
-  year: number;
-  periodType: PeriodType;
-  periodUnit: number;
-}
 
 /** A period as people name it: "March 2025", "Q2 2025", "2025". */
 export function periodName({ year, periodType, periodUnit }: PeriodWindow): string {

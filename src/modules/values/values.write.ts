@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { ValueStatus } from '../../db/schema/index.ts';
+import { emitCompletedPeriods } from '../webhooks/index.ts';
 import { valueChangesRepository as repo, type ValueChange } from './changes.repository.ts';
 import { runGuards, type SlotGuard, type ValueSlot } from './element-types.ts';
-import { emitCompletedPeriods } from '../webhooks/index.ts';
 import type { Snapshot } from './values.history.ts';
 
 /** Who writes: the organization, and the person the values and their history name. */

@@ -250,6 +250,16 @@ describe('webhook deliveries', () => {
       siteId: site,
     });
 
+    // Locking what is already locked answers that lock again, but announces nothing new.
+    const again = await api(t, 'POST', '/form-locks', {
+      token: tenant.owner.token,
+      body: { formId: form.id, year: 2025, periodUnit: 1, siteIds: [site] },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.map((l: { id: string }) => l.id)).toEqual([lock.body[0].id]);
+    await t.app.jobs.drain();
+    expect(receiver.at('/locked')).toHaveLength(1);
+
     // The owner becomes a manager: the next event is not sent, and the endpoint is disabled.
     await t.database.tenant(tenant.organizationId, async (tx) => {
       await tx
