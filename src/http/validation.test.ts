@@ -20,7 +20,7 @@ describe('one clear issue per invalid field', () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.issues).toEqual([
+    expect(res.body.issues).toMatchObject([
       { path: 'elements.0.unitId', message: 'elements.0.unitId must be a unit id or null' },
     ]);
   });
@@ -36,7 +36,7 @@ describe('one clear issue per invalid field', () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.issues).toEqual([
+    expect(res.body.issues).toMatchObject([
       {
         path: 'elements.0.options',
         message: 'elements.0.options must be a list of objects {label, value} or null',
@@ -55,7 +55,7 @@ describe('one clear issue per invalid field', () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.issues).toEqual([
+    expect(res.body.issues).toMatchObject([
       { path: 'elements.0.options.0.value', message: 'elements.0.options.0.value is required' },
     ]);
   });
@@ -67,7 +67,9 @@ describe('one clear issue per invalid field', () => {
       body: { name: 'Plant', latitude: '48.1' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.issues).toEqual([{ path: 'latitude', message: 'latitude must be a number or null' }]);
+    expect(res.body.issues).toMatchObject([
+      { path: 'latitude', message: 'latitude must be a number or null' },
+    ]);
   });
 });
 

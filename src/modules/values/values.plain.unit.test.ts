@@ -61,7 +61,7 @@ describe('value checks by element type', () => {
       ['ACTIVITY', Array.from({ length: 1001 }, () => ({}))],
     ];
     for (const [type, value] of refused) {
-      expect(check(type, value), type).toEqual({ field: 'value', message: expect.any(String) });
+      expect(check(type, value), type).toMatchObject({ field: 'value', message: expect.any(String) });
     }
   });
 
@@ -94,7 +94,7 @@ describe('periods', () => {
       [12, '2025-12-31T23:30:00.000Z'],
       [12, '2025-12-31T23:59:59.000Z'],
     ]);
-    expect(issues).toEqual([]);
+    expect(issues).toMatchObject([]);
   });
 
   it('bound periodUnit by the form’s period type', () => {
