@@ -3,14 +3,13 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { Turns } from '../../lib/turns.ts';
 import {
-  type ActivityInput,
   type CalcJob,
   type CalcOutcome,
   type CalcSession,
   failed,
   failureMessage,
 } from '../activities/index.ts';
-import type { Checked, ElementInfo, ValuesPipeline } from '../values/index.ts';
+import type { ValuesPipeline } from '../values/index.ts';
 import type { Mapping } from './adapters.schemas.ts';
 import { type Catalog, loadCatalog } from './imports.catalog.ts';
 import { mappingFor } from './imports.cells.ts';

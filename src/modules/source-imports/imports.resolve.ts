@@ -1,10 +1,7 @@
-import type { PeriodType } from '../../db/schema/index.ts';
-import type { Caller } from '../../domain/caller.ts';
-import { policy, type SiteScope } from '../access/index.ts';
+import { policy } from '../access/index.ts';
 import { type ActivityInput, checkActivityInput, datesOutsidePeriod } from '../activities/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
-import type { UnitFactor } from '../units/index.ts';
-import type { Checked, ElementInfo, ElementTypeHandlers, PlannedValue } from '../values/index.ts';
+import type { Checked, ElementInfo, PlannedValue } from '../values/index.ts';
 import { checkValue } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
 import type { Catalog, FormInfo, ImportSiteInfo } from './imports.catalog.ts';

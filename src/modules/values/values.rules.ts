@@ -1,4 +1,3 @@
-import type { PeriodType } from '../../db/schema/index.ts';
 import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { MONTHS_PER_PERIOD, periodLabel } from '../../domain/periods.ts';
 import type { UnitFactor } from '../units/index.ts';
