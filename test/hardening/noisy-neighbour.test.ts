@@ -23,8 +23,14 @@ import { listen } from './stalled-clients.ts';
 
 const onPostgres = Boolean(process.env['DATABASE_URL']);
 const ABSOLUTE_FLOOR_MS = 25;
-/** The event loop's longest delay in a block while A imports (it was 150-450 ms in one piece). */
-const LOOP_STALL_MS = 100;
+/**
+ * The event loop's longest delay in a block while A imports. Unsliced, an import held the loop for
+ * 150-450 ms in one piece (block medians 211 and 272 ms); sliced, the blocks' median is 28-145 ms,
+ * the upper part being young-generation GC pauses of the import's objects (60-103 ms measured in
+ * one import under load, bench/README.md) and the machine's other work. 150 ms still fails the
+ * unsliced import and no longer fails a sliced one on a machine running the rest of the suite.
+ */
+const LOOP_STALL_MS = 150;
 /** Rounds of B's four requests per block (NOISY_ROUNDS: fewer, to see it fail fast without the fix). */
 const ROUNDS = Number(process.env['NOISY_ROUNDS'] ?? 20);
 
