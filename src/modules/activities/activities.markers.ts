@@ -3,7 +3,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { authorize, invalidField } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { policy, siteScope } from '../access/index.ts';
-import { submissionsRepository } from '../submissions/index.ts';
+import { submissions } from '../submissions/index.ts';
 import { runGuards } from '../values/index.ts';
 import { emitCompletedPeriods } from '../webhooks/index.ts';
 import { checkPeriodUnit, resolveActivityElement } from './activities.resolve.ts';
@@ -19,12 +19,12 @@ import { markerIdOf, markersRepository as repo, type Slot } from './markers.repo
 async function resolveSlot(tx: Tx, caller: Caller, body: MarkerBody) {
   const org = caller.organizationId;
   const element = await resolveActivityElement(tx, org, body.formId, body.key, 'invalid');
-  const site = isUuid(body.siteId) ? await submissionsRepository.siteExists(tx, org, body.siteId) : undefined;
+  const site = isUuid(body.siteId) ? await submissions.siteExists(tx, org, body.siteId) : undefined;
   if (!site) throw invalidField('siteId', 'siteId is not a site of this organization');
   const scope = await siteScope(tx, caller);
   authorize(policy.canWriteSiteData(caller, scope, site.id), 'You cannot enter data for this site');
   checkPeriodUnit(element.periodType, body.periodUnit);
-  const formSite = await submissionsRepository.activeFormSite(tx, org, element.formId, site.id, body.year);
+  const formSite = await submissions.activeFormSite(tx, org, element.formId, site.id, body.year);
   if (!formSite) throw invalidField('year', `The form is not active on this site for ${body.year}`);
   const slot: Slot = {
     elementId: element.elementId,
