@@ -157,7 +157,11 @@ export async function createWebAppWorld(overrides: Partial<Config> = {}): Promis
     siteName,
     form,
     units,
-    outbox: () => readOutbox(join(config.dataDir, 'outbox')),
+    // E-mails are jobs (decision 232): the queued ones are sent before the outbox is read.
+    outbox: async () => {
+      await app.jobs.drain();
+      return readOutbox(join(config.dataDir, 'outbox'));
+    },
     close: async () => {
       await app.close();
       await opened.drop();

@@ -72,19 +72,6 @@ export function periodWords(periodType: string, year: number | null, unit: numbe
   return year ? String(year) : t('period.theYear');
 }
 
-/** The status of a value in the review's words. */
-export const VALUE_WORDS: Record<string, string> = {
-  get COMPLETED() {
-    return t('review.status.entered');
-  },
-  get APPROVED() {
-    return t('review.status.approved');
-  },
-  get REJECTED() {
-    return t('review.status.rejected');
-  },
-};
-
 /**
  * A stored value in words for its element (from GET /forms): the option's label for SELECT, Yes/No,
  * the date in the reader's words, the number with the unit's symbol. FILE and ACTIVITY values have

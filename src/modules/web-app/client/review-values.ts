@@ -13,8 +13,9 @@ import type {
   QueueItem,
   Unit,
 } from './api-shapes.js';
+import { REVIEW_WORDS } from './format.js';
 import { t } from './i18n/index.js';
-import { showBytes, showMoment, showNumber, VALUE_WORDS, valueWords } from './review-format.js';
+import { showBytes, showMoment, showNumber, valueWords } from './review-format.js';
 import { Badge, Errors, Loading } from './ui.js';
 
 type Activity = ActivityPage['activities'][number];
@@ -25,7 +26,7 @@ const TONES: Record<string, string> = { COMPLETED: 'muted', APPROVED: 'good', RE
 export function StatusShown({ item }: { item: QueueItem }) {
   const last = item.lastReview;
   return html`<span class="status-cell">
-    <${Badge} tone=${TONES[item.status]}>${VALUE_WORDS[item.status]}<//>
+    <${Badge} tone=${TONES[item.status]}>${REVIEW_WORDS[item.status]}<//>
     ${
       last?.comment
         ? html`<span class="last-review">
@@ -219,7 +220,7 @@ export function History({
     ${entries.map(
       (h) => html`<li>
         <strong>${t('review.action', { action: h.action })}</strong> ${t('review.historyBy', { name: h.userName || h.userEmail, time: showMoment(h.at) })}
-        ${h.action === 'REVIEW' ? ` ${VALUE_WORDS[h.after?.status ?? ''] ?? ''}` : plain(h.after?.value ?? null)}
+        ${h.action === 'REVIEW' ? ` ${REVIEW_WORDS[h.after?.status ?? ''] ?? ''}` : plain(h.after?.value ?? null)}
         ${h.comment ? html` <q>${h.comment}</q>` : null}
       </li>`,
     )}

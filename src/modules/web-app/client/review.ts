@@ -7,8 +7,9 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { answer, api, errorLines } from './api.js';
 import type { Form, FormElement, QueueFilters, QueueItem, QueuePage, Site, Unit } from './api-shapes.js';
+import { REVIEW_WORDS } from './format.js';
 import { t } from './i18n/index.js';
-import { periodsIn, periodWords, showMoment, showNumber, VALUE_WORDS } from './review-format.js';
+import { periodsIn, periodWords, showMoment, showNumber } from './review-format.js';
 import { History, StatusShown, ValueShown } from './review-values.js';
 import { navigate } from './router.js';
 import { Errors, inputValue, Loading } from './ui.js';
@@ -212,7 +213,7 @@ export function Review({ query }: { query: URLSearchParams }) {
     <div class="toolbar review-filters">
       <div class="field"><label for="review-status">${t('review.status')}</label>
         <select id="review-status" value=${status} onChange=${(e: Event) => setQuery({ status: inputValue(e) })}>
-          ${Object.entries(VALUE_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
+          ${Object.entries(REVIEW_WORDS).map(([value, word]) => html`<option value=${value}>${word}</option>`)}
           <option value="">${t('review.all')}</option>
         </select></div>
       <div class="field"><label for="review-form">${t('review.form')}</label>
