@@ -8236,6 +8236,15 @@ export interface operations {
                              * @example Electricity must be at least 0 kWh
                              */
                             message: string;
+                            /**
+                             * @description What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know
+                             * @enum {unknown}
+                             */
+                            code?: "request.required" | "request.type" | "request.minimum" | "request.maximum" | "request.minLength" | "request.maxLength" | "request.enum" | "request.format" | "request.additionalProperties" | "request.invalid" | "value.notNumber" | "value.tooLarge" | "value.notText" | "value.textTooLong" | "value.notBoolean" | "value.notOption" | "value.notDate" | "value.notMediaId" | "value.recordTooLarge" | "value.belowMinimum" | "value.aboveMaximum" | "value.notWhole" | "value.dateOutsidePeriod" | "value.unitMismatch" | "value.unitNotAllowed" | "value.unitUnknown" | "value.periodRequired" | "value.periodOutOfRange" | "value.timestampRequired" | "value.timestampInvalid" | "value.timestampOutsideYear" | "value.timestampMonth" | "value.timestampNotAllowed" | "value.duplicate" | "value.elementUnknown" | "value.formNotActive" | "period.locked" | "site.outOfScope" | "uiCode.syntax" | "signin.invalidCredentials" | "signin.noMembership" | "invitation.invalid" | "invitation.accepted" | "invitation.expired" | "invitation.pending" | "invitation.passwordTooShort";
+                            /** @description The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client */
+                            params?: {
+                                [key: string]: string | number | boolean | null;
+                            };
                             /** @description Outliers: true when the value came with a `comment` (the person has explained it) */
                             acknowledged?: boolean;
                             /**
@@ -8846,6 +8855,15 @@ export interface operations {
                              * @example Electricity must be at least 0 kWh
                              */
                             message: string;
+                            /**
+                             * @description What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know
+                             * @enum {unknown}
+                             */
+                            code?: "request.required" | "request.type" | "request.minimum" | "request.maximum" | "request.minLength" | "request.maxLength" | "request.enum" | "request.format" | "request.additionalProperties" | "request.invalid" | "value.notNumber" | "value.tooLarge" | "value.notText" | "value.textTooLong" | "value.notBoolean" | "value.notOption" | "value.notDate" | "value.notMediaId" | "value.recordTooLarge" | "value.belowMinimum" | "value.aboveMaximum" | "value.notWhole" | "value.dateOutsidePeriod" | "value.unitMismatch" | "value.unitNotAllowed" | "value.unitUnknown" | "value.periodRequired" | "value.periodOutOfRange" | "value.timestampRequired" | "value.timestampInvalid" | "value.timestampOutsideYear" | "value.timestampMonth" | "value.timestampNotAllowed" | "value.duplicate" | "value.elementUnknown" | "value.formNotActive" | "period.locked" | "site.outOfScope" | "uiCode.syntax" | "signin.invalidCredentials" | "signin.noMembership" | "invitation.invalid" | "invitation.accepted" | "invitation.expired" | "invitation.pending" | "invitation.passwordTooShort";
+                            /** @description The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client */
+                            params?: {
+                                [key: string]: string | number | boolean | null;
+                            };
                             /** @description Outliers: true when the value came with a `comment` (the person has explained it) */
                             acknowledged?: boolean;
                             /**

@@ -27,6 +27,22 @@ export const LocaleTag = Type.Union(
 
 export const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the record' }) });
 
+/** The documented code of an issue (decision 225). */
+export const IssueCodeSchema = Type.Enum(Object.keys(ISSUE_CODES) as IssueCode[], {
+  description:
+    'What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know',
+});
+
+/** The named values of an issue for its code. */
+export const IssueParamsSchema = Type.Record(
+  Type.String(),
+  Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+  {
+    description:
+      'The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client',
+  },
+);
+
 export const ErrorBody = Type.Object(
   {
     code: Type.String({ description: 'BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, …' }),
@@ -39,22 +55,8 @@ export const ErrorBody = Type.Object(
         Type.Object({
           message: Type.String({ description: 'One problem, for people' }),
           path: Type.Optional(Type.String({ description: 'The field or row the issue is about' })),
-          code: Type.Optional(
-            Type.Enum(Object.keys(ISSUE_CODES) as IssueCode[], {
-              description:
-                'What kind of problem this is, for clients that say it in the person’s language (decision 225); absent on problems without a documented code. New codes may be added: show `message` for a code you do not know',
-            }),
-          ),
-          params: Type.Optional(
-            Type.Record(
-              Type.String(),
-              Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
-              {
-                description:
-                  'The named values of the problem for its code (`min`, `max`, `unit`, `label`, `year`, `periodType`, `periodUnit`…): numbers raw, to be formatted by the client',
-              },
-            ),
-          ),
+          code: Type.Optional(IssueCodeSchema),
+          params: Type.Optional(IssueParamsSchema),
         }),
         { description: 'One entry per problem (per invalid field)' },
       ),

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { forbidden, invalidField, notFound } from '../../domain/errors.ts';
+import { AppError, coded, invalidField, notFound } from '../../domain/errors.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -51,7 +51,8 @@ export async function listSubmissions(tx: Tx, caller: Caller, query: Submissions
   const scope = await siteScope(tx, caller);
   // As GET /activities: naming a site the caller cannot read is a 403, not an empty page.
   if (query.siteId && !policy.canReadSite(scope, query.siteId.toLowerCase())) {
-    throw forbidden(`You cannot read the data of ${siteName}`);
+    const message = `You cannot read the data of ${siteName}`;
+    throw new AppError('FORBIDDEN', message, [coded('site.outOfScope', message, { site: siteName })]);
   }
   const page = pageOf(query);
   const { total, rows } = await repo.listSubmissions(tx, org, scope, query, page);

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Uuid } from '../../http/schemas.ts';
+import { IssueCodeSchema, IssueParamsSchema, Uuid } from '../../http/schemas.ts';
 
 /** One finding of the checks of a submission (the check route; outliers also in a submission's answer). */
 export const ValueCheck = Type.Object(
@@ -16,6 +16,8 @@ export const ValueCheck = Type.Object(
       description: 'What is wrong, in plain words for people',
       examples: ['Electricity must be at least 0 kWh'],
     }),
+    code: Type.Optional(IssueCodeSchema),
+    params: Type.Optional(IssueParamsSchema),
     acknowledged: Type.Optional(
       Type.Boolean({
         description: 'Outliers: true when the value came with a `comment` (the person has explained it)',

@@ -53,9 +53,21 @@ describe('POST /form-submissions/check', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body.issues).toEqual([
-      { type: 'invalid', path: 'values.1.value', message: 'Electricity must be at least 0 kWh' },
-      { type: 'invalid', path: 'values.2.elementKey', message: expect.any(String) },
-      { type: 'invalid', path: 'values.3.value', message: expect.any(String) },
+      {
+        type: 'invalid',
+        path: 'values.1.value',
+        message: 'Electricity must be at least 0 kWh',
+        // The finding's code and raw params, for the app to say it in the person's language.
+        code: 'value.belowMinimum',
+        params: expect.objectContaining({ min: 0, value: -40, unit: 'kWh' }),
+      },
+      {
+        type: 'invalid',
+        path: 'values.2.elementKey',
+        message: expect.any(String),
+        code: 'value.elementUnknown',
+      },
+      { type: 'invalid', path: 'values.3.value', message: expect.any(String), code: 'value.notNumber' },
       {
         type: 'invalid',
         path: 'values.4.value.0.day',

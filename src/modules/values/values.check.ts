@@ -55,6 +55,9 @@ export async function checkValuesOf(
           type: 'invalid' as const,
           path: issue.path ?? 'values',
           message: issue.message,
+          // The documented code and params (decision 225): the app says the finding in its language.
+          ...(issue.code ? { code: issue.code } : {}),
+          ...(issue.params ? { params: issue.params } : {}),
         })),
         ...outliers!,
       ];

@@ -324,10 +324,11 @@ async function send(item: OutboxItem): Promise<'stop' | 'sent'> {
     if (error.status >= 500 || error.status === 429 || error.status === 408) return 'stop';
     // Refused: every value is reported, with the service's issues where it named them.
     const named = error.issues.filter((issue) => /^values\.\d+/.test(issue.path ?? ''));
-    const reason = error.issues.find((issue) => issue.message)?.message ?? error.message;
+    // The first reason whole (its code and params too: the app says it in the person's language).
+    const reason: Issue = error.issues.find((issue) => issue.message) ?? { message: error.message };
     // Issues that name no value (a site no longer the person's, a form gone) stand beside each value.
-    const each = item.targets.map((_, index) => ({ path: `values.${index}`, message: reason }));
-    const issues = named.length ? error.issues : each.length ? each : [{ message: reason }];
+    const each = item.targets.map((_, index) => ({ ...reason, path: `values.${index}` }));
+    const issues = named.length ? error.issues : each.length ? each : [reason];
     await update({ ...item, state: 'refused', issues, answeredAt: new Date().toISOString() });
     return 'sent';
   }

@@ -5,6 +5,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StoredValue } from '../api-shapes.js';
 import { formatNumber } from '../format.js';
+import { issueText } from '../issue-text.js';
 import type { Draft, Drafts, PeriodData, SendValue, Target } from '../period-data.js';
 import {
   type Conflict,
@@ -144,9 +145,10 @@ export function QueuedNotice({
     const lines = item.issues.map((issue) => {
       const match = /^values\.(\d+)/.exec(issue.path ?? '');
       const target = match ? item.targets[Number(match[1])] : null;
-      if (!target) return offlineTexts.refusedWhole(issue.message);
-      // The service's sentence often names the value already ("Electricity used for June … is locked").
-      const message = String(issue.message ?? '');
+      // In the person's language where the issue has a code the app knows (decision 225).
+      const message = issueText(issue);
+      if (!target) return offlineTexts.refusedWhole(message);
+      // The sentence often names the value already ("Electricity used for June … is locked").
       return message.startsWith(label(target.key))
         ? message
         : offlineTexts.refusedValue(label(target.key), message);
