@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import en from '../src/modules/web-app/client/i18n/en.json' with { type: 'json' };
+import de from '../src/modules/web-app/client/i18n/de.json' with { type: 'json' };
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './helpers/app.ts';
@@ -32,6 +34,28 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${OUT}/web-app-language-${name}.png`, fullPage: true });
   expect(violations, name).toEqual([]);
 }
+
+/** A promise and the function that settles it: a request held back until the test lets it go. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let reached: () => void = () => {};
+  const hit = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return { open, opened, reached, hit };
+}
+
+/**
+ * The app's English sentences that German says otherwise (plain ones, 8 characters or more): none
+ * of them may be on the page of a German browser at any moment.
+ */
+const ENGLISH_ONLY = Object.entries(en as Record<string, string>)
+  .filter(([key, text]) => (de as Record<string, string>)[key] !== text && !/[{<]/.test(text))
+  .map(([, text]) => text)
+  .filter((text) => text.length >= 8);
 
 async function signInAs(
   page: Page,
@@ -160,4 +184,68 @@ describe.skipIf(!hasChromium)(`the app's language (${hasChromium ? 'Chromium' : 
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('the invitation page in a German browser stays German while its requests are on their way, and a language chosen meanwhile lands signed in', async () => {
+    const email = `jan-${Date.now()}@acme.example`;
+    const invited = await api(world.t, 'POST', '/organizations/current/invitations', {
+      token: world.tenant.owner.token,
+      body: { email, assignedSiteIds: [world.site], role: 'COLLECTOR' },
+    });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const mail = (await world.outbox()).find((m) => m.to === email)!;
+    const link = /(http\S+\/app\/accept-invitation\?token=\S+)/.exec(mail.text)?.[1];
+    expect(link, mail.text).toBeDefined();
+
+    const context = await browser!.newContext({ locale: 'de-DE', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    // Every text the page shows, at every change of it, from the first drawing on.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as any).__seen = seen;
+      new MutationObserver(() => {
+        if (document.body) seen.push(document.body.innerText);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    const describe = gate();
+    const accept = gate();
+    await page.route('**/invitations/describe', async (route) => {
+      describe.reached();
+      await describe.opened;
+      await route.continue();
+    });
+    await page.route('**/invitations/accept', async (route) => {
+      accept.reached();
+      await accept.opened;
+      await route.continue();
+    });
+    await page.goto(link!);
+    await describe.hit;
+    await page.getByText('Ihre Einladung').waitFor();
+    describe.open();
+    await page.getByRole('heading', { name: 'Acme Industries auf SDCS beitreten' }).waitFor();
+    await page.getByLabel('Ihr Name').fill('Jan Kowalski');
+    await page.getByLabel('Passwort').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Annehmen und weiter' }).click();
+    await accept.hit;
+    // The acceptance on its way: the page stays German, the button shows it is under way.
+    expect(await page.getByRole('button', { name: 'Annehmen und weiter' }).isDisabled()).toBe(true);
+    expect(ENGLISH_ONLY).toContain('Accept and continue');
+    const seen: string[] = await page.evaluate(() => (window as any).__seen);
+    expect(seen.length).toBeGreaterThan(0);
+    const english = seen.flatMap((text) => ENGLISH_ONLY.filter((sentence) => text.includes(sentence)));
+    expect([...new Set(english)]).toEqual([]);
+
+    // A language chosen while it is on its way: the redrawn page waits for it, and the person
+    // lands signed in, in the language chosen.
+    await page.locator('#language-choice').selectOption('pl');
+    await page.getByRole('button', { name: /Zaakceptuj/ }).waitFor();
+    expect(await page.getByRole('button', { name: /Zaakceptuj/ }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('Twoje imię i nazwisko').inputValue()).toBe('Jan Kowalski');
+    accept.open();
+    await page.getByRole('heading', { name: 'Moja sprawozdawczość' }).waitFor({ timeout: 10_000 });
+    expect(page.url()).toBe(`${world.base}/app`);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

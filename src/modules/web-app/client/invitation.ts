@@ -4,7 +4,7 @@
 // for a name and password, or for the existing account's password.
 import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, answer, api, errorLines, session } from './api.js';
 import type { Answer } from './api-shapes.js';
 import { roleName } from './format.js';
@@ -23,46 +23,94 @@ const signInLink = () => html`<${Link} href="/app/sign-in">${t('signin.title')}<
 
 type Invitation = Answer<'/api/v1/invitations/describe', 'post'>;
 
+/**
+ * What outlives the page that asked for it: choosing a language draws the app afresh (a new page),
+ * which must neither ask the service again nor lose an acceptance on its way. The description of
+ * a token is asked once; the acceptance in flight is followed by the page drawn last, which shows
+ * it as under way (with the name typed) and takes its answer.
+ */
+let described: { token: string; promise: Promise<Invitation> } | null = null;
+type Acceptance = { token: string; name: string; promise: Promise<{ error: string[] | null }> };
+let inFlight: Acceptance | null = null;
+
+function describeOnce(token: string): Promise<Invitation> {
+  if (described?.token !== token) {
+    const promise = answer(api.POST('/api/v1/invitations/describe', { body: { token } }));
+    described = { token, promise };
+    // A refusal is not kept: the page drawn next asks again.
+    promise.catch(() => {
+      if (described?.promise === promise) described = null;
+    });
+  }
+  return described.promise;
+}
+
+/** Accepts; answers the lines to show when it was refused (null: signed in). */
+async function accept(body: { token: string; name: string; password: string }) {
+  try {
+    const accepted = await answer(api.POST('/api/v1/invitations/accept', { body }));
+    if (!accepted.success) return { error: [accepted.message] };
+    session.save(accepted.accessToken, accepted.organizationId);
+    described = null; // the invitation is no longer open
+    return { error: null };
+  } catch (error) {
+    return { error: errorLines(error) };
+  }
+}
+
 export function AcceptInvitation({ token, onSignedIn }: { token: string | null; onSignedIn: () => void }) {
+  const pending = inFlight && inFlight.token === token ? inFlight : null;
   const [invitation, setInvitation] = useState<Invitation | null>(null);
   const [lookupErrors, setLookupErrors] = useState<string[] | null>(null);
-  const [name, setName] = useState('');
+  const [name, setName] = useState(pending?.name ?? '');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState(Boolean(pending));
+
+  /** Waits for the acceptance in flight; only the page drawn last takes its answer. */
+  const mounted = useRef(true);
+  const follow = (attempt: Acceptance) =>
+    attempt.promise.then(({ error }) => {
+      if (!mounted.current) return;
+      setBusy(false);
+      if (error) return setErrors(error);
+      onSignedIn();
+    });
+
+  useEffect(() => {
+    if (pending) follow(pending);
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   useEffect(() => {
     if (!token) return;
-    answer(api.POST('/api/v1/invitations/describe', { body: { token } }))
-      .then(setInvitation)
-      .catch((error: unknown) =>
-        setLookupErrors(error instanceof ApiError && error.status === 404 ? [] : errorLines(error)),
+    describeOnce(token)
+      .then((found) => mounted.current && setInvitation(found))
+      .catch(
+        (error: unknown) =>
+          mounted.current &&
+          setLookupErrors(error instanceof ApiError && error.status === 404 ? [] : errorLines(error)),
       );
   }, [token]);
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setErrors([]);
-    try {
-      // An existing account keeps its name: the service ignores the one sent, which must not be empty.
-      const body = {
-        token: token ?? '',
-        name: (invitation?.hasAccount ? invitation.email : name) ?? '',
-        password,
-      };
-      const accepted = await answer(api.POST('/api/v1/invitations/accept', { body }));
-      if (!accepted.success) {
-        setErrors([accepted.message]);
-        return;
-      }
-      session.save(accepted.accessToken, accepted.organizationId);
-      onSignedIn();
-    } catch (error) {
-      setErrors(errorLines(error));
-    } finally {
-      setBusy(false);
-    }
+    // An existing account keeps its name: the service ignores the one sent, which must not be empty.
+    const sentName = (invitation?.hasAccount ? invitation.email : name) ?? '';
+    const attempt: Acceptance = {
+      token: token ?? '',
+      name,
+      promise: accept({ token: token ?? '', name: sentName, password }),
+    };
+    inFlight = attempt;
+    attempt.promise.then(() => {
+      if (inFlight === attempt) inFlight = null;
+    });
+    follow(attempt);
   };
 
   if (!token) {
