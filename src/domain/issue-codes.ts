@@ -59,6 +59,44 @@ export const ISSUE_CODES = {
   'invitation.expired': 'the invitation has expired',
   'invitation.pending': '{email} has a pending invitation already',
   'invitation.passwordTooShort': 'the password is shorter than {min} characters',
+  // Rows of a source import (decision 239); the row's sheet, index and column travel beside the
+  // issue. `cell` is the cell as read (JSON), `what` names it: year, period, value or input (`input`).
+  'import.sheetUnmapped': 'no mapping entry matches the sheet {sheet}',
+  'import.formGone': 'the mapping’s form {form} no longer exists',
+  'import.formNotFound': 'no form has metadata {key} = {value}',
+  'import.formAmbiguous': 'more than one form has metadata {key} = {value}',
+  'import.siteMissing': 'no site: the mapping has no site column and the request no context.siteId',
+  'import.siteUnknown': 'context.siteId is not a site of the organization',
+  'import.cellEmpty': 'the {cell} cell is empty (cell: site, date, year, period, element, value)',
+  'import.siteNotFound': 'no site has {match} {text} (match: id, code, name, metadata.<key>)',
+  'import.siteAmbiguous': 'more than one site has {match} {text}',
+  'import.notNumber': '{what} {cell} is not a number (what: year, period, value, input; `input` names it)',
+  'import.tooLarge': '{what} {cell} is too large to be stored exactly',
+  'import.notWhole': '{what} {cell} is not a whole number',
+  'import.notDate': '{cell} is not an ISO 8601 date',
+  'import.yearOutOfRange': 'the year {year} is outside {firstYear}..{lastYear}',
+  'import.dateYearMismatch': 'the date is in {dateYear} (UTC), not in {year}',
+  'import.yearMissing': 'no year: no year column, no context.year and no date',
+  'import.periodOutOfRange': 'the period {periodUnit} is outside 1..{max} for a {periodType} form',
+  'import.elementUnknown': 'the form has no element {element}',
+  'import.elementIsActivity': '{element} is an ACTIVITY element: map it as an activity sheet',
+  'import.elementIsTimestamp': '{element} is a TIMESTAMP element, which imports do not fill',
+  'import.elementNotActivity': '{element} is a {type} element, not an ACTIVITY element',
+  'import.unitUnknown': '{symbol} is not a known unit symbol',
+  'import.definitionGone': 'the activity definition of {element} is no longer available',
+  'import.calculationFailed': '{element}: the calculation failed ({detail}: the runner’s English words)',
+  'import.tooManyActivities': 'more than {max} activities land on one element and period',
+  // A source import's request, refused as a whole.
+  'import.tooManyRows': 'the request holds {rows} rows; at most {max} in one import',
+  'import.definitionUnknown':
+    'sourceAdapterDefinitionId is not a source adapter definition of the organization',
+  'import.versionUnknown': 'adapterVersion is not a version of that source adapter definition',
+  'import.formSiteInactive': 'a form-site of the import is not active',
+  'import.sumTooLarge': '{element}: the rows {rows} of {sheet} add up to more than a number can hold',
+  // Reviewing values (POST /form-submissions/values/review).
+  'review.commentRequired': 'a rejection without a comment',
+  'review.valueNotFound': 'an id that is no value on the caller’s sites',
+  'review.notManager': 'reviewing needs manager rights on {site}',
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

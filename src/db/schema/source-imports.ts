@@ -55,4 +55,7 @@ export interface SourceImportIssuesTable {
   row_index: number;
   column_name: string | null;
   message: string;
+  /** The documented code of the issue (decision 239), with its params; null on older rows. */
+  code: string | null;
+  params: Json<Record<string, string | number | boolean | null> | null>;
 }

@@ -1,7 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import type { PeriodType } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { invalidField } from '../../domain/errors.ts';
+import { badRequest, coded } from '../../domain/errors.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { type SiteScope, siteScope } from '../access/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
@@ -28,12 +29,20 @@ export interface ImportSiteInfo {
 }
 
 /** Everything rows are resolved against, loaded once per import. */
+/** Why a mapping entry has no form: said on each of its rows. */
+export interface FormProblem {
+  message: string;
+  code: IssueCode;
+  params: IssueParams;
+}
+
 export interface Catalog {
   caller: Caller;
   scope: SiteScope;
   context: { year?: number | undefined; siteId?: string | undefined };
   /** The form of each mapping entry (by its index), or why there is none. */
-  forms: (FormInfo | string)[];
+  /** Per mapping entry: its form, or why there is none (every row of the entry gets that issue). */
+  forms: (FormInfo | FormProblem)[];
   sites: ImportSiteInfo[];
   sitesById: Map<string, ImportSiteInfo>;
   /** Sites by matched text, per match kind (filled on first use). */
@@ -66,7 +75,8 @@ export async function loadCatalog(
   const sitesById = new Map(sites.map((s) => [s.id, s as ImportSiteInfo]));
   const contextSite = body.context?.siteId;
   if (contextSite !== undefined && !(isUuid(contextSite) && sitesById.has(contextSite.toLowerCase()))) {
-    throw invalidField('context.siteId', 'context.siteId is not a site of this organization');
+    const message = 'context.siteId is not a site of this organization';
+    throw badRequest(message, [coded('import.siteUnknown', message, undefined, 'context.siteId')]);
   }
   // The organization's own unit wins over a catalog unit of the same symbol.
   const unitsBySymbol = new Map<string, { id: string }>();
@@ -84,26 +94,38 @@ export async function loadCatalog(
       )
     ).map((f) => [f.id, f]),
   );
-  const formRows: ({ id: string; name: string; period_type: FormInfo['period_type'] } | string)[] = [];
+  const formRows: ({ id: string; name: string; period_type: FormInfo['period_type'] } | FormProblem)[] = [];
   for (const s of mapping.sheets) {
     if ('id' in s.form) {
-      formRows.push(byId.get(s.form.id.toLowerCase()) ?? `The mapping’s form ${s.form.id} no longer exists`);
+      const message = `The mapping’s form ${s.form.id} no longer exists`;
+      formRows.push(
+        byId.get(s.form.id.toLowerCase()) ?? {
+          message,
+          code: 'import.formGone',
+          params: { form: s.form.id },
+        },
+      );
       continue;
     }
     const found = await repo.formsByMetadata(tx, org, s.form.metadataKey, s.form.metadataValue);
+    const params = { key: s.form.metadataKey, value: s.form.metadataValue };
     formRows.push(
       found.length === 1
         ? found[0]!
-        : `${found.length === 0 ? 'No form' : 'More than one form'} has metadata ${s.form.metadataKey} = "${s.form.metadataValue}"`,
+        : {
+            message: `${found.length === 0 ? 'No form' : 'More than one form'} has metadata ${s.form.metadataKey} = "${s.form.metadataValue}"`,
+            code: found.length === 0 ? 'import.formNotFound' : 'import.formAmbiguous',
+            params,
+          },
     );
   }
-  const formIds = [...new Set(formRows.flatMap((f) => (typeof f === 'string' ? [] : [f.id])))];
+  const formIds = [...new Set(formRows.flatMap((f) => ('message' in f ? [] : [f.id])))];
   const elements = await formsRepository.elements(tx, org, formIds);
   const forms = new Map<string, FormInfo>();
   for (const id of formIds) {
-    const row = formRows.find((f) => typeof f !== 'string' && f.id === id) as Exclude<
+    const row = formRows.find((f) => !('message' in f) && f.id === id) as Exclude<
       (typeof formRows)[number],
-      string
+      FormProblem
     >;
     forms.set(id, {
       id,
@@ -122,7 +144,7 @@ export async function loadCatalog(
     caller,
     scope,
     context: body.context ?? {},
-    forms: formRows.map((f) => (typeof f === 'string' ? f : forms.get(f.id)!)),
+    forms: formRows.map((f) => ('message' in f ? f : forms.get(f.id)!)),
     sites: sites as ImportSiteInfo[],
     sitesById,
     siteIndexes: new Map(),

@@ -1,4 +1,5 @@
 import type { PeriodType } from '../../db/schema/index.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import type { ElementInfo } from '../values/index.ts';
 import type { SheetMapping } from './adapters.schemas.ts';
@@ -36,13 +37,22 @@ export class RowFailure extends Error {
   constructor(
     message: string,
     readonly column?: string,
+    /** The documented code and params of the row's issue (decision 239). */
+    readonly code?: IssueCode,
+    readonly params?: IssueParams,
   ) {
     super(message);
   }
 }
 
-export const fail = (message: string, column?: string): never => {
-  throw new RowFailure(message, column);
+export const fail = (message: string, column?: string, code?: IssueCode, params?: IssueParams): never => {
+  throw new RowFailure(message, column, code, params);
+};
+
+/** What a number cell is, for the issue's params: `what` and, for an activity input, its name. */
+const whatOf = (what: string): IssueParams => {
+  const input = /^The input (.+)$/.exec(what)?.[1];
+  return input ? { what: 'input', input } : { what: what.replace(/^The /, '') };
 };
 
 export const show = (cell: SheetCell | undefined) => JSON.stringify(cell ?? null);
@@ -52,15 +62,26 @@ export function numberOf(cell: SheetCell | undefined, column: string, what: stri
   let n: number | undefined;
   if (typeof cell === 'number' && Number.isFinite(cell)) n = cell;
   else if (typeof cell === 'string' && NUMERIC.test(cell.trim())) n = Number(cell.trim());
-  if (n === undefined) return fail(`${what} ${show(cell)} is not a number (write it like 1234.5)`, column);
+  const params = { ...whatOf(what), cell: show(cell) };
+  if (n === undefined)
+    return fail(
+      `${what} ${show(cell)} is not a number (write it like 1234.5)`,
+      column,
+      'import.notNumber',
+      params,
+    );
   // Beyond 2^53 − 1 a number is no longer exact to the unit: refused like a submitted one.
-  if (!isExactNumber(n)) return fail(`${what} ${show(cell)} ${TOO_LARGE}`, column);
+  if (!isExactNumber(n)) return fail(`${what} ${show(cell)} ${TOO_LARGE}`, column, 'import.tooLarge', params);
   return n;
 }
 
 export function integerOf(cell: SheetCell | undefined, column: string, what: string): number {
   const n = numberOf(cell, column, what);
-  if (!Number.isInteger(n)) fail(`${what} ${show(cell)} is not a whole number`, column);
+  if (!Number.isInteger(n))
+    fail(`${what} ${show(cell)} is not a whole number`, column, 'import.notWhole', {
+      ...whatOf(what),
+      cell: show(cell),
+    });
   return n;
 }
 
@@ -74,23 +95,32 @@ export function resolvePeriod(m: SheetMapping, row: SheetRow, catalog: Catalog, 
   if (m.period && 'dateColumn' in m.period) {
     const column = m.period.dateColumn;
     const cell = row[column];
-    if (isEmpty(cell)) fail('The date cell is empty', column);
+    if (isEmpty(cell)) fail('The date cell is empty', column, 'import.cellEmpty', { cell: 'date' });
     const text = textOf(cell);
     date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text) : undefined;
     if (!date || Number.isNaN(date.getTime())) {
-      return fail(`${show(cell)} is not an ISO 8601 date (such as 2025-04-30)`, column);
+      return fail(`${show(cell)} is not an ISO 8601 date (such as 2025-04-30)`, column, 'import.notDate', {
+        cell: show(cell),
+      });
     }
   }
   let year: number;
   if (m.year) {
     const column = m.year.column;
-    if (isEmpty(row[column])) fail('The year cell is empty', column);
+    if (isEmpty(row[column])) fail('The year cell is empty', column, 'import.cellEmpty', { cell: 'year' });
     year = integerOf(row[column], column, 'The year');
-    if (year < 1900 || year > 2200) fail(`The year ${year} is outside 1900..2200`, column);
+    if (year < 1900 || year > 2200)
+      fail(`The year ${year} is outside 1900..2200`, column, 'import.yearOutOfRange', {
+        year,
+        firstYear: 1900,
+        lastYear: 2200,
+      });
     if (date && date.getUTCFullYear() !== year) {
       fail(
         `The date is in ${date.getUTCFullYear()} (UTC), not in ${year}`,
         (m.period as { dateColumn: string }).dateColumn,
+        'import.dateYearMismatch',
+        { dateYear: date.getUTCFullYear(), year },
       );
     }
   } else if (catalog.context.year !== undefined) {
@@ -98,7 +128,11 @@ export function resolvePeriod(m: SheetMapping, row: SheetRow, catalog: Catalog, 
   } else if (date) {
     year = date.getUTCFullYear();
   } else {
-    return fail('No year: the mapping has no year column and the request no context.year');
+    return fail(
+      'No year: the mapping has no year column and the request no context.year',
+      undefined,
+      'import.yearMissing',
+    );
   }
   const last = PERIODS[form.period_type];
   let periodUnit = 1;
@@ -107,12 +141,15 @@ export function resolvePeriod(m: SheetMapping, row: SheetRow, catalog: Catalog, 
     periodUnit = last === 12 ? month : last === 4 ? Math.ceil(month / 3) : 1;
   } else if (m.period && 'column' in m.period) {
     const column = m.period.column;
-    if (isEmpty(row[column])) fail('The period cell is empty', column);
+    if (isEmpty(row[column]))
+      fail('The period cell is empty', column, 'import.cellEmpty', { cell: 'period' });
     periodUnit = integerOf(row[column], column, 'The period');
     if (periodUnit < 1 || periodUnit > last) {
       fail(
         `The period ${periodUnit} is outside ${last === 1 ? '1' : `1..${last}`} for a ${form.period_type} form`,
         column,
+        'import.periodOutOfRange',
+        { periodUnit, max: last, periodType: form.period_type },
       );
     }
   }

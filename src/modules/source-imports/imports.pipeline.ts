@@ -54,10 +54,13 @@ function withoutFailures(
     if (!outcome || !failed(outcome)) return;
     const c = activities[i]!;
     failedRows.add(c);
+    const detail = failureMessage(outcome);
     issues.push({
       sheet: c.sheet,
       rowIndex: c.rowIndex,
-      message: `${c.element.key}: ${failureMessage(outcome)}`,
+      message: `${c.element.key}: ${detail}`,
+      code: 'import.calculationFailed',
+      params: { element: c.element.key, detail },
     });
   });
   return failedRows.size === 0 ? candidates : candidates.filter((c) => !failedRows.has(c));
@@ -104,6 +107,8 @@ async function resolveRows(
           sheet: sheet.name,
           rowIndex,
           message: `No mapping entry matches the sheet "${sheet.name}"`,
+          code: 'import.sheetUnmapped',
+          params: { sheet: sheet.name },
         });
       }
       continue;

@@ -50,6 +50,8 @@ export async function reduce(
         issues.push({
           ...row,
           message: `More than ${MAX_ACTIVITIES_PER_VALUE} activities land on one element and period`,
+          code: 'import.tooManyActivities',
+          params: { max: MAX_ACTIVITIES_PER_VALUE },
         });
         continue;
       }

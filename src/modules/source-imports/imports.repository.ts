@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
 import type { SourceImportStatus } from '../../db/schema/index.ts';
 import type { Page } from '../../http/paging.ts';
+import type { IssueCode } from '../../domain/issue-codes.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RowIssue } from './imports.schemas.ts';
 
@@ -172,6 +173,8 @@ export const importsRepository = {
             row_index: issue.rowIndex,
             column_name: issue.column ?? null,
             message: issue.message,
+            code: issue.code ?? null,
+            params: issue.params ? json(issue.params) : null,
           })),
         )
         .execute();
@@ -209,7 +212,7 @@ export const importsRepository = {
   async issues(tx: Tx, organizationId: string, runId: string, page: Page) {
     const rows = await tx
       .selectFrom('source_import_issues')
-      .select(['sheet', 'row_index', 'column_name', 'message'])
+      .select(['sheet', 'row_index', 'column_name', 'message', 'code', 'params'])
       .where('organization_id', '=', organizationId)
       .where('run_id', '=', runId)
       .orderBy('seq')
@@ -222,6 +225,8 @@ export const importsRepository = {
         rowIndex: r.row_index,
         ...(r.column_name === null ? {} : { column: r.column_name }),
         message: r.message,
+        ...(r.code === null ? {} : { code: r.code as IssueCode }),
+        ...(r.params === null ? {} : { params: r.params }),
       }),
     );
   },

@@ -38,19 +38,33 @@ export interface Candidate {
   definition?: ActivityDefinition;
 }
 
+const unknownElement = (key: string, column?: string): never =>
+  fail(`The form has no element ${show(key)}`, column, 'import.elementUnknown', { element: key });
+
 function resolveSite(m: SheetMapping, row: SheetRow, catalog: Catalog): ImportSiteInfo {
   if (!m.site) {
     const id = catalog.context.siteId?.toLowerCase();
-    if (!id) return fail('No site: the mapping has no site column and the request no context.siteId');
-    return catalog.sitesById.get(id) ?? fail('context.siteId is not a site of this organization');
+    if (!id)
+      return fail(
+        'No site: the mapping has no site column and the request no context.siteId',
+        undefined,
+        'import.siteMissing',
+      );
+    return (
+      catalog.sitesById.get(id) ??
+      fail('context.siteId is not a site of this organization', undefined, 'import.siteUnknown')
+    );
   }
   const { column, match } = m.site;
   const cell = row[column];
-  if (isEmpty(cell)) return fail('The site cell is empty', column);
+  if (isEmpty(cell)) return fail('The site cell is empty', column, 'import.cellEmpty', { cell: 'site' });
   const text = textOf(cell);
   const found = siteIndex(catalog, match).get(match === 'id' ? text.toLowerCase() : text) ?? [];
-  if (found.length === 0) return fail(`No site has ${match} ${show(text)}`, column);
-  if (found.length > 1) return fail(`More than one site has ${match} ${show(text)}`, column);
+  const params = { match, text };
+  if (found.length === 0)
+    return fail(`No site has ${match} ${show(text)}`, column, 'import.siteNotFound', params);
+  if (found.length > 1)
+    return fail(`More than one site has ${match} ${show(text)}`, column, 'import.siteAmbiguous', params);
   return found[0]!;
 }
 
@@ -93,27 +107,38 @@ function resolveFormValue(
   const el = m.element!;
   let element: ElementInfo | undefined;
   if ('key' in el) {
-    element = form.elements.get(el.key) ?? fail(`The form has no element ${show(el.key)}`);
+    element = form.elements.get(el.key) ?? unknownElement(el.key);
   } else {
     const cell = row[el.column];
-    if (isEmpty(cell)) fail('The element cell is empty', el.column);
-    element =
-      form.elements.get(textOf(cell)) ?? fail(`The form has no element ${show(textOf(cell))}`, el.column);
+    if (isEmpty(cell)) fail('The element cell is empty', el.column, 'import.cellEmpty', { cell: 'element' });
+    element = form.elements.get(textOf(cell)) ?? unknownElement(textOf(cell), el.column);
   }
   const elementColumn = 'column' in el ? el.column : undefined;
+  const named = { element: element.key };
   if (element.type === 'ACTIVITY')
-    fail(`${element.key} is an ACTIVITY element: map it as an activity sheet`, elementColumn);
+    fail(
+      `${element.key} is an ACTIVITY element: map it as an activity sheet`,
+      elementColumn,
+      'import.elementIsActivity',
+      named,
+    );
   if (element.type === 'TIMESTAMP')
-    fail(`${element.key} is a TIMESTAMP element, which imports do not fill`, elementColumn);
+    fail(
+      `${element.key} is a TIMESTAMP element, which imports do not fill`,
+      elementColumn,
+      'import.elementIsTimestamp',
+      named,
+    );
   const valueColumn = m.value!.column;
   const cell = row[valueColumn];
-  if (isEmpty(cell)) fail('The value cell is empty', valueColumn);
+  if (isEmpty(cell)) fail('The value cell is empty', valueColumn, 'import.cellEmpty', { cell: 'value' });
   const value = valueFor(element, cell!, valueColumn);
   let selectedUnitId: string | null = null;
   if (m.unit && !isEmpty(row[m.unit.column])) {
     const symbol = textOf(row[m.unit.column]);
     const unit =
-      catalog.unitsBySymbol.get(symbol) ?? fail(`${show(symbol)} is not a known unit symbol`, m.unit.column);
+      catalog.unitsBySymbol.get(symbol) ??
+      fail(`${show(symbol)} is not a known unit symbol`, m.unit.column, 'import.unitUnknown', { symbol });
     selectedUnitId = unit.id;
   }
   // The row's one check: the same as a submitted value's (period, unit, the type's check).
@@ -136,6 +161,9 @@ function resolveFormValue(
         ? checked.message
         : `${element.key}: ${checked.field ? `${checked.field} ` : ''}${checked.message}`,
       column,
+      // The value's own code (decision 225), as a submitted value's.
+      checked.code,
+      checked.params,
     );
   }
   // One literal, not a spread of `base`: the spread per row was most of the time of resolving
@@ -163,11 +191,22 @@ function resolveActivity(
   base: Omit<Candidate, 'element' | 'kind' | 'reduce'>,
 ): Candidate {
   const key = m.activity!.key;
-  const element = base.form.elements.get(key) ?? fail(`The form has no element ${show(key)}`);
-  if (element.type !== 'ACTIVITY') fail(`${key} is a ${element.type} element, not an ACTIVITY element`);
+  const element = base.form.elements.get(key) ?? unknownElement(key);
+  if (element.type !== 'ACTIVITY')
+    fail(
+      `${key} is a ${element.type} element, not an ACTIVITY element`,
+      undefined,
+      'import.elementNotActivity',
+      {
+        element: key,
+        type: element.type,
+      },
+    );
   const definition =
     catalog.definitions.get(element.activity_definition_id ?? '') ??
-    fail(`The activity definition of ${key} is no longer available`);
+    fail(`The activity definition of ${key} is no longer available`, undefined, 'import.definitionGone', {
+      element: key,
+    });
   const types = new Map(definition.inputs.map((i) => [i.name, i.type]));
   const input: ActivityInput = {};
   for (const [name, { column }] of Object.entries(m.inputs ?? {})) {
@@ -185,7 +224,7 @@ function resolveActivity(
   if ('issues' in result) {
     const first = result.issues[0]!;
     const name = /^inputs\.([^ .]+)/.exec(first.path ?? '')?.[1];
-    fail(first.message, name ? m.inputs?.[name]?.column : undefined);
+    fail(first.message, name ? m.inputs?.[name]?.column : undefined, first.code, first.params);
   }
   const window = { year: base.year, periodType: base.form.period_type, periodUnit: base.periodUnit };
   const [outside] = datesOutsidePeriod(
@@ -197,7 +236,7 @@ function resolveActivity(
   );
   if (outside) {
     const name = outside.path!.slice('inputs.'.length);
-    fail(outside.message, m.inputs?.[name]?.column);
+    fail(outside.message, m.inputs?.[name]?.column, outside.code, outside.params);
   }
   return {
     sheet: base.sheet,
@@ -229,10 +268,17 @@ export function resolveRow(
   if (mappedColumns(m).every((c) => isEmpty(row[c]))) return 'skip';
   try {
     const form = catalog.forms[mappingIndex]!;
-    if (typeof form === 'string') return fail(form);
+    if ('message' in form) return fail(form.message, undefined, form.code, form.params);
     const site = resolveSite(m, row, catalog);
     if (!policy.canWriteSiteData(catalog.caller, catalog.scope, site.id)) {
-      fail(`You cannot enter data for site ${show(site.code ?? site.name)}`, m.site?.column);
+      fail(
+        `You cannot enter data for site ${show(site.code ?? site.name)}`,
+        m.site?.column,
+        'site.outOfScope',
+        {
+          site: site.name,
+        },
+      );
     }
     const { year, periodUnit } = resolvePeriod(m, row, catalog, form);
     const base = { sheet: sheetName, rowIndex, form, site, year, periodUnit };
@@ -246,6 +292,8 @@ export function resolveRow(
       rowIndex,
       ...(error.column ? { column: error.column } : {}),
       message: error.message,
+      ...(error.code ? { code: error.code } : {}),
+      ...(error.params ? { params: error.params } : {}),
     };
   }
 }

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { EXAMPLE_ADAPTER_VERSION, EXAMPLE_IDS } from '../../http/examples.ts';
 import { idempotencyKey } from '../../http/idempotency.ts';
 import { Pagination, pageQuery } from '../../http/paging.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, IssueCodeSchema, IssueParamsSchema, Nullable, Uuid } from '../../http/schemas.ts';
 
 const Strict = { additionalProperties: false } as const;
 export const MAX_ROWS = 10_000;
@@ -129,6 +129,8 @@ export const RowIssue = Type.Object({
   rowIndex: Type.Integer({ minimum: 0, description: 'Index of the row in its sheet, from 0' }),
   column: Type.Optional(Type.String()),
   message: Type.String(),
+  code: Type.Optional(IssueCodeSchema),
+  params: Type.Optional(IssueParamsSchema),
 });
 export type RowIssue = Static<typeof RowIssue>;
 

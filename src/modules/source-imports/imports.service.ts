@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { SourceImportStatus } from '../../db/schema/index.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { AppError, invalidField, notFound } from '../../domain/errors.ts';
+import { AppError, badRequest, coded, notFound } from '../../domain/errors.ts';
 import { idempotencyConflict } from '../../http/idempotency.ts';
 import { pageOf, paginationOf } from '../../http/paging.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -39,23 +39,25 @@ export function replay(
 export async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Promise<Mapping> {
   const total = body.sheets.reduce((n, s) => n + s.rows.length, 0);
   if (total > MAX_ROWS) {
-    throw invalidField(
-      'sheets',
-      `The request holds ${total} rows; at most ${MAX_ROWS} are allowed in one import`,
-    );
+    const message = `The request holds ${total} rows; at most ${MAX_ROWS} are allowed in one import`;
+    throw badRequest(message, [
+      coded('import.tooManyRows', message, { rows: total, max: MAX_ROWS }, 'sheets'),
+    ]);
   }
   const org = caller.organizationId;
   const id = body.sourceAdapterDefinitionId;
   const definition = isUuid(id) ? await adaptersRepository.find(tx, org, id.toLowerCase()) : undefined;
   if (!definition) {
-    throw invalidField(
-      'sourceAdapterDefinitionId',
-      'sourceAdapterDefinitionId is not a source adapter definition of this organization',
-    );
+    const message = 'sourceAdapterDefinitionId is not a source adapter definition of this organization';
+    throw badRequest(message, [
+      coded('import.definitionUnknown', message, undefined, 'sourceAdapterDefinitionId'),
+    ]);
   }
   const version = await adaptersRepository.findVersion(tx, org, definition.id, body.adapterVersion);
-  if (!version)
-    throw invalidField('adapterVersion', 'adapterVersion is not a version of this source adapter definition');
+  if (!version) {
+    const message = 'adapterVersion is not a version of this source adapter definition';
+    throw badRequest(message, [coded('import.versionUnknown', message, undefined, 'adapterVersion')]);
+  }
   return version.mapping as Mapping;
 }
 

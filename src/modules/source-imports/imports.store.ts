@@ -1,10 +1,10 @@
 import type { Tx } from '../../db/client.ts';
-import { badRequest, invalidField } from '../../domain/errors.ts';
+import { badRequest, coded } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { Turns } from '../../lib/turns.ts';
 import { formSites } from '../form-sites/index.ts';
 import type { PlannedValue, ResolvedBatch, ResolvedEntry } from '../values/index.ts';
-import { numberRuleProblem, resolveTargets } from '../values/index.ts';
+import { numberRuleIssue, resolveTargets } from '../values/index.ts';
 import type { Draft } from './imports.reduce.ts';
 
 /** Activates the (form, site, year) triples the drafts need. */
@@ -55,7 +55,10 @@ export async function batchOf(
     if (turns.due()) await turns.give();
     const resolved = targets[n]!;
     if ('error' in resolved) throw resolved.error;
-    if (!resolved.formSiteId) throw invalidField('year', 'A form-site of the import is not active');
+    if (!resolved.formSiteId) {
+      const message = 'A form-site of the import is not active';
+      throw badRequest(message, [coded('import.formSiteInactive', message, undefined, 'year')]);
+    }
     const planned: PlannedValue[] = [];
     const lists = new Map<string, PlannedValue>();
     for (const d of group) {
@@ -63,24 +66,27 @@ export async function batchOf(
       if (d.kind === 'form_value') {
         const value = d.checked!.value;
         if (typeof value === 'number' && !Number.isFinite(value)) {
+          const rows = d.rows.map((r) => r.rowIndex).join(', ');
+          const message = `${d.element.key}: the rows ${rows} of ${d.rows[0]!.sheet} add up to more than a number can hold`;
           throw badRequest('Invalid values', [
-            {
-              path: rowPath(d.rows[0]!),
-              message: `${d.element.key}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to more than a number can hold`,
-            },
+            coded(
+              'import.sumTooLarge',
+              message,
+              { element: d.element.key, rows, sheet: d.rows[0]!.sheet },
+              rowPath(d.rows[0]!),
+            ),
           ]);
         }
         // Each row was checked against the element's rules; rows that add up are checked again.
         const broken =
           typeof value === 'number' && d.rows.length > 1
-            ? numberRuleProblem(d.element, value, undefined)
+            ? numberRuleIssue(d.element, value, undefined)
             : null;
         if (broken) {
+          // The rule's code and params (the sum as `value`): said as a submitted value's would be.
+          const message = `${broken.message}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to ${value}`;
           throw badRequest('Invalid values', [
-            {
-              path: rowPath(d.rows[0]!),
-              message: `${broken}: the rows ${d.rows.map((r) => r.rowIndex).join(', ')} of ${d.rows[0]!.sheet} add up to ${value}`,
-            },
+            coded(broken.code, message, broken.params, rowPath(d.rows[0]!)),
           ]);
         }
         // One literal of one shape (no spread): this runs once per row, 10,000 times in an import.

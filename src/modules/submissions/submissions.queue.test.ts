@@ -185,7 +185,7 @@ describe('POST /form-submissions/values/review', () => {
   it('is all or nothing: a value of a site the manager cannot read, or of another tenant, is a 404 and nothing changes', async () => {
     const south404 = await bulk({ ids: [v.febElectricity, v.southJan], status: 'APPROVED' });
     expect(south404.status).toBe(404);
-    expect(south404.body.issues[0].path).toBe('ids.1');
+    expect(south404.body.issues[0]).toMatchObject({ path: 'ids.1', code: 'review.valueNotFound' });
     const tenant404 = await bulk({ ids: [v.febElectricity, otherValue], status: 'APPROVED' });
     expect(tenant404.status).toBe(404);
     expect(await statusOf(v.febElectricity)).toBe('COMPLETED');
@@ -227,7 +227,7 @@ describe('POST /form-submissions/values/review', () => {
   it('needs a comment to reject, then e-mails the collector once, in plain words with the period’s link', async () => {
     const blank = await bulk({ ids: [v.febElectricity], status: 'REJECTED', comment: '  ' });
     expect(blank.status).toBe(400);
-    expect(blank.body.issues[0].path).toBe('comment');
+    expect(blank.body.issues[0]).toMatchObject({ path: 'comment', code: 'review.commentRequired' });
     const before = (await outbox()).length;
     const res = await bulk({
       ids: [v.febElectricity, v.janSupplier],

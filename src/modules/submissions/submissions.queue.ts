@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { AppError, authorize, invalidField } from '../../domain/errors.ts';
+import { AppError, badRequest, coded, invalidField } from '../../domain/errors.ts';
 import { iso } from '../../domain/time.ts';
 import { policy, siteScope } from '../access/index.ts';
 import { jobs } from '../jobs/index.ts';
@@ -120,8 +120,10 @@ export async function reviewValues(
   deps: { now: Date; publicUrl?: string },
 ): Promise<BulkReviewResult> {
   const comment = body.comment?.trim() ?? '';
-  if (body.status === 'REJECTED' && !comment)
-    throw invalidField('comment', 'Write a comment to reject: the person who entered the values reads it');
+  if (body.status === 'REJECTED' && !comment) {
+    const message = 'Write a comment to reject: the person who entered the values reads it';
+    throw badRequest(message, [coded('review.commentRequired', message, undefined, 'comment')]);
+  }
   const org = caller.organizationId;
   const rows = await repo.lockForReview(tx, org, body.ids);
   const scope = await siteScope(tx, caller);
@@ -129,14 +131,14 @@ export async function reviewValues(
   const missing = body.ids.findIndex((id) => !found.has(id));
   if (missing >= 0) {
     throw new AppError('NOT_FOUND', 'Value not found', [
-      { path: `ids.${missing}`, message: 'No value with this id on your sites' },
+      coded('review.valueNotFound', 'No value with this id on your sites', undefined, `ids.${missing}`),
     ]);
   }
-  for (const row of found.values())
-    authorize(
-      policy.canManageSite(caller, scope, row.site_id),
-      `Reviewing needs manager rights on ${row.site_name}`,
-    );
+  for (const row of found.values()) {
+    if (policy.canManageSite(caller, scope, row.site_id)) continue;
+    const message = `Reviewing needs manager rights on ${row.site_name}`;
+    throw new AppError('FORBIDDEN', message, [coded('review.notManager', message, { site: row.site_name })]);
+  }
 
   const changed = [...found.values()].filter((r) => r.status !== body.status);
   await writeReviews(

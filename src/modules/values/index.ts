@@ -39,7 +39,7 @@ export { presentValue } from './values.present.ts';
 export { visibleSubmissions } from './values.repository.ts';
 export type { ResolvedBatch, ResolvedEntry } from './values.resolve.ts';
 export { resolveValues } from './values.resolve.ts';
-export { dateOutsidePeriod, numberRuleProblem, periodName } from './values.rules.ts';
+export { dateOutsidePeriod, numberRuleIssue, numberRuleProblem, periodName } from './values.rules.ts';
 export {
   ActivitySummary,
   HistoryEntry,

@@ -4,6 +4,7 @@ import { html } from 'htm/preact';
 import type { ImportIssue } from './api-shapes.js';
 import { formatNumber } from './format.js';
 import { t } from './i18n/index.js';
+import { issueText } from './issue-text.js';
 import type { Cell, Sheets } from './workbook-reader.js';
 
 type Issues = { items: ImportIssue[]; total: number };
@@ -22,7 +23,7 @@ export function IssueTable({ issues }: { issues: Issues }) {
       <thead><tr><th scope="col">${t('import.sheet')}</th><th scope="col">${t('import.row')}</th><th scope="col">${t('import.column')}</th><th scope="col">${t('import.problem')}</th></tr></thead>
       <tbody>${listed.map(
         (i) =>
-          html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(sheetRow(i.rowIndex))}</td><td>${i.column ?? ''}</td><td>${i.message}</td></tr>`,
+          html`<tr><td>${i.sheet}</td><td class="num">${formatNumber(sheetRow(i.rowIndex))}</td><td>${i.column ?? ''}</td><td>${issueText(i)}</td></tr>`,
       )}</tbody>
     </table></div>
     <p class="hint">${t('import.rowNumbers')}${more > 0 ? ` ${t('import.moreProblems', { count: more })}` : ''}</p>`;
@@ -44,7 +45,8 @@ export function RowResults({
   const problems = new Map<string, string[]>();
   for (const i of issues.items) {
     const key = `${i.sheet}\u0000${i.rowIndex}`;
-    problems.set(key, [...(problems.get(key) ?? []), i.column ? `${i.column}: ${i.message}` : i.message]);
+    const text = issueText(i);
+    problems.set(key, [...(problems.get(key) ?? []), i.column ? `${i.column}: ${text}` : text]);
   }
   const rows = sheets.flatMap((s) =>
     s.rows.map((row, index) => {

@@ -14,6 +14,8 @@ type Values = Record<string, string | number | boolean | null | undefined>;
 
 /** Params that are quantities: shown with the locale's digits and separators. */
 const NUMBERS = ['min', 'max', 'value', 'limit', 'sentValue'];
+/** Params that are years: shown as written (2025, not 2.025). */
+const YEARS = ['firstYear', 'lastYear', 'dateYear'];
 /** Params that are calendar days (`YYYY-MM-DD`) or times. */
 const DAYS = ['date', 'first', 'last', 'timestamp'];
 
@@ -27,6 +29,10 @@ function valuesOf(params: Params): Values {
   for (const name of NUMBERS) {
     const value = params[name];
     if (typeof value === 'number') values[name] = formatExact(value);
+  }
+  for (const name of YEARS) {
+    const value = params[name];
+    if (typeof value === 'number') values[name] = String(value);
   }
   for (const name of DAYS) {
     const value = params[name];
