@@ -129,6 +129,8 @@ describe('POST /source-imports: preview', () => {
       sheet: 'Water',
       rowIndex: 0,
       message: 'No mapping entry matches the sheet "Water"',
+      code: 'import.sheetUnmapped',
+      params: { sheet: 'Water' },
     });
     expect(res.body.issues[2]).toMatchObject({ sheet: 'Electricity', rowIndex: 1, column: 'Site' });
     expect(res.body.issues[2].message).toContain('cannot enter data');
