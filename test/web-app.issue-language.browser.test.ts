@@ -162,6 +162,8 @@ describe.skipIf(!hasChromium)(
 
     it('pl: a site taken meanwhile is said in Polish beside each queued value (the refusal’s code kept)', async () => {
       const { organizationId, collector } = world.tenant;
+      const chose = await api(world.t, 'PATCH', '/me', { token: collector.token, body: { locale: 'pl' } });
+      expect(chose.status).toBe(200);
       const { context, page, errors } = await openPeriod('en-GB', collector.email, 5);
       await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
         timeout: 20_000,
