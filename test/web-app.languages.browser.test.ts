@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import en from '../src/modules/web-app/client/i18n/en.json' with { type: 'json' };
-import de from '../src/modules/web-app/client/i18n/de.json' with { type: 'json' };
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import de from '../src/modules/web-app/client/i18n/de.json' with { type: 'json' };
+import en from '../src/modules/web-app/client/i18n/en.json' with { type: 'json' };
 import { api } from './helpers/app.ts';
 import { axeViolations, collectErrors, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import { createWebAppWorld, setPassword, type WebAppWorld } from './helpers/web-app-world.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { json, type Tx } from '../../db/client.ts';
 import type { SourceImportStatus } from '../../db/schema/index.ts';
-import type { Page } from '../../http/paging.ts';
 import type { IssueCode } from '../../domain/issue-codes.ts';
+import type { Page } from '../../http/paging.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RowIssue } from './imports.schemas.ts';
 
