@@ -248,4 +248,29 @@ describe.skipIf(!hasChromium)(`the app's language (${hasChromium ? 'Chromium' : 
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('the invitation e-mail is in the language the inviter set; the page follows the browser, the account then that language', async () => {
+    const email = `ines-${Date.now()}@acme.example`;
+    const invited = await api(world.t, 'POST', '/organizations/current/invitations', {
+      token: world.tenant.owner.token,
+      body: { email, assignedSiteIds: [world.site], role: 'COLLECTOR', locale: 'fr' },
+    });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const mail = (await world.outbox()).find((m) => m.to === email)!;
+    expect(mail.subject).toBe('Invitation à rejoindre Acme Industries sur SDCS');
+    const link = /(http\S+\/app\/accept-invitation\?token=\S+)/.exec(mail.text)?.[1];
+    expect(link, mail.text).toBeDefined();
+    const context = await browser!.newContext({ locale: 'de-DE', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    await page.goto(link!);
+    await page.getByRole('heading', { name: 'Acme Industries auf SDCS beitreten' }).waitFor();
+    await page.getByLabel('Ihr Name').fill('Inès Roux');
+    await page.getByLabel('Passwort').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Annehmen und weiter' }).click();
+    await page.getByRole('heading', { name: 'Mes déclarations' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('fr');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
