@@ -97,6 +97,25 @@ export const ISSUE_CODES = {
   'review.commentRequired': 'a rejection without a comment',
   'review.valueNotFound': 'an id that is no value on the caller’s sites',
   'review.notManager': 'reviewing needs manager rights on {site}',
+  // Evidence files (POST /media/presigned-url, and FILE values naming one).
+  'media.nameInvalid': 'a file name that cannot be stored (empty, too long, control characters or a path)',
+  'media.typeNotAllowed': 'a file of type {extension} (with its dot; empty: none); {allowed}: the accepted ones',
+  'media.typeMismatch': 'contentType is not {expected}, the type of a {extension} file',
+  'media.tooLarge': 'a file larger than {maxBytes} bytes',
+  'media.quotaExceeded': 'the organization’s storage quota of {quotaBytes} bytes would be exceeded ({usedBytes} used)',
+  'value.fileUnknown': 'a FILE value naming no file of the organization the caller may see',
+  'value.fileNotUploaded': 'a FILE value naming a file whose upload has not finished',
+  // Activities of an ACTIVITY element (`label` is the element's label, `input` an input's name).
+  'activity.notObject': 'an activity that is not an object of inputs',
+  'activity.inputTooLong': 'an activity longer than {max} characters of JSON',
+  'activity.inputUnknown': '{input} is not an input of the activity definition',
+  'activity.inputRequired': 'the required input {input} is missing',
+  'activity.inputType': 'the input {input} is not of its type {type} (string, number, boolean, date)',
+  'activity.inputTooLarge': 'the input {input} is too large to be stored exactly',
+  'activity.inputNotOption': 'the input {input} is not one of {options} (comma-separated)',
+  'activity.tooMany': '{count} activities in one request; at most {max}',
+  'activity.calculationFailed': '{label}: the calculation failed ({detail}: the runner’s English words)',
+  'activity.sumTooLarge': '{label}: the activities add up to more than a number can hold',
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

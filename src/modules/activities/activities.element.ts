@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { badRequest, type Issue } from '../../domain/errors.ts';
+import { badRequest, coded, type Issue } from '../../domain/errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { CalculationResult } from '../../sandbox/index.ts';
 import type { ActivityDefinition } from '../activity-definitions/index.ts';
@@ -143,10 +143,14 @@ class ActivitySession implements ValuesSession {
       checked.value = work.inputs;
     }
     if (count > MAX_ACTIVITIES_PER_REQUEST) {
-      issues.push({
-        path: 'values',
-        message: `values hold ${count} activities; at most ${MAX_ACTIVITIES_PER_REQUEST} are allowed per request`,
-      });
+      issues.push(
+        coded(
+          'activity.tooMany',
+          `values hold ${count} activities; at most ${MAX_ACTIVITIES_PER_REQUEST} are allowed per request`,
+          { count, max: MAX_ACTIVITIES_PER_REQUEST },
+          'values',
+        ),
+      );
     }
     if (issues.length > 0) return issues;
 
@@ -174,13 +178,16 @@ class ActivitySession implements ValuesSession {
       this.calc.outcomes(w.jobs).forEach((outcome, m) => {
         if (failed(outcome!)) {
           const path = `values.${w.plan.index}.value.${m}`;
-          issues.push({ path, message: `${path}: ${failureMessage(outcome)}` });
+          const detail = failureMessage(outcome);
+          const label = w.plan.element.label;
+          issues.push(coded('activity.calculationFailed', `${path}: ${detail}`, { label, detail }, path));
         } else w.results.push(outcome!);
       });
       const total = w.results.reduce((sum, r) => sum + r.value, 0);
       if (!Number.isFinite(total)) {
         const path = `values.${w.plan.index}.value`;
-        issues.push({ path, message: `${path}: the activities add up to more than a number can hold` });
+        const message = `${path}: the activities add up to more than a number can hold`;
+        issues.push(coded('activity.sumTooLarge', message, { label: w.plan.element.label }, path));
       }
       w.plan.checked.numericValue = total;
     }

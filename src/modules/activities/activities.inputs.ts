@@ -1,5 +1,5 @@
 import type { ActivityInputDefinition } from '../../db/schema/index.ts';
-import type { Issue } from '../../domain/errors.ts';
+import { coded, type Issue } from '../../domain/errors.ts';
 import { activityInputIssues } from '../activity-definitions/index.ts';
 import { dateOutsidePeriod, type PeriodWindow } from '../values/index.ts';
 
@@ -43,9 +43,12 @@ export function checkActivityInput(
   input: unknown,
   path: string,
 ): { input: ActivityInput } | { issues: Issue[] } {
-  if (!isPlainObject(input)) return { issues: [{ path, message: `${path} must be an object of inputs` }] };
+  if (!isPlainObject(input)) {
+    return { issues: [coded('activity.notObject', `${path} must be an object of inputs`, undefined, path)] };
+  }
   if (JSON.stringify(input).length > INPUT_MAX_CHARS) {
-    return { issues: [{ path, message: `${path} must be at most ${INPUT_MAX_CHARS} characters of JSON` }] };
+    const message = `${path} must be at most ${INPUT_MAX_CHARS} characters of JSON`;
+    return { issues: [coded('activity.inputTooLong', message, { max: INPUT_MAX_CHARS }, path)] };
   }
   const normalized = normalizeInput(input);
   const issues = activityInputIssues(definitions, normalized, path);

@@ -204,10 +204,22 @@ describe('PATCH /activities/{activityId}', () => {
 
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.issues).toEqual([
-      { path: 'input.km', message: 'input.km must be a finite number' },
+      {
+        path: 'input.km',
+        message: 'input.km must be a finite number',
+        code: 'activity.inputType',
+        params: { input: 'km', type: 'number' },
+      },
     ]);
     expect(unknown.body.issues).toMatchObject([{ path: 'input.colour' }]);
-    expect(cleared.body.issues).toEqual([{ path: 'input.km', message: 'input.km is required' }]);
+    expect(cleared.body.issues).toEqual([
+      {
+        path: 'input.km',
+        message: 'input.km is required',
+        code: 'activity.inputRequired',
+        params: { input: 'km' },
+      },
+    ]);
     expect(notObject.status).toBe(400);
     expect((await valueRow(item.formElementSubmissionId)).value).toEqual([{ kind: 'car', km: 10 }]);
   });

@@ -244,7 +244,12 @@ describe('POST /form-submissions with ACTIVITY values', () => {
 
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([
-      { path: 'values.1.value.1', message: expect.stringMatching(/values\.1\.value\.1: .*unlucky litres/) },
+      {
+        path: 'values.1.value.1',
+        message: expect.stringMatching(/values\.1\.value\.1: .*unlucky litres/),
+        code: 'activity.calculationFailed',
+        params: { label: expect.any(String), detail: expect.stringMatching(/unlucky litres/) },
+      },
     ]);
     const values = await t.database.tenant(w.tenant.organizationId, (tx) =>
       tx.selectFrom('form_element_submissions').select('id').where('period_unit', '=', 5).execute(),

@@ -1,5 +1,5 @@
 import type { ActivityInputDefinition, ActivityInputType } from '../../db/schema/index.ts';
-import type { Issue } from '../../domain/errors.ts';
+import { coded, type Issue } from '../../domain/errors.ts';
 import { isExactNumber, TOO_LARGE } from '../../lib/numbers.ts';
 import type { InputDefinitionBody } from './activity-definitions.schemas.ts';
 
@@ -91,30 +91,46 @@ export function activityInputIssues(
   const byName = new Map(definitions.map((d) => [d.name, d]));
   for (const name of Object.keys(input)) {
     if (!byName.has(name)) {
-      issues.push({
-        path: `${path}.${name}`,
-        message: `${path}.${name} is not an input of this activity definition`,
-      });
+      issues.push(
+        coded(
+          'activity.inputUnknown',
+          `${path}.${name} is not an input of this activity definition`,
+          { input: name },
+          `${path}.${name}`,
+        ),
+      );
     }
   }
   for (const definition of definitions) {
     const where = `${path}.${definition.name}`;
     const value = input[definition.name];
     if (value === undefined || value === null || value === '') {
-      if (definition.required) issues.push({ path: where, message: `${where} is required` });
+      if (definition.required) {
+        issues.push(
+          coded('activity.inputRequired', `${where} is required`, { input: definition.name }, where),
+        );
+      }
       continue;
     }
     const problem = typeProblem(definition.type, value);
     if (problem) {
-      issues.push({ path: where, message: `${where} ${problem}` });
+      const code = problem === TOO_LARGE ? 'activity.inputTooLarge' : 'activity.inputType';
+      issues.push(
+        coded(code, `${where} ${problem}`, { input: definition.name, type: definition.type }, where),
+      );
       continue;
     }
     const options = definition.editor?.options;
     if (options && !options.some((o) => o.value === String(value))) {
-      issues.push({
-        path: where,
-        message: `${where} must be one of: ${options.map((o) => o.value).join(', ')}`,
-      });
+      const listed = options.map((o) => o.value).join(', ');
+      issues.push(
+        coded(
+          'activity.inputNotOption',
+          `${where} must be one of: ${listed}`,
+          { input: definition.name, options: listed },
+          where,
+        ),
+      );
     }
   }
   return issues;

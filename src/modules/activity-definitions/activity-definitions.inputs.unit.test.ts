@@ -39,7 +39,11 @@ describe('activity inputs', () => {
     expect(activityInputIssues(definitions, { litres: Number.NaN }, 'values.3.value')[0]).toEqual({
       path: 'values.3.value.litres',
       message: 'values.3.value.litres must be a finite number',
+      code: 'activity.inputType',
+      params: { input: 'litres', type: 'number' },
     });
+    const codes = activityInputIssues(definitions, { litres: '12', fuel: 'coal', extra: 1 }).map((i) => i.code);
+    expect(codes).toEqual(['activity.inputUnknown', 'activity.inputType', 'activity.inputNotOption']);
   });
 });
 

@@ -40,6 +40,8 @@ describe('the storage quota', () => {
     expect(over.body.issues[0]).toMatchObject({
       path: 'fileSize',
       message: expect.stringContaining('quota'),
+      code: 'media.quotaExceeded',
+      params: { quotaBytes: 100, usedBytes: 90 },
     });
     expect((await presign(10)).status).toBe(200);
     // A live upload URL reserves its declared size: 90 stored + 10 reserved + 10 > 100 ...

@@ -32,22 +32,39 @@ async function leftovers(): Promise<string[]> {
 
 describe('POST /media/presigned-url refuses', () => {
   it.each([
-    ['a disallowed extension', { fileName: 'setup.exe' }, 'fileName'],
-    ['no extension', { fileName: 'README' }, 'fileName'],
-    ['a content type other than the extension’s', { contentType: 'image/png' }, 'contentType'],
-    ['a path in the file name', { fileName: '../../etc/passwd.pdf' }, 'fileName'],
-    ['a Windows path in the file name', { fileName: 'C:\\temp\\meter.pdf' }, 'fileName'],
-    ['control characters', { fileName: 'meter\n.pdf' }, 'fileName'],
-    ['an over-long name', { fileName: `${'a'.repeat(300)}.pdf` }, 'fileName'],
-    ['a hidden file name', { fileName: '.pdf' }, 'fileName'],
-    ['more than the maximum size', { fileSize: 25 * 1024 * 1024 + 1 }, 'fileSize'],
-    ['an empty file', { fileSize: 0 }, 'fileSize'],
-    ['an unknown entity type', { entityType: 'Invoice' }, 'entityType'],
-  ])('%s', async (_name, body, path) => {
+    ['a disallowed extension', { fileName: 'setup.exe' }, 'fileName', 'media.typeNotAllowed'],
+    ['no extension', { fileName: 'README' }, 'fileName', 'media.typeNotAllowed'],
+    [
+      'a content type other than the extension’s',
+      { contentType: 'image/png' },
+      'contentType',
+      'media.typeMismatch',
+    ],
+    ['a path in the file name', { fileName: '../../etc/passwd.pdf' }, 'fileName', 'media.nameInvalid'],
+    ['a Windows path in the file name', { fileName: 'C:\\temp\\meter.pdf' }, 'fileName', 'media.nameInvalid'],
+    ['control characters', { fileName: 'meter\n.pdf' }, 'fileName', 'media.nameInvalid'],
+    ['an over-long name', { fileName: `${'a'.repeat(300)}.pdf` }, 'fileName', 'media.nameInvalid'],
+    ['a hidden file name', { fileName: '.pdf' }, 'fileName', 'media.nameInvalid'],
+    ['more than the maximum size', { fileSize: 25 * 1024 * 1024 + 1 }, 'fileSize', 'media.tooLarge'],
+    ['an empty file', { fileSize: 0 }, 'fileSize', undefined],
+    ['an unknown entity type', { entityType: 'Invoice' }, 'entityType', undefined],
+  ])('%s', async (_name, body, path, code) => {
     const res = await presign(body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
     expect(JSON.stringify(res.body.issues)).toContain(path);
+    // The file's own refusals carry a code the app says in the person's language.
+    if (code) expect(res.body.issues).toMatchObject([{ path, code }]);
+  });
+
+  it('names the sizes of a file too large in raw bytes, and the types of a type not accepted', async () => {
+    const large = await presign({ fileSize: 25 * 1024 * 1024 + 1 });
+    expect(large.body.issues[0].params).toEqual({ maxBytes: 25 * 1024 * 1024 });
+    const typed = await presign({ fileName: 'README' });
+    expect(typed.body.issues[0].params).toMatchObject({
+      extension: '',
+      allowed: expect.stringContaining('.pdf'),
+    });
   });
 
   it('a viewer (COLLECTOR and up may upload)', async () => {

@@ -3,7 +3,8 @@ import type { Config } from '../../config.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { authorize, badRequest, type Issue, invalidField, notFound } from '../../domain/errors.ts';
+import { authorize, badRequest, coded, type Issue, notFound } from '../../domain/errors.ts';
+import type { IssueCode, IssueParams } from '../../domain/issue-codes.ts';
 import { isOwner } from '../../domain/roles.ts';
 import { iso } from '../../domain/time.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -39,26 +40,40 @@ export function parseMediaKey(key: string): { organizationId: string; mediaId: s
   return { organizationId: match[1], mediaId: match[2] };
 }
 
+/** A refused upload request: one coded issue at `path`. */
+const refused = (path: string, code: IssueCode, message: string, params?: IssueParams) =>
+  badRequest(message, [coded(code, message, params, path)]);
+
 /** Checks the request (type, size, name, quota), records a pending upload and signs its policy. */
 export async function createUpload(tx: Tx, caller: Caller, body: PresignBody, deps: MediaDeps) {
   const { config } = deps;
   const fileName = body.fileName.normalize('NFC');
   const nameProblem = fileNameProblem(fileName);
-  if (nameProblem) throw invalidField('fileName', `fileName ${nameProblem}`);
+  if (nameProblem) throw refused('fileName', 'media.nameInvalid', `fileName ${nameProblem}`);
   const extension = extensionOf(fileName);
   const allowedType = config.mediaTypes.get(extension);
   if (!allowedType) {
-    throw invalidField(
+    const allowed = [...config.mediaTypes.keys()].map((e) => `.${e}`).join(', ');
+    throw refused(
       'fileName',
-      `Files of type "${extension ? `.${extension}` : 'no extension'}" are not accepted; allowed: ${[...config.mediaTypes.keys()].map((e) => `.${e}`).join(', ')}`,
+      'media.typeNotAllowed',
+      `Files of type "${extension ? `.${extension}` : 'no extension'}" are not accepted; allowed: ${allowed}`,
+      { extension: extension ? `.${extension}` : '', allowed },
     );
   }
   const contentType = body.contentType?.trim().toLowerCase() ?? allowedType;
   if (contentType !== allowedType) {
-    throw invalidField('contentType', `contentType must be ${allowedType} for a .${extension} file`);
+    throw refused(
+      'contentType',
+      'media.typeMismatch',
+      `contentType must be ${allowedType} for a .${extension} file`,
+      { expected: allowedType, extension: `.${extension}` },
+    );
   }
   if (body.fileSize > config.mediaMaxBytes) {
-    throw invalidField('fileSize', `fileSize must be at most ${config.mediaMaxBytes} bytes`);
+    throw refused('fileSize', 'media.tooLarge', `fileSize must be at most ${config.mediaMaxBytes} bytes`, {
+      maxBytes: config.mediaMaxBytes,
+    });
   }
   const now = deps.clock();
   if (config.mediaQuotaBytes !== null) {
@@ -67,9 +82,11 @@ export async function createUpload(tx: Tx, caller: Caller, body: PresignBody, de
     const { uploaded, reserved } = await repo.quotaBytes(tx, caller.organizationId, now);
     if (uploaded + reserved + body.fileSize > config.mediaQuotaBytes) {
       const pending = reserved > 0 ? `, ${reserved} bytes reserved by upload URLs not used yet` : '';
-      throw invalidField(
+      throw refused(
         'fileSize',
+        'media.quotaExceeded',
         `The organization's storage quota of ${config.mediaQuotaBytes} bytes would be exceeded (${uploaded} bytes used${pending})`,
+        { quotaBytes: config.mediaQuotaBytes, usedBytes: uploaded + reserved },
       );
     }
   }
@@ -264,12 +281,21 @@ export async function checkFileValues(
   for (const { index, mediaId } of values) {
     const found = status.get(mediaId.toLowerCase());
     if (found === 'uploaded') continue;
-    issues.push({
-      path: `values.${index}.value`,
-      message: found
-        ? `media ${mediaId} is not uploaded yet: upload the file first`
-        : `media ${mediaId} does not exist in this organization`,
-    });
+    issues.push(
+      found
+        ? coded(
+            'value.fileNotUploaded',
+            `media ${mediaId} is not uploaded yet: upload the file first`,
+            undefined,
+            `values.${index}.value`,
+          )
+        : coded(
+            'value.fileUnknown',
+            `media ${mediaId} does not exist in this organization`,
+            undefined,
+            `values.${index}.value`,
+          ),
+    );
   }
   return issues;
 }

@@ -75,7 +75,11 @@ describe('a file attached to a value of Plant 2', () => {
     const res = await submit(mediaId);
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([
-      { path: 'values.0.value', message: `media ${mediaId} does not exist in this organization` },
+      {
+        path: 'values.0.value',
+        message: `media ${mediaId} does not exist in this organization`,
+        code: 'value.fileUnknown',
+      },
     ]);
     // Nothing was stored, so neither the export nor the audit pack can carry the file.
     const stored = await t.database.tenant(w.tenant.organizationId, (tx) =>

@@ -136,8 +136,16 @@ describe('FILE values and deletion', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.issues).toEqual([
-      { path: 'values.1.value', message: expect.stringContaining('not uploaded yet') },
-      { path: 'values.2.value', message: expect.stringContaining('does not exist in this organization') },
+      {
+        path: 'values.1.value',
+        message: expect.stringContaining('not uploaded yet'),
+        code: 'value.fileNotUploaded',
+      },
+      {
+        path: 'values.2.value',
+        message: expect.stringContaining('does not exist in this organization'),
+        code: 'value.fileUnknown',
+      },
     ]);
 
     const upload = await postForm(

@@ -38,7 +38,7 @@ export const formatBytes = (bytes: unknown) => {
   const [value, unit]: [number, string] =
     bytes < 1024 * 1024
       ? [Math.round(bytes / 102.4) / 10, 'kilobyte']
-      : [Math.round(bytes / (1024 * 104.8576)) / 10, 'megabyte'];
+      : [Math.round(bytes / 104857.6) / 10, 'megabyte'];
   return cached('number', { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(
     value,
   );

@@ -2,7 +2,7 @@
 // said by the message `issue.<code>` with the issue's params: numbers, dates and periods formatted
 // here, by Intl, in the person's locale. An issue without a code, or with a code this app does not
 // know (a newer service), keeps the service's own sentence.
-import { formatDate, periodLabel } from './format.js';
+import { formatBytes, formatDate, periodLabel } from './format.js';
 import { t } from './i18n/index.js';
 import { formatExact } from './numbers.js';
 
@@ -13,7 +13,9 @@ type Params = Record<string, unknown>;
 type Values = Record<string, string | number | boolean | null | undefined>;
 
 /** Params that are quantities: shown with the locale's digits and separators. */
-const NUMBERS = ['min', 'max', 'value', 'limit', 'sentValue'];
+const NUMBERS = ['min', 'max', 'value', 'limit', 'sentValue', 'count'];
+/** Params that are sizes in bytes: shown in kB or MB in the locale. */
+const SIZES = ['maxBytes', 'quotaBytes', 'usedBytes'];
 /** Params that are years: shown as written (2025, not 2.025). */
 const YEARS = ['firstYear', 'lastYear', 'dateYear'];
 /** Params that are calendar days (`YYYY-MM-DD`) or times. */
@@ -30,6 +32,12 @@ function valuesOf(params: Params): Values {
     const value = params[name];
     if (typeof value === 'number') values[name] = formatExact(value);
   }
+  for (const name of SIZES) {
+    const value = params[name];
+    if (typeof value === 'number') values[name] = formatBytes(value);
+  }
+  // A file without an extension (a select's case of its own).
+  if (params['extension'] === '') values['extension'] = 'none';
   for (const name of YEARS) {
     const value = params[name];
     if (typeof value === 'number') values[name] = String(value);

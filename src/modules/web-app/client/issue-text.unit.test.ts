@@ -49,12 +49,31 @@ const SENT: Record<string, Record<string, string | number>> = {
   'review.commentRequired': {},
   'review.valueNotFound': {},
   'review.notManager': { site: 'Lyon plant' },
+  'media.nameInvalid': {},
+  'media.typeNotAllowed': { extension: '.exe', allowed: '.pdf, .png' },
+  'media.typeMismatch': { expected: 'application/pdf', extension: '.pdf' },
+  'media.tooLarge': { maxBytes: 10485760 },
+  'media.quotaExceeded': { quotaBytes: 1073741824, usedBytes: 1073000000 },
+  'value.fileUnknown': {},
+  'value.fileNotUploaded': {},
+  'activity.notObject': {},
+  'activity.inputTooLong': { max: 4000 },
+  'activity.inputUnknown': { input: 'litres' },
+  'activity.inputRequired': { input: 'litres' },
+  'activity.inputType': { input: 'litres', type: 'number' },
+  'activity.inputTooLarge': { input: 'litres' },
+  'activity.inputNotOption': { input: 'fuel', options: 'diesel, petrol' },
+  'activity.tooMany': { count: 1200, max: 1000 },
+  'activity.calculationFailed': { label: 'Fuel burnt', detail: 'Error: negative litres' },
+  'activity.sumTooLarge': { label: 'Fuel burnt' },
 };
 
-describe('import and review issues in the person’s language', () => {
+describe('import, review, file and activity issues in the person’s language', () => {
   it('every such documented code is here, and says its params in every language', async () => {
     const { ISSUE_CODES } = await import('../../../domain/issue-codes.ts');
-    const codes = Object.keys(ISSUE_CODES).filter((c) => /^(import|review)\./.test(c));
+    const codes = Object.keys(ISSUE_CODES).filter((c) =>
+      /^(import|review|media|activity|value\.file)/.test(c),
+    );
     expect(codes.sort()).toEqual(Object.keys(SENT).sort());
     for (const language of ['en', 'de', 'fr', 'es', 'pl']) {
       await i18n.useLanguage(language);
@@ -66,7 +85,7 @@ describe('import and review issues in the person’s language', () => {
           if (
             typeof value === 'string' &&
             value.length > 3 &&
-            !['form', 'periodType', 'type', 'what', 'match'].includes(name) &&
+            !['form', 'periodType', 'type', 'what', 'match', 'expected'].includes(name) &&
             code !== 'import.cellEmpty'
           )
             expect(text, `${language} ${code}`).toContain(value);
@@ -90,5 +109,20 @@ describe('import and review issues in the person’s language', () => {
     expect(issueText({ message: '', code: 'import.cellEmpty', params: { cell: 'site' } })).toBe(
       'Komórka zakładu jest pusta.',
     );
+  });
+
+  it('sizes in the locale’s units, a file without an extension, an input’s type in words', async () => {
+    await i18n.useLanguage('de');
+    expect(issueText({ message: '', code: 'media.tooLarge', params: { maxBytes: 10485760 } })).toBe(
+      'Die Datei ist zu groß: höchstens 10 MB.',
+    );
+    const none = { message: '', code: 'media.typeNotAllowed', params: { extension: '', allowed: '.pdf' } };
+    expect(issueText(none)).toBe('Dateien ohne Endung werden nicht angenommen. Angenommen: .pdf.');
+    await i18n.useLanguage('pl');
+    const typed = { message: '', code: 'activity.inputType', params: { input: 'litry', type: 'date' } };
+    expect(issueText(typed)).toBe('„litry” musi być datą.');
+    const size = { message: '', code: 'media.tooLarge', params: { maxBytes: 1572864 } };
+    // Intl's own space between number and unit (a no-break space of one width or another).
+    expect(issueText(size)).toMatch(/^Plik jest za duży: najwyżej 1,5\s?MB\.$/u);
   });
 });
