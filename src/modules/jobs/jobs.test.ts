@@ -71,7 +71,7 @@ describe('the job queue', () => {
     );
     expect(await a.runOnce()).toBe(1);
     expect(claimedByB).toBe(0);
-    expect(await stateOf(id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(await stateOf(id!)).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('gives a job whose worker died to another worker once its lease ran out, and not before', async () => {

@@ -1,6 +1,15 @@
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, useTestApp } from '../../../test/helpers/app.ts';
-import { createImportWorld, type ImportWorld, sampleSheets } from '../../../test/helpers/import-world.ts';
+import {
+  createImportWorld,
+  type ImportWorld,
+  newKey,
+  sampleSheets,
+} from '../../../test/helpers/import-world.ts';
+import { API_PREFIX } from '../../app.ts';
 import { HeavyWork } from '../../lib/heavy/pool.ts';
 import { shutdownSandbox } from '../../sandbox/index.ts';
 import { importLimits, importRunner } from './imports.offload.ts';
@@ -16,6 +25,7 @@ let w: ImportWorld;
 
 beforeAll(async () => {
   w = await createImportWorld(t);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(() => shutdownSandbox());
 
@@ -136,4 +146,81 @@ describe('a large import in a heavy worker', () => {
     );
     expect(stored.map((r) => Number(r.numeric_value))).toEqual([10]);
   });
+
+  // Mid-way is observed, not guessed: the worker's import holds a transaction open on its own
+  // connection (the test's and the service's connections hold none meanwhile).
+  it.skipIf(!onPostgres)(
+    'stops in the worker when the client disconnects: nothing written, the key free',
+    async () => {
+      const rows = Array.from({ length: 10_000 }, (_, i) => ({
+        Site: i % 2 === 0 ? 'A' : 'B',
+        Year: 2025,
+        // Odd months: February is locked by the test above.
+        Month: 1 + 2 * (i % 6),
+        Amount: i + 0.25,
+        Unit: 'kWh',
+      }));
+      const payload = {
+        sourceAdapterDefinitionId: w.adapter.id,
+        adapterVersion: w.adapter.adapterVersion,
+        mode: 'execute',
+        sheets: [{ name: 'Electricity', rows }],
+      };
+      const key = newKey();
+      const text = JSON.stringify(payload);
+      // Every write of a value adds a history row: none may be added by the stopped import.
+      const history = async () =>
+        (
+          await t.database.tenant(w.tenant.organizationId, (tx) =>
+            tx.selectFrom('form_value_history').select('id').execute(),
+          )
+        ).length;
+      const before = await history();
+      const req = request({
+        host: '127.0.0.1',
+        port: (t.app.server.address() as AddressInfo).port,
+        method: 'POST',
+        path: `${API_PREFIX}/source-imports`,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          'idempotency-key': key,
+          authorization: `Bearer ${w.tenant.owner.token}`,
+        },
+      });
+      let answered = false;
+      req.on('response', () => (answered = true));
+      req.on('error', () => undefined);
+      req.end(text);
+      const openTransactions = async () =>
+        Number(
+          (
+            await t.database.system((tx) =>
+              sql<{ n: string }>`select count(*) as n from pg_stat_activity
+                 where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()`.execute(
+                tx,
+              ),
+            )
+          ).rows[0]!.n,
+        );
+      for (let i = 0; i < 600 && !answered && (await openTransactions()) === 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(answered).toBe(false);
+      req.destroy();
+      // The worker's transaction is undone: none stays open, nothing of the import is stored.
+      for (let i = 0; i < 400 && (await openTransactions()) > 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(await openTransactions()).toBe(0);
+      expect(await history()).toBe(before);
+      const runs = await t.database.tenant(w.tenant.organizationId, (tx) =>
+        tx.selectFrom('source_import_runs').select('id').where('idempotency_key', '=', key).execute(),
+      );
+      expect(runs).toHaveLength(0);
+      // The key is free: the same request runs in full.
+      const again = await w.run({ mode: 'execute', sheets: [{ name: 'Electricity', rows }] }, { key });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body).toMatchObject({ replayed: false, run: { status: 'completed' } });
+    },
+    120_000,
+  );
 });
