@@ -269,7 +269,8 @@ export async function buildApp({
     // Large imports run in a heavy worker on PostgreSQL, which builds the same pipeline (no slot
     // guard added by a test: those exist only here) on its own connection (decision 0233).
     importsOffLoop:
-      database.serverUrl && slotGuards.length === 0
+      // (`database?`: the OpenAPI unit tests build the app without one.)
+      database?.serverUrl && slotGuards.length === 0
         ? {
             databaseUrl: database.serverUrl,
             minRows: config.importWorkerRows,
