@@ -28,7 +28,7 @@ import { registerValidation } from './http/validation.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
 import { sealer as makeSealer } from './lib/secrets.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
-import { activitiesRoutes, activityElementHandler } from './modules/activities/index.ts';
+import { activitiesRoutes } from './modules/activities/index.ts';
 import { activityDefinitionsRoutes } from './modules/activity-definitions/index.ts';
 import { apiKeysRoutes } from './modules/apikeys/index.ts';
 import { authRoutes, credentialResolver, ssoRoutes } from './modules/auth/index.ts';
@@ -37,7 +37,7 @@ import { registerDashboardPage } from './modules/dashboard-page/index.ts';
 import { dashboardsRoutes, publicDashboardsRoutes, publicHead } from './modules/dashboards/index.ts';
 import { datasetItemsRoutes, datasetsRoutes } from './modules/datasets/index.ts';
 import { exportGateStats, exportsRoutes, exportsRunning } from './modules/exports/index.ts';
-import { assertUnlocked, formLocksRoutes } from './modules/form-locks/index.ts';
+import { formLocksRoutes } from './modules/form-locks/index.ts';
 import { formSitesRoutes } from './modules/form-sites/index.ts';
 import { formsRoutes } from './modules/forms/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
@@ -47,14 +47,13 @@ import { JobRunner, jobs as jobQueue, MAIL_JOB, mailHandler, PRUNE_JOB } from '.
 import {
   CLEANUP_INTERVAL_MS,
   cleanupPendingMedia,
-  fileElementHandler,
   MEDIA_CLEANUP_JOB,
   mediaRoutes,
 } from './modules/media/index.ts';
 import { membersRoutes } from './modules/members/index.ts';
 import { organizationsRoutes } from './modules/organizations/index.ts';
 import { sitesRoutes } from './modules/sites/index.ts';
-import { adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
+import { acceptedImportsJob, adaptersRoutes, sourceImportsRoutes } from './modules/source-imports/index.ts';
 import {
   KEY_CLEANUP_INTERVAL_MS,
   KEY_CLEANUP_JOB,
@@ -64,7 +63,8 @@ import {
 } from './modules/submissions/index.ts';
 import { targetsRoutes } from './modules/targets/index.ts';
 import { unitsRoutes } from './modules/units/index.ts';
-import { PLAIN_HANDLERS, type SlotGuard, type ValuesPipeline } from './modules/values/index.ts';
+import type { SlotGuard } from './modules/values/index.ts';
+import { servicePipeline } from './values-pipeline.ts';
 import { registerWebApp, uploadOrigins } from './modules/web-app/index.ts';
 import {
   DELIVER_JOB,
@@ -216,7 +216,7 @@ export async function buildApp({
   });
   // Background work on the durable job queue (decisions 216, 232): webhook deliveries, e-mails,
   // media and key clean-up, pruning of finished jobs.
-  const jobs = new JobRunner(database, clock, { pollMs: config.jobsPollMs });
+  const jobs = new JobRunner(database, clock, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs });
   const webhookSecrets = makeSealer(config.secret, 'webhook-secrets');
   jobs.handle(
     DELIVER_JOB,
@@ -252,20 +252,9 @@ export async function buildApp({
   app.decorate('jobs', jobs);
   watchJobs(metrics, () => database.unscoped((db) => jobQueue.counts(db)));
 
-  // Element types as handlers: the plain types, ACTIVITY (activities module), FILE (media module:
-  // only uploaded media of the organization).
-  // Slot guards run before any write that changes values or activities (e.g. a period lock).
-  const guards: SlotGuard[] = [...slotGuards];
-  // Period locks: a write to a locked (form, site, year, period) is refused (form-locks module).
-  guards.push(assertUnlocked);
-  const pipeline: ValuesPipeline = {
-    handlers: {
-      ...PLAIN_HANDLERS,
-      ACTIVITY: activityElementHandler({ budgetMs: config.calcRequestBudgetMs }),
-      FILE: fileElementHandler(),
-    },
-    guards,
-  };
+  // Element types as handlers and the slot guards (period locks, then `slotGuards`), built as a
+  // heavy worker builds them for a large import (values-pipeline.ts, decision 0233).
+  const pipeline = servicePipeline(config.calcRequestBudgetMs, slotGuards);
 
   // One typed set of services for every route plugin (decision 231).
   const services: Services = {
@@ -277,8 +266,25 @@ export async function buildApp({
     heavy,
     webhookSealer: webhookSecrets,
     pipeline,
+    // Large imports run in a heavy worker on PostgreSQL, which builds the same pipeline (no slot
+    // guard added by a test: those exist only here) on its own connection (decision 0233).
+    importsOffLoop:
+      // (`database?`: the OpenAPI unit tests build the app without one.)
+      database?.serverUrl && slotGuards.length === 0
+        ? {
+            databaseUrl: database.serverUrl,
+            minRows: config.importWorkerRows,
+            calcRequestBudgetMs: config.calcRequestBudgetMs,
+          }
+        : undefined,
     acceptInvitation: invitations.acceptFor,
   };
+  // Imports answered 202 are jobs of the queue (decision 0234); a stopping service undoes the
+  // ones it runs and leaves them to run again.
+  const acceptedImports = acceptedImportsJob(services, (e) =>
+    app.log.error({ err: e }, 'source import failed while writing'),
+  );
+  jobs.handle(acceptedImports.kind, acceptedImports.handler);
   const routePlugins = [
     healthRoutes,
     authRoutes,
@@ -338,6 +344,7 @@ export async function buildApp({
   });
   app.addHook('onClose', async () => {
     stopJobs?.();
+    acceptedImports.stop();
     await jobs.idle();
   });
   // The embedded database has no autovacuum: the service checks its tables every minute.

@@ -117,6 +117,16 @@ export interface Config {
   webhooksTimeoutMs: number;
   /** How often each process looks for due jobs (SDCS_JOBS_POLL_MS; decision 216). */
   jobsPollMs: number;
+  /**
+   * How long a claimed job is its process's before another may claim it (SDCS_JOBS_LEASE_SECONDS);
+   * a running job's lease is renewed while its process lives (decision 0234).
+   */
+  jobsLeaseMs: number;
+  /**
+   * On PostgreSQL, imports of at least this many rows run in a heavy worker on its own connection
+   * (SDCS_IMPORT_WORKER_ROWS; decision 0233); smaller ones on the request loop.
+   */
+  importWorkerRows: number;
 }
 
 export interface S3Config {
@@ -365,6 +375,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: bool(env, 'SDCS_WEBHOOKS_ALLOW_PRIVATE', false),
     webhooksTimeoutMs: int(env, 'SDCS_WEBHOOKS_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
     jobsPollMs: int(env, 'SDCS_JOBS_POLL_MS', 1000, 20, 600_000),
+    jobsLeaseMs: int(env, 'SDCS_JOBS_LEASE_SECONDS', 120, 1, 86_400) * 1000,
+    importWorkerRows: int(env, 'SDCS_IMPORT_WORKER_ROWS', 1000, 1, 1_000_000),
   };
 }
 

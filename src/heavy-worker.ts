@@ -9,9 +9,13 @@ import { jsonBodyTask } from './http/heavy-body.ts';
 import { serveHeavyTasks } from './lib/heavy/serve.ts';
 import { tableEncodeTask } from './lib/tabular/task.ts';
 import { tableExportTask } from './modules/exports/index.ts';
+import { sourceImportTask } from './modules/source-imports/index.ts';
+import { servicePipeline } from './values-pipeline.ts';
 
 serveHeavyTasks({
   'json-body': jsonBodyTask,
   'table-encode': tableEncodeTask,
   'table-export': tableExportTask,
+  // A large import on PostgreSQL, on the worker's own connection (decision 0233).
+  'source-import': sourceImportTask((budgetMs) => servicePipeline(budgetMs)),
 });

@@ -41,6 +41,7 @@ import type {
   SourceAdapterDefinitionsTable,
   SourceAdapterVersionsTable,
   SourceImportIssuesTable,
+  SourceImportRequestsTable,
   SourceImportRunsTable,
 } from './source-imports.ts';
 import type { MembershipSitesTable, SitesTable, UnitsTable } from './structure.ts';
@@ -93,6 +94,7 @@ export interface DB {
   source_adapter_versions: SourceAdapterVersionsTable;
   source_import_runs: SourceImportRunsTable;
   source_import_issues: SourceImportIssuesTable;
+  source_import_requests: SourceImportRequestsTable;
   indicators: IndicatorsTable;
   targets: TargetsTable;
   form_locks: FormLocksTable;

@@ -59,3 +59,14 @@ export interface SourceImportIssuesTable {
   code: string | null;
   params: Json<Record<string, string | number | boolean | null> | null>;
 }
+
+/** An accepted import's request, kept until its run finishes (migration 0073, decision 234). */
+export interface SourceImportRequestsTable {
+  run_id: string;
+  organization_id: string;
+  caller: Json<unknown>;
+  idempotency_key: string;
+  row_count: number;
+  body: string;
+  created_at: CreatedAt;
+}

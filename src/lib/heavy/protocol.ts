@@ -42,10 +42,12 @@ export const CANCELLED = 'HeavyJobCancelled';
  * A task run in a worker: `input` as sent (structured clone), `emit` sends one part of its output
  * to the caller and resolves when the caller has room for more; `feed` gives the parts of a
  * streamed input as the caller sends them (empty unless the job was started with `feed: true`);
- * the value returned is the result.
+ * `cancelled` aborts when the job's caller went away (a task that sends no parts, or whose input is
+ * complete, learns it there); the value returned is the result.
  */
 export type HeavyTask = (
   input: any,
   emit: (part: unknown) => Promise<void>,
   feed: AsyncIterable<unknown>,
+  cancelled: AbortSignal,
 ) => unknown | Promise<unknown>;

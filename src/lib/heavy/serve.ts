@@ -34,6 +34,8 @@ interface Running {
   ended: boolean;
   arrived?: (() => void) | undefined;
   cancelled: boolean;
+  /** Aborted with `cancelled`: handed to the task. */
+  abort: AbortController;
 }
 
 /**
@@ -71,6 +73,7 @@ export function serveHeavyTasks(tasks: Record<string, HeavyTask>): void {
         arrive(r);
       } else {
         r.cancelled = true;
+        r.abort.abort(cancelled());
         const wake = r.wake;
         r.wake = undefined;
         wake?.reject(cancelled());
@@ -84,7 +87,13 @@ export function serveHeavyTasks(tasks: Record<string, HeavyTask>): void {
       post({ type: 'failed', id, failure: { name: 'Error', message: `No heavy task named ${task}` } });
       return;
     }
-    const r: Running = { unacked: 0, inbox: [], ended: false, cancelled: false };
+    const r: Running = {
+      unacked: 0,
+      inbox: [],
+      ended: false,
+      cancelled: false,
+      abort: new AbortController(),
+    };
     running.set(id, r);
     const emit = async (part: unknown) => {
       if (r.cancelled) throw cancelled();
@@ -109,7 +118,7 @@ export function serveHeavyTasks(tasks: Record<string, HeavyTask>): void {
       },
     };
     Promise.resolve()
-      .then(() => run(input, emit, feed))
+      .then(() => run(input, emit, feed, r.abort.signal))
       .then(
         (result) => post({ type: 'done', id, result }),
         (error: unknown) => post({ type: 'failed', id, failure: serialize(error) }),

@@ -81,6 +81,13 @@ export const jobsRepository = {
     return Number(result.numAffectedRows ?? 0) > 0;
   },
 
+  /** Moves a running job's lease on, while its claim is still current (the worker lives). */
+  async extend(tx: Tx, job: ClaimedJob, worker: string, leaseEnd: Date): Promise<void> {
+    await sql`
+      UPDATE jobs SET run_after = ${leaseEnd}
+       WHERE id = ${job.id} AND state = 'running' AND locked_by = ${worker} AND attempts = ${job.attempts}`.execute(tx);
+  },
+
   /** Adds the job of a time slot unless a process already did (`singleton_key` is unique). */
   async offer(tx: Tx, kind: string, key: string, maxAttempts: number, runAfter: Date): Promise<void> {
     await sql`

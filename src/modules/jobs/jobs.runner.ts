@@ -48,6 +48,8 @@ export class JobRunner {
   private running: Promise<number> | undefined;
   /** Recurring kinds: their interval and the last slot this runner offered. */
   private readonly recurring = new Map<string, { everyMs: number; offered: number }>();
+  /** A round now, while started. */
+  private poked: (() => void) | undefined;
 
   constructor(
     private readonly database: Database,
@@ -124,6 +126,13 @@ export class JobRunner {
   private async attempt(job: ClaimedJob): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     let outcome: { state: 'done' | 'failed' | 'queued'; runAfter?: Date; error?: string };
+    // A job that takes longer than its lease (a large import) keeps it while this process lives:
+    // only a job whose process died is claimed again (decision 0234).
+    const renew = setInterval(() => {
+      const leaseEnd = new Date(this.clock().getTime() + this.leaseMs);
+      this.database.system((tx) => repo.extend(tx, job, this.worker, leaseEnd)).catch(() => undefined);
+    }, this.leaseMs / 3);
+    renew.unref();
     try {
       await handler.run(job);
       outcome = { state: 'done' };
@@ -137,6 +146,8 @@ export class JobRunner {
             error: message.slice(0, 1000),
             runAfter: new Date(this.clock().getTime() + handler.backoff(job.attempts)),
           };
+    } finally {
+      clearInterval(renew);
     }
     await this.database.system((tx) => repo.finish(tx, job, this.worker, outcome, this.clock()));
   }
@@ -154,10 +165,21 @@ export class JobRunner {
 
   /** Polls every `pollMs` until the returned function is called (the server, not in-process tests). */
   start(log: FastifyBaseLogger): () => void {
-    const timer = setInterval(() => {
-      this.runOnce().catch((error) => log.error({ err: error }, 'job round failed'));
-    }, this.pollMs);
+    const round = () => this.runOnce().catch((error) => log.error({ err: error }, 'job round failed'));
+    const timer = setInterval(round, this.pollMs);
     timer.unref();
-    return () => clearInterval(timer);
+    this.poked = () => void round();
+    return () => {
+      clearInterval(timer);
+      this.poked = undefined;
+    };
+  }
+
+  /**
+   * Looks for due jobs now rather than at the next poll, when this runner polls (`start`): a
+   * request that has just queued a job it answers for (an accepted import). Tests drain instead.
+   */
+  poke(): void {
+    this.poked?.();
   }
 }

@@ -55,6 +55,25 @@ describe('the job queue', () => {
     for (const id of ids) expect((await stateOf(id)).state).toBe('done');
   });
 
+  it('keeps the lease of a job that runs longer than it while its worker lives (decision 234)', async () => {
+    const [id] = await enqueue('test.renew', 1);
+    let claimedByB = -1;
+    const b = new JobRunner(other, clock, { worker: 'b', leaseMs: 60 }).handle('test.renew', async () => {});
+    const a = new JobRunner(t.database, clock, { worker: 'a', leaseMs: 60 }).handle(
+      'test.renew',
+      async () => {
+        // The claim's lease (60 ms of the test's clock) has run out by now, unless A renewed it: A
+        // does every 20 ms (of real time) while the job runs, to the clock's time plus the lease.
+        now = new Date(now.getTime() + 100);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        claimedByB = await b.runOnce();
+      },
+    );
+    expect(await a.runOnce()).toBe(1);
+    expect(claimedByB).toBe(0);
+    expect(await stateOf(id!)).toMatchObject({ state: 'done', attempts: 1 });
+  });
+
   it('gives a job whose worker died to another worker once its lease ran out, and not before', async () => {
     const [id] = await enqueue('test.lease', 1);
     // A worker claims it and dies before finishing (nothing ends the attempt).

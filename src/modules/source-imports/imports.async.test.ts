@@ -38,10 +38,11 @@ const post = (payload: unknown, key: string, prefer = 'respond-async') =>
     body: payload,
   });
 
-/** GET the run until it is no longer pending or processing. */
+/** Runs the queued jobs (a listening service polls for them), then GETs the run until it is settled. */
 async function settled(location: string) {
   const path = location.replace(/^\/api\/v1/, '');
   for (let i = 0; i < 600; i++) {
+    await t.app.jobs.drain();
     const res = await api(t, 'GET', path, { token: w.tenant.owner.token });
     expect(res.status).toBe(200);
     if (!['pending', 'processing'].includes(res.body.run.status)) return res.body;

@@ -10,7 +10,9 @@ import { shutdownSandbox } from '../../sandbox/index.ts';
 // An import whose client has gone stops at its next turn of the event loop, writes nothing and
 // gives its key (and its work) up. Mid-way is observed, not guessed: the import's row loops give
 // the loop a turn every few milliseconds (decision 0165), and the client hangs up once they have.
-const t = useTestApp();
+// This is the request loop's path on both engines (on PostgreSQL a large import otherwise runs in a
+// heavy worker: imports.worker.test.ts stops one there).
+const t = useTestApp({ importWorkerRows: 1_000_000 });
 let w: ImportWorld;
 
 beforeAll(async () => {

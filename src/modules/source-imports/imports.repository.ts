@@ -231,6 +231,69 @@ export const importsRepository = {
     );
   },
 
+  /** Keeps an accepted import's request until its run finishes (decision 0234). */
+  async saveRequest(
+    tx: Tx,
+    organizationId: string,
+    runId: string,
+    request: { caller: unknown; key: string; rows: number; body: string },
+  ) {
+    await tx
+      .insertInto('source_import_requests')
+      .values({
+        run_id: runId,
+        organization_id: organizationId,
+        caller: json(request.caller),
+        idempotency_key: request.key,
+        row_count: request.rows,
+        body: request.body,
+      })
+      .execute();
+  },
+
+  /** Who asked for an accepted import, its key and rows (undefined once its run finished). */
+  findRequest(tx: Tx, organizationId: string, runId: string) {
+    return tx
+      .selectFrom('source_import_requests')
+      .select(['caller', 'idempotency_key', 'row_count'])
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+  },
+
+  /** An accepted import's body, as JSON text. */
+  async requestBody(tx: Tx, organizationId: string, runId: string): Promise<string | undefined> {
+    const row = await tx
+      .selectFrom('source_import_requests')
+      .select('body')
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+    return row?.body;
+  },
+
+  async dropRequest(tx: Tx, organizationId: string, runId: string) {
+    await tx
+      .deleteFrom('source_import_requests')
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .execute();
+  },
+
+  /**
+   * A claimed run's state, its row locked to the transaction's end: of two processes running the
+   * same accepted import (one thought dead), the second waits, then finds it finished.
+   */
+  lockRun(tx: Tx, organizationId: string, runId: string) {
+    return tx
+      .selectFrom('source_import_runs')
+      .select(['status', 'fingerprint', 'response'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', runId)
+      .forUpdate()
+      .executeTakeFirst();
+  },
+
   /**
    * Runs `fn` in a savepoint of the import's transaction: its writes stay when it ends with
    * `keep` true, and are undone when it ends otherwise or throws (the transaction goes on).

@@ -9,7 +9,8 @@ import { clientGone, tenantRun } from '../../http/request-scope.ts';
 import { errors } from '../../http/schemas.ts';
 import type { Services } from '../../http/services.ts';
 import { bodyValidatedElsewhere } from '../../http/validation.ts';
-import { BackgroundImports } from './imports.jobs.ts';
+import { acceptImport } from './imports.jobs.ts';
+import { importLimits, importRunner } from './imports.offload.ts';
 import {
   ImportAccepted,
   ImportBody,
@@ -22,21 +23,17 @@ import {
   RunQuery,
   RunsQuery,
 } from './imports.schemas.ts';
-import { getRun, listRuns, runImport } from './imports.service.ts';
+import { getRun, listRuns } from './imports.service.ts';
 
 const TAGS = ['Source imports'];
 
-/** An import's calculations may take this long in all (or the configured request budget, if longer). */
-const IMPORT_CALC_BUDGET_MS = 120_000;
-
 export const sourceImportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
   app,
-  { config, pipeline, heavy },
+  { config, pipeline, heavy, importsOffLoop },
 ) => {
-  const limits = { budgetMs: Math.max(config.calcRequestBudgetMs, IMPORT_CALC_BUDGET_MS) };
-  // Imports answered 202 run after their answer; the service waits for them (undone) when it stops.
-  const background = new BackgroundImports();
-  app.addHook('onClose', () => background.close());
+  const limits = importLimits(config);
+  // On PostgreSQL a large import runs in a heavy worker on its own connection (decision 0233).
+  const runImport = importRunner(heavy, importsOffLoop);
   // The body (up to 10 MiB) is parsed, validated and hashed in the heavy-work pool, as a job of
   // the caller's organization (decision 0177): the same answers, without holding the event loop.
   await app.register(async (plain) => {
@@ -84,14 +81,9 @@ export const sourceImportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
             ...deps,
             signal: clientGone(request, reply),
           });
-        const { answer, start } = await background.accept(
-          tenantRun(request),
-          callerOf(request),
-          key,
-          request.body,
-          deps,
-        );
-        start?.();
+        // Accepted: a job of the durable queue runs it, in any process (decision 0234).
+        const answer = await acceptImport(tenantRun(request), callerOf(request), key, request.body, deps);
+        if (!answer.replayed) app.jobs.poke();
         return reply
           .code(202)
           .header('location', `${request.url.split('?')[0]}/${answer.run.id}`)

@@ -63,6 +63,9 @@ export async function checkRequest(tx: Tx, caller: Caller, body: ImportBody): Pr
 
 const MAX_ISSUES_IN_ANSWER = 100;
 
+/** A run in these states has not finished: its import may (still) be run. */
+export const UNFINISHED: ReadonlySet<SourceImportStatus> = new Set(['pending', 'processing']);
+
 /** What an import gets from the composition root, and what its attempts share. */
 export interface ImportDeps {
   pipeline: ValuesPipeline;
@@ -114,6 +117,10 @@ export async function runImport(
   try {
     return await attemptThenCompute(run, async (tx): Promise<AttemptOutcome<ImportResult>> => {
       const runId = deps.claimedRunId;
+      // A claimed run is locked first: a second process running it (the first thought dead) waits
+      // here, then answers what the first stored instead of importing again.
+      const current = runId ? await repo.lockRun(tx, org, runId) : undefined;
+      if (current && !UNFINISHED.has(current.status)) return { done: replay(current, fingerprint) };
       const existing = runId ? undefined : await repo.findByKey(tx, org, caller.userId, key);
       if (existing) return { done: replay(existing, fingerprint) };
       const mapping = await checkRequest(tx, caller, body);
@@ -196,6 +203,8 @@ async function importRows(
     releaseKey: status === 'failed',
   });
   await repo.insertIssues(tx, org, runId, analysis.issues);
+  // An accepted import's request is kept until now (decision 0234).
+  if (deps.claimedRunId) await repo.dropRequest(tx, org, runId);
   const result: ImportResult = {
     run: presentRun(row as RunRow),
     adapterVersion: body.adapterVersion,
