@@ -230,15 +230,26 @@ export function requestOf(op: Operation, ids: string[], roles: number): fc.Arbit
     });
 }
 
+/** The tenant tables of a test database, read once: the schema does not change during a run. */
+const tenantTables = new WeakMap<TestContext['database'], Promise<string[]>>();
+
 /** A fingerprint of every tenant table (rows with an organization_id): equal before and after = no write. */
 export async function tenantSnapshot(t: TestContext, exclude: Set<string>): Promise<Record<string, string>> {
+  let listed = tenantTables.get(t.database);
+  if (!listed) {
+    listed = t.database.system(async (tx) => {
+      const tables = await sql<{ table_name: string }>`
+        select c.table_name from information_schema.columns c
+          join information_schema.tables t on t.table_name = c.table_name and t.table_schema = c.table_schema
+         where c.table_schema = 'public' and c.column_name = 'organization_id' and t.table_type = 'BASE TABLE'
+         order by c.table_name`.execute(tx);
+      return tables.rows.map((r) => r.table_name);
+    });
+    tenantTables.set(t.database, listed);
+  }
+  const all = await listed;
   return t.database.system(async (tx) => {
-    const tables = await sql<{ table_name: string }>`
-      select c.table_name from information_schema.columns c
-        join information_schema.tables t on t.table_name = c.table_name and t.table_schema = c.table_schema
-       where c.table_schema = 'public' and c.column_name = 'organization_id' and t.table_type = 'BASE TABLE'
-       order by c.table_name`.execute(tx);
-    const names = tables.rows.map((r) => r.table_name).filter((n) => !exclude.has(n));
+    const names = all.filter((n) => !exclude.has(n));
     const parts = names.map(
       (
         n,
