@@ -25,6 +25,7 @@ import { registerSendTimeout } from './http/send-timeout.ts';
 import type { Services } from './http/services.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
+import { StreamLane } from './lib/heavy/lane.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
 import { sealer as makeSealer } from './lib/secrets.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -194,6 +195,13 @@ export async function buildApp({
     underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
   });
   app.addHook('onClose', () => heavy.close());
+  // CSV and NDJSON exports: read and encoded in one worker thread, many at once (decision 0235).
+  const exportLane = new StreamLane({
+    entry: new URL('./export-worker-entry.mjs', import.meta.url),
+    heapBytes: config.heavyJobHeapBytes,
+    errors: heavyErrors,
+  });
+  app.addHook('onClose', () => exportLane.close());
   // Exports are load too (decision 205): under pressure, an exporting organization is refused first.
   const load = {
     any: () => !heavy.idle() || exportsRunning(),
@@ -275,6 +283,7 @@ export async function buildApp({
     mailer,
     storage,
     heavy,
+    exportLane,
     webhookSealer: webhookSecrets,
     pipeline,
     acceptInvitation: invitations.acceptFor,
