@@ -78,6 +78,8 @@ import {
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
+/** The heavy workers' young generation (decision 0235): V8's default grows to 48 MB per thread. */
+const HEAVY_YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 
 export interface AppDeps {
   database: Database;
@@ -191,6 +193,7 @@ export async function buildApp({
     queuePerOrganization: config.heavyQueuePerOrganization,
     memoryBudgetBytes: config.heavyMemoryBytes,
     jobHeapBytes: config.heavyJobHeapBytes,
+    youngGenerationBytes: HEAVY_YOUNG_GENERATION_BYTES,
     errors: heavyErrors,
     underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
   });
@@ -202,6 +205,13 @@ export async function buildApp({
     errors: heavyErrors,
   });
   app.addHook('onClose', () => exportLane.close());
+  // A listening service on PostgreSQL starts its export threads now: a first export then neither
+  // waits for a thread to start nor carries its memory (decision 0235).
+  if (database.serverUrl && config.prestartWorkers)
+    app.addHook('onListen', async () => {
+      exportLane.warm();
+      heavy.warm(1);
+    });
   // Exports are load too (decision 205): under pressure, an exporting organization is refused first.
   const load = {
     any: () => !heavy.idle() || exportsRunning(),

@@ -64,6 +64,11 @@ export interface HeavyOptions {
   memoryBudgetBytes: number;
   /** Heap of one worker (so of one job). */
   jobHeapBytes: number;
+  /**
+   * Young generation of one worker (its short-lived garbage before a scavenge); V8's default when
+   * not given (up to 48 MB on 64 bits, taken by a new thread's first large job).
+   */
+  youngGenerationBytes?: number;
   /** Seconds a refused caller is told to wait. */
   retryAfterSeconds?: number;
   /** Whether the process is under pressure (event loop or heap); new jobs then wait. */

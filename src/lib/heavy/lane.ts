@@ -115,6 +115,11 @@ export class StreamLane {
     return stream;
   }
 
+  /** Starts the worker before the first job needs it (its start then costs no job any time). */
+  warm(): void {
+    if (!this.#closed) this.#ensure();
+  }
+
   /** Jobs running in the lane now (metrics, tests). */
   running(): number {
     return this.#jobs.size;

@@ -156,6 +156,14 @@ export class HeavyWork {
     };
   }
 
+  /**
+   * Starts workers up to `count` (at most `workers`) before any job needs them, so that a first
+   * job does not wait for (nor count) a thread's start.
+   */
+  warm(count = 1): void {
+    while (!this.#closed && this.#slots.length < Math.min(count, this.options.workers)) this.#spawn();
+  }
+
   /** Stops the workers; waiting jobs are refused, running ones fail. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -280,7 +288,13 @@ export class HeavyWork {
 
   #spawn(): Slot {
     const heapMb = Math.max(16, Math.round(this.options.jobHeapBytes / (1024 * 1024)));
-    const worker = new Worker(this.options.entry, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    const young = this.options.youngGenerationBytes;
+    const worker = new Worker(this.options.entry, {
+      resourceLimits: {
+        maxOldGenerationSizeMb: heapMb,
+        ...(young ? { maxYoungGenerationSizeMb: Math.max(1, Math.round(young / (1024 * 1024))) } : {}),
+      },
+    });
     const slot: Slot = { worker };
     worker.on('message', (message: FromHeavyWorker) => this.#onMessage(slot, message));
     worker.on('error', (error) => this.#onStopped(slot, error));
