@@ -210,7 +210,7 @@ export async function buildApp({
   if (database.serverUrl && config.prestartWorkers)
     app.addHook('onListen', async () => {
       exportLane.warm();
-      heavy.warm(1);
+      heavy.warm();
     });
   // Exports are load too (decision 205): under pressure, an exporting organization is refused first.
   const load = {

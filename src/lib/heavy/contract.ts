@@ -90,3 +90,14 @@ export interface HeavyJob {
   /** The job's input is also streamed (`HeavyStream.feed`, then `end`). */
   feed?: boolean;
 }
+
+const MB = 1024 * 1024;
+
+/** A heavy worker's `resourceLimits`: its heap (`jobHeapBytes`), and its young generation if given. */
+export function workerLimits(options: Pick<HeavyOptions, 'jobHeapBytes' | 'youngGenerationBytes'>) {
+  const young = options.youngGenerationBytes;
+  return {
+    maxOldGenerationSizeMb: Math.max(16, Math.round(options.jobHeapBytes / MB)),
+    ...(young ? { maxYoungGenerationSizeMb: Math.max(1, Math.round(young / MB)) } : {}),
+  };
+}

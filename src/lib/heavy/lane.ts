@@ -18,7 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { defaultHeavyErrors, type HeavyErrors } from './contract.ts';
-import type { FromHeavyWorker, ToHeavyWorker } from './protocol.ts';
+import { type FromHeavyWorker, PART_BATCH, type ToHeavyWorker } from './protocol.ts';
 
 export interface StreamLaneOptions {
   /** The worker thread's entry module (it calls `serveHeavyTasks`). */
@@ -54,8 +54,6 @@ interface Running {
   settle: { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 }
 
-/** Parts acknowledged at once when the consumer keeps up (as the pool does). */
-const PART_BATCH = 4;
 const MB = 1024 * 1024;
 /** The lane worker's young generation unless told (see `StreamLaneOptions.youngBytes`). */
 export const LANE_YOUNG_BYTES = 8 * MB;

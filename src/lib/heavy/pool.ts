@@ -45,9 +45,10 @@ import {
   type HeavyOptions,
   type HeavyStats,
   type HeavyStream,
+  workerLimits,
 } from './contract.ts';
 import { JobFeed } from './feed.ts';
-import type { FromHeavyWorker, ToHeavyWorker } from './protocol.ts';
+import { type FromHeavyWorker, PART_BATCH, type ToHeavyWorker } from './protocol.ts';
 
 export type { HeavyErrors, HeavyJob, HeavyOptions, HeavyStats, HeavyStream };
 
@@ -156,12 +157,9 @@ export class HeavyWork {
     };
   }
 
-  /**
-   * Starts workers up to `count` (at most `workers`) before any job needs them, so that a first
-   * job does not wait for (nor count) a thread's start.
-   */
-  warm(count = 1): void {
-    while (!this.#closed && this.#slots.length < Math.min(count, this.options.workers)) this.#spawn();
+  /** Starts a worker before a job needs one: a first job then waits for no thread's start. */
+  warm(): void {
+    if (!this.#closed) this.#freeSlot();
   }
 
   /** Stops the workers; waiting jobs are refused, running ones fail. */
@@ -287,14 +285,7 @@ export class HeavyWork {
   }
 
   #spawn(): Slot {
-    const heapMb = Math.max(16, Math.round(this.options.jobHeapBytes / (1024 * 1024)));
-    const young = this.options.youngGenerationBytes;
-    const worker = new Worker(this.options.entry, {
-      resourceLimits: {
-        maxOldGenerationSizeMb: heapMb,
-        ...(young ? { maxYoungGenerationSizeMb: Math.max(1, Math.round(young / (1024 * 1024))) } : {}),
-      },
-    });
+    const worker = new Worker(this.options.entry, { resourceLimits: workerLimits(this.options) });
     const slot: Slot = { worker };
     worker.on('message', (message: FromHeavyWorker) => this.#onMessage(slot, message));
     worker.on('error', (error) => this.#onStopped(slot, error));
@@ -407,6 +398,3 @@ export class HeavyWork {
     wake?.();
   }
 }
-
-/** Parts acknowledged at once when the consumer keeps up (half the worker's window). */
-const PART_BATCH = 4;
