@@ -5,7 +5,7 @@ import { siteScope } from '../access/index.ts';
 import { currentValues, type ExpressionPart, listIndicators } from '../indicators/index.ts';
 import { packDatasetItems, packFormElements, packUnits } from './audit-pack.repository.ts';
 import { historyRowsWithUnits } from './audit-pack.tables.ts';
-import { type Column, type ExportRow, HISTORY_COLUMNS } from './exports.columns.ts';
+import type { Column, ExportRow } from './exports.columns.ts';
 import { yearLockRows } from './exports.repository.ts';
 
 /** What the manifest says about the pack besides its files. */
