@@ -33,6 +33,8 @@ if (!viaTsx) {
       { in: `${root}src/sandbox/worker.ts`, out: 'worker-entry' },
       // The heavy-work pool starts `heavy-worker-entry.mjs` beside it too.
       { in: `${root}src/heavy-worker.ts`, out: 'heavy-worker-entry' },
+      // The export lane's worker (src/lib/heavy/lane.ts, decision 0235), beside it as well.
+      { in: `${root}src/modules/exports/export-worker.ts`, out: 'export-worker-entry' },
     ],
     outdir: out,
     outExtension: { '.js': '.mjs' },

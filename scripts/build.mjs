@@ -15,6 +15,8 @@ await build({
     { in: `${root}src/sandbox/worker.ts`, out: 'worker-entry' },
     // The heavy-work pool's worker (src/lib/heavy/pool.ts), started beside the bundle too.
     { in: `${root}src/heavy-worker.ts`, out: 'heavy-worker-entry' },
+    // The export lane's worker (src/lib/heavy/lane.ts, decision 0235), beside it as well.
+    { in: `${root}src/modules/exports/export-worker.ts`, out: 'export-worker-entry' },
   ],
   outdir: `${root}dist`,
   outExtension: { '.js': '.mjs' },

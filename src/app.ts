@@ -25,6 +25,7 @@ import { registerSendTimeout } from './http/send-timeout.ts';
 import type { Services } from './http/services.ts';
 import { registerStrictQueries } from './http/strict-query.ts';
 import { registerValidation } from './http/validation.ts';
+import { StreamLane } from './lib/heavy/lane.ts';
 import { HeavyWork } from './lib/heavy/pool.ts';
 import { sealer as makeSealer } from './lib/secrets.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -77,6 +78,8 @@ import {
 import { createStorage, type Storage } from './storage/index.ts';
 
 export const API_PREFIX = '/api/v1';
+/** The heavy workers' young generation (decision 0235): V8's default grows to 48 MB per thread. */
+const HEAVY_YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 
 export interface AppDeps {
   database: Database;
@@ -190,10 +193,25 @@ export async function buildApp({
     queuePerOrganization: config.heavyQueuePerOrganization,
     memoryBudgetBytes: config.heavyMemoryBytes,
     jobHeapBytes: config.heavyJobHeapBytes,
+    youngGenerationBytes: HEAVY_YOUNG_GENERATION_BYTES,
     errors: heavyErrors,
     underPressure: () => (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() ?? false,
   });
   app.addHook('onClose', () => heavy.close());
+  // CSV and NDJSON exports: read and encoded in one worker thread, many at once (decision 0235).
+  const exportLane = new StreamLane({
+    entry: new URL('./export-worker-entry.mjs', import.meta.url),
+    heapBytes: config.heavyJobHeapBytes,
+    errors: heavyErrors,
+  });
+  app.addHook('onClose', () => exportLane.close());
+  // A listening service on PostgreSQL starts its export threads now: a first export then neither
+  // waits for a thread to start nor carries its memory (decision 0235).
+  if (database.serverUrl && config.prestartWorkers)
+    app.addHook('onListen', async () => {
+      exportLane.warm();
+      heavy.warm();
+    });
   // Exports are load too (decision 205): under pressure, an exporting organization is refused first.
   const load = {
     any: () => !heavy.idle() || exportsRunning(),
@@ -264,6 +282,7 @@ export async function buildApp({
     mailer,
     storage,
     heavy,
+    exportLane,
     webhookSealer: webhookSecrets,
     pipeline,
     // Large imports run in a heavy worker on PostgreSQL, which builds the same pipeline (no slot

@@ -42,6 +42,11 @@ export interface Config {
   heavyQueuePerOrganization: number;
   heavyMemoryBytes: number;
   heavyJobHeapBytes: number;
+  /**
+   * Start the export lane's worker and one heavy worker when the service listens on PostgreSQL
+   * (decision 0235), instead of with the first export.
+   */
+  prestartWorkers: boolean;
   /** Serves `/metrics` (Prometheus) to callers bearing this token; unset: no metrics route. */
   metricsToken: string | undefined;
   /** Requests per credential (or client address without one) and minute; 0 turns it off. */
@@ -334,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     heavyQueuePerOrganization: int(env, 'SDCS_HEAVY_QUEUE_PER_ORGANIZATION', 8, 1, 10_000),
     heavyMemoryBytes: int(env, 'SDCS_HEAVY_MEMORY_MB', 512, 16, 1024 * 1024) * 1024 * 1024,
     heavyJobHeapBytes: int(env, 'SDCS_HEAVY_JOB_HEAP_MB', 256, 16, 64 * 1024) * 1024 * 1024,
+    prestartWorkers: bool(env, 'SDCS_PRESTART_WORKERS', true),
     metricsToken: token(env, 'SDCS_METRICS_TOKEN'),
     rateLimitPerMinute: int(env, 'SDCS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Database, Tx } from '../db/client.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { StreamLane } from '../lib/heavy/lane.ts';
 import type { HeavyWork } from '../lib/heavy/pool.ts';
 import type { Sealer } from '../lib/secrets.ts';
 import type { Mailer } from '../mail/message.ts';
@@ -25,6 +26,8 @@ export interface Services {
   storage: Storage;
   /** The heavy-work pool: CPU-heavy work off the request loop, a fair share per organization. */
   heavy: HeavyWork;
+  /** The export lane: CSV and NDJSON exports read and encoded in one worker thread, many at once. */
+  exportLane: StreamLane;
   /** Seals webhook secrets at rest (AES-256-GCM under a key derived from SDCS_SECRET). */
   webhookSealer: Sealer;
   /**

@@ -64,6 +64,11 @@ export interface HeavyOptions {
   memoryBudgetBytes: number;
   /** Heap of one worker (so of one job). */
   jobHeapBytes: number;
+  /**
+   * Young generation of one worker (its short-lived garbage before a scavenge); V8's default when
+   * not given (up to 48 MB on 64 bits, taken by a new thread's first large job).
+   */
+  youngGenerationBytes?: number;
   /** Seconds a refused caller is told to wait. */
   retryAfterSeconds?: number;
   /** Whether the process is under pressure (event loop or heap); new jobs then wait. */
@@ -84,4 +89,15 @@ export interface HeavyJob {
   signal?: AbortSignal;
   /** The job's input is also streamed (`HeavyStream.feed`, then `end`). */
   feed?: boolean;
+}
+
+const MB = 1024 * 1024;
+
+/** A heavy worker's `resourceLimits`: its heap (`jobHeapBytes`), and its young generation if given. */
+export function workerLimits(options: Pick<HeavyOptions, 'jobHeapBytes' | 'youngGenerationBytes'>) {
+  const young = options.youngGenerationBytes;
+  return {
+    maxOldGenerationSizeMb: Math.max(16, Math.round(options.jobHeapBytes / MB)),
+    ...(young ? { maxYoungGenerationSizeMb: Math.max(1, Math.round(young / MB)) } : {}),
+  };
 }

@@ -45,9 +45,10 @@ import {
   type HeavyOptions,
   type HeavyStats,
   type HeavyStream,
+  workerLimits,
 } from './contract.ts';
 import { JobFeed } from './feed.ts';
-import type { FromHeavyWorker, ToHeavyWorker } from './protocol.ts';
+import { type FromHeavyWorker, PART_BATCH, type ToHeavyWorker } from './protocol.ts';
 
 export type { HeavyErrors, HeavyJob, HeavyOptions, HeavyStats, HeavyStream };
 
@@ -154,6 +155,11 @@ export class HeavyWork {
       memoryReservedBytes: this.#reserved,
       organizations,
     };
+  }
+
+  /** Starts a worker before a job needs one: a first job then waits for no thread's start. */
+  warm(): void {
+    if (!this.#closed) this.#freeSlot();
   }
 
   /** Stops the workers; waiting jobs are refused, running ones fail. */
@@ -279,8 +285,7 @@ export class HeavyWork {
   }
 
   #spawn(): Slot {
-    const heapMb = Math.max(16, Math.round(this.options.jobHeapBytes / (1024 * 1024)));
-    const worker = new Worker(this.options.entry, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    const worker = new Worker(this.options.entry, { resourceLimits: workerLimits(this.options) });
     const slot: Slot = { worker };
     worker.on('message', (message: FromHeavyWorker) => this.#onMessage(slot, message));
     worker.on('error', (error) => this.#onStopped(slot, error));
@@ -393,6 +398,3 @@ export class HeavyWork {
     wake?.();
   }
 }
-
-/** Parts acknowledged at once when the consumer keeps up (half the worker's window). */
-const PART_BATCH = 4;

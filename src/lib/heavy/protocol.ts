@@ -32,6 +32,9 @@ export type FromHeavyWorker =
 /** Parts a task may send ahead of what its consumer has taken (backpressure). */
 export const PART_WINDOW = 8;
 
+/** Parts acknowledged at once when the consumer keeps up (half the worker's window). */
+export const PART_BATCH = 4;
+
 /** Parts of a job's input sent ahead of what its task has taken (backpressure the other way). */
 export const FEED_WINDOW = 2;
 

@@ -13,6 +13,7 @@ import {
 import { CodeUse, DEFINITION_COLUMNS, type Methodology } from './audit-pack.methodology.ts';
 import { packReadme } from './audit-pack.readme.ts';
 import type { PackSigner } from './audit-pack.signing.ts';
+import type { PackTableFound } from './audit-pack.tables.ts';
 import type { Column, ExportRow } from './exports.columns.ts';
 import { createWriter, ExportCancelled, type RowWriter } from './exports.formats.ts';
 
@@ -25,10 +26,15 @@ export interface PackedFile {
   sha256: string;
 }
 
-/** A table streamed from the database: its columns and how to read its rows into a writer. */
+/**
+ * A table streamed from the database: its columns and how to read its rows into a writer; or, when
+ * a worker makes its CSV (`encoded`, decision 0236), how to have its bytes written to `out`,
+ * answering its row count and what its rows held (see audit-pack.tables.ts).
+ */
 export interface StreamedTable {
   columns: Column[];
   write(writer: RowWriter): Promise<void>;
+  encoded?: (out: Writable) => Promise<{ rows: number; found?: PackTableFound }>;
 }
 
 /** An evidence file: its bytes, or why storage cannot give them. */
@@ -118,27 +124,54 @@ export function assembleAuditPack(
       await writer.end();
       return count;
     });
-  const streamed = (path: string, source: StreamedTable, map: (rows: ExportRow[]) => ExportRow[]) =>
-    table(path, source.columns, (writer) =>
+  const streamed = (
+    path: string,
+    source: StreamedTable,
+    map: (rows: ExportRow[]) => ExportRow[],
+    found: (f: PackTableFound) => void = () => undefined,
+  ) => {
+    const { encoded } = source;
+    if (encoded)
+      return entry(path, async (out) => {
+        const made = await encoded(out);
+        if (made.found) found(made.found);
+        return made.rows;
+      });
+    return table(path, source.columns, (writer) =>
       source.write({ ...writer, rows: (rows) => writer.rows(map(rows)) }),
     );
+  };
 
   const produce = async () => {
     const { cells } = input;
     const evidence = new Set<string>();
-    await streamed('values.csv', input.values, (rows) => {
-      for (const row of rows) {
-        const ids = row[cells.evidence];
-        if (typeof ids === 'string') for (const id of ids.split(';')) evidence.add(id);
-      }
-      return rows;
-    });
+    await streamed(
+      'values.csv',
+      input.values,
+      (rows) => {
+        for (const row of rows) {
+          const ids = row[cells.evidence];
+          if (typeof ids === 'string') for (const id of ids.split(';')) evidence.add(id);
+        }
+        return rows;
+      },
+      (found) => {
+        for (const id of found.evidence) evidence.add(id);
+      },
+    );
     const use = new CodeUse();
-    await streamed('activities.csv', input.activities, (rows) => {
-      for (const row of rows)
-        use.add(row[cells.definitionId] as string, (row[cells.calcCodeSha256] as string) || null);
-      return rows;
-    });
+    await streamed(
+      'activities.csv',
+      input.activities,
+      (rows) => {
+        for (const row of rows)
+          use.add(row[cells.definitionId] as string, (row[cells.calcCodeSha256] as string) || null);
+        return rows;
+      },
+      (found) => {
+        for (const [definitionId, sha, n] of found.code) use.add(definitionId, sha || null, n);
+      },
+    );
     await streamed('history.csv', input.history, (rows) => rows);
     const method = await input.methodology(use);
     await table('forms.csv', FORM_COLUMNS, (w) => w.rows(input.forms(method.keys)));

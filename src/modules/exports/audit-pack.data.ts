@@ -4,7 +4,8 @@ import { isUuid } from '../../lib/ids.ts';
 import { siteScope } from '../access/index.ts';
 import { currentValues, type ExpressionPart, listIndicators } from '../indicators/index.ts';
 import { packDatasetItems, packFormElements, packUnits } from './audit-pack.repository.ts';
-import { type Column, type ExportRow, HISTORY_COLUMNS } from './exports.columns.ts';
+import { historyRowsWithUnits } from './audit-pack.tables.ts';
+import type { Column, ExportRow } from './exports.columns.ts';
 import { yearLockRows } from './exports.repository.ts';
 
 /** What the manifest says about the pack besides its files. */
@@ -291,27 +292,13 @@ export async function lockRows(
     ]);
 }
 
-const BEFORE = HISTORY_COLUMNS.findIndex((c) => c.name === 'before');
-const AFTER = HISTORY_COLUMNS.findIndex((c) => c.name === 'after');
-const RECORD_TYPE = HISTORY_COLUMNS.findIndex((c) => c.name === 'recordType');
-
 /**
  * The history rows with each value snapshot's `selectedUnitId` replaced by `selectedUnit`, the
  * unit's symbol (the unit the value was entered in; null when it was entered in the element's).
  */
 export function historyWithUnits(ref: PackReference): (row: ExportRow) => ExportRow {
-  const symbol = new Map(ref.units.map((u) => [u.id, u.symbol]));
-  const named = (snapshot: unknown) => {
-    if (!snapshot || typeof snapshot !== 'object' || !('selectedUnitId' in snapshot)) return snapshot;
-    const { selectedUnitId, ...rest } = snapshot as Record<string, unknown>;
-    const unit = typeof selectedUnitId === 'string' ? (symbol.get(selectedUnitId) ?? selectedUnitId) : null;
-    return { ...rest, selectedUnit: unit };
-  };
-  return (row) => {
-    if (row[RECORD_TYPE] !== 'value') return row;
-    const out = [...row];
-    out[BEFORE] = named(row[BEFORE]);
-    out[AFTER] = named(row[AFTER]);
-    return out;
-  };
+  return historyRowsWithUnits(unitSymbols(ref));
 }
+
+/** Each unit's symbol by its id. */
+export const unitSymbols = (ref: PackReference) => new Map(ref.units.map((u) => [u.id, u.symbol]));

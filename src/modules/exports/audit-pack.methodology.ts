@@ -28,14 +28,14 @@ export class CodeUse {
   /** definitionId → calcCodeSha256 (or '' when not recorded) → activities. */
   readonly byDefinition = new Map<string, Map<string, number>>();
 
-  add(definitionId: string, sha256: string | null) {
+  add(definitionId: string, sha256: string | null, activities = 1) {
     let hashes = this.byDefinition.get(definitionId);
     if (!hashes) {
       hashes = new Map();
       this.byDefinition.set(definitionId, hashes);
     }
     const key = sha256 ?? '';
-    hashes.set(key, (hashes.get(key) ?? 0) + 1);
+    hashes.set(key, (hashes.get(key) ?? 0) + activities);
   }
 
   hashes(): string[] {

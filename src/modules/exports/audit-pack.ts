@@ -16,13 +16,16 @@ import {
   lockRows,
   packReference,
   unitRows,
+  unitSymbols,
 } from './audit-pack.data.ts';
 import { methodology } from './audit-pack.methodology.ts';
 import { keptCodeVersions, organizationName, packDefinitions } from './audit-pack.repository.ts';
 import type { PackSigner } from './audit-pack.signing.ts';
+import type { PackTableSpec } from './audit-pack.tables.ts';
 import { VALUE_COLUMNS } from './exports.columns.ts';
 import { exportContext } from './exports.filters.ts';
 import { ExportCancelled } from './exports.formats.ts';
+import { workerExport } from './exports.offload.ts';
 import { evidenceMedia } from './exports.repository.ts';
 import type { ExportQuery } from './exports.schemas.ts';
 import { activitiesExport, type ExportPlan, historyExport, valuesExport } from './exports.service.ts';
@@ -76,7 +79,7 @@ async function preparePack(tx: Tx, caller: Caller, query: ExportQuery, now: Date
 export async function sendAuditPack(
   request: FastifyRequest,
   reply: FastifyReply,
-  { database, gate }: ExportDeps,
+  { database, gate, lane }: ExportDeps,
   storage: Storage,
   signer: PackSigner,
   query: ExportQuery,
@@ -92,19 +95,47 @@ export async function sendAuditPack(
   }
   const signal = clientGone(request, reply);
   const run: TenantRun = streamRun(request, database);
-  const table = (plan: ExportPlan, engine: Engine): StreamedTable => ({
+  const url = database.serverUrl;
+  // PostgreSQL: the three large tables are read and written as CSV by the export lane's worker
+  // (decision 0236); this thread only hashes and zips their bytes.
+  const table = (plan: ExportPlan, engine: Engine, spec: PackTableSpec = {}): StreamedTable => ({
     columns: plan.columns,
     write: (writer) => plan.write(engine, run, signal, writer),
+    ...(url && {
+      encoded: (out: Writable) =>
+        workerExport(
+          { lane },
+          {
+            databaseUrl: url,
+            connections: gate.capacity(),
+            organizationId: pack.header.organization.id,
+            format: 'csv',
+            columns: plan.columns,
+            sheetName: plan.name,
+            modified: now,
+            bom: true,
+            source: plan.source,
+            pack: spec,
+          },
+          out,
+          signal,
+        ).done(),
+    }),
   });
   const named = historyWithUnits(pack.ref);
   const column = (plan: ExportPlan, name: string) => plan.columns.findIndex((c) => c.name === name);
   const { stream, done } = assembleAuditPack(
     {
       header: pack.header,
-      values: table(pack.values, database.engine),
-      activities: table(pack.activities, database.engine),
+      values: table(pack.values, database.engine, { evidence: column(pack.values, 'evidenceFileIds') }),
+      activities: table(pack.activities, database.engine, {
+        code: {
+          definitionId: column(pack.activities, 'definitionId'),
+          calcCodeSha256: column(pack.activities, 'calcCodeSha256'),
+        },
+      }),
       history: {
-        columns: pack.history.columns,
+        ...table(pack.history, database.engine, { units: unitSymbols(pack.ref) }),
         write: (writer) =>
           pack.history.write(database.engine, run, signal, {
             ...writer,

@@ -1,15 +1,15 @@
 import type { Writable } from 'node:stream';
 import type { RowEncoder } from '../../lib/tabular/cells.ts';
-import { csvEncoder, csvRecords } from '../../lib/tabular/csv.ts';
-import { ndjsonEncoder } from '../../lib/tabular/ndjson.ts';
+import { csvRecords } from '../../lib/tabular/csv.ts';
+import { neutralizeCell } from '../../lib/tabular/formula.ts';
 import { parquetEncoder } from '../../lib/tabular/parquet.ts';
 import { xlsxEncoder } from '../../lib/tabular/xlsx.ts';
-import { neutralizeCell } from '../datasets/index.ts';
 import type { Column, ExportRow } from './exports.columns.ts';
+import { ExportCancelled, type ExportFormat, textEncoderOf, type WriterOptions } from './exports.text.ts';
 
 export { cellText } from '../../lib/tabular/cells.ts';
-
-export type ExportFormat = 'csv' | 'ndjson' | 'xlsx' | 'parquet';
+export type { ExportFormat, WriterOptions };
+export { ExportCancelled };
 
 export const MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv',
@@ -17,13 +17,6 @@ export const MEDIA_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   parquet: 'application/vnd.apache.parquet',
 };
-
-/** The client went away (or the output was closed): the export stops reading. */
-export class ExportCancelled extends Error {
-  constructor() {
-    super('the export was cancelled: the client closed the connection');
-  }
-}
 
 /** Writes `chunk`, then waits while the stream's buffer is full; throws when it was closed. */
 export async function put(out: Writable, chunk: string | Buffer): Promise<void> {
@@ -56,20 +49,8 @@ export interface RowWriter {
   end(): Promise<void>;
 }
 
-export interface WriterOptions {
-  /** The worksheet's name (XLSX). */
-  sheetName?: string;
-  /** CSV: start with a UTF-8 byte order mark (the export routes' default; `bom=false` omits it). */
-  bom?: boolean;
-  /** CSV: record separator; CRLF (RFC 4180) unless told otherwise. */
-  eol?: '\r\n' | '\n';
-  /** The time written into the XLSX zip's entries (the export's start). */
-  modified?: Date;
-}
-
 /** The encoder of a format (src/modules/exports/encode: pure, rows in, bytes out). */
 export function encoderOf(format: ExportFormat, options: WriterOptions = {}): RowEncoder {
-  if (format === 'ndjson') return ndjsonEncoder();
   if (format === 'xlsx')
     return xlsxEncoder({
       sheetName: options.sheetName ?? 'export',
@@ -77,7 +58,7 @@ export function encoderOf(format: ExportFormat, options: WriterOptions = {}): Ro
       modified: options.modified ?? new Date(0),
     });
   if (format === 'parquet') return parquetEncoder();
-  return csvEncoder({ bom: options.bom ?? true, eol: options.eol ?? '\r\n', neutralize: neutralizeCell });
+  return textEncoderOf(format, options);
 }
 
 /**

@@ -121,4 +121,9 @@ export class ExportGate {
   running(): number {
     return this.#total;
   }
+
+  /** Exports this process runs at once at most. */
+  capacity(): number {
+    return this.limits.total;
+  }
 }

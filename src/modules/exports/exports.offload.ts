@@ -1,9 +1,13 @@
 import type { Writable } from 'node:stream';
+import type { StreamLane } from '../../lib/heavy/lane.ts';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import type { TableEncodeInput } from '../../lib/tabular/task.ts';
 import type { Column } from './exports.columns.ts';
-import { type ExportFormat, put, type RowWriter } from './exports.formats.ts';
-import type { TableExportInput } from './exports.worker-task.ts';
+import { type ExportFormat, encoderOf, put, type RowWriter } from './exports.formats.ts';
+import { exportTask, type TableExportInput, type TableExportResult } from './exports.worker-task.ts';
+
+/** The heavy pool's `table-export` task (src/heavy-worker.ts): every format's encoder. */
+export const tableExportTask = exportTask(encoderOf);
 
 /** Formats whose encoding (XML and deflate; Parquet's pages and Snappy) runs in the heavy pool. */
 export const OFF_LOOP_FORMATS: ReadonlySet<ExportFormat> = new Set(['xlsx', 'parquet']);
@@ -71,31 +75,37 @@ export function offLoopWriter(
 }
 
 /**
- * A whole export made in the heavy pool (decision 0227): the worker reads the rows on a connection
- * of its own, makes the cells and the bytes; this side writes its parts to `out` (waiting while
- * the client is behind; the worker waits for that in turn). Await `started` first (the job may
- * wait for its organization's turn, or be refused with 429); `done` settles when the last byte was
- * written, or with the job's failure.
+ * A whole export made in a worker (decisions 0227 and 0235): the worker reads the rows on a
+ * connection of its own, makes the cells and the bytes; this side writes its parts to `out`
+ * (waiting while the client is behind; the worker waits for that in turn). XLSX and Parquet run
+ * in the heavy pool (`heavy`: await `started` first, the job may wait for its organization's turn
+ * or be refused with 429); CSV and NDJSON in the export lane (`lane`: started at once, many at a
+ * time, within the export gate's places). `done` settles when the last byte was written, or with
+ * the job's failure.
  */
 export function workerExport(
-  heavy: HeavyWork,
+  runner: { heavy: HeavyWork } | { lane: StreamLane },
   input: TableExportInput,
   out: Writable,
   signal: AbortSignal,
-): { started: Promise<void>; done: () => Promise<void> } {
-  const job = heavy.stream<Uint8Array, { rows: number; bytes: number }>({
-    organizationId: input.organizationId,
-    task: 'table-export',
-    input,
-    bytes: EXPORT_JOB_BYTES,
-    signal,
-  });
+): { started: Promise<void>; done: () => Promise<TableExportResult> } {
+  const job =
+    'heavy' in runner
+      ? runner.heavy.stream<Uint8Array, TableExportResult>({
+          organizationId: input.organizationId,
+          task: 'table-export',
+          input,
+          bytes: EXPORT_JOB_BYTES,
+          signal,
+        })
+      : runner.lane.stream<Uint8Array, TableExportResult>({ task: 'table-export', input, signal });
+  const started: Promise<void> = 'started' in job ? (job.started as Promise<void>) : Promise.resolve();
   return {
-    started: job.started,
+    started,
     async done() {
       for await (const part of job)
         await put(out, Buffer.from(part.buffer, part.byteOffset, part.byteLength));
-      await job.result;
+      return job.result;
     },
   };
 }

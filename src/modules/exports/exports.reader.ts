@@ -1,7 +1,7 @@
 import type { RawBuilder } from 'kysely';
 import type { Engine, TenantRun, Tx } from '../../db/client.ts';
-import { ExportCancelled } from './exports.formats.ts';
 import { closeExportCursor, declareExportCursor, fetchExportCursor } from './exports.repository.ts';
+import { ExportCancelled } from './exports.text.ts';
 
 /**
  * A statement an export reads, in a fixed order by a unique key: the whole of it (`after` null,

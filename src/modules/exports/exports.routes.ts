@@ -37,11 +37,12 @@ const FORMATS =
 /** Streamed exports of collected data for auditors and BI tools (docs/exports.md). */
 export const exportsRoutes: FastifyPluginAsyncTypebox<Services> = async (
   app,
-  { database, storage, heavy, config },
+  { database, storage, heavy, exportLane, config },
 ) => {
   const deps: ExportDeps = {
     database,
     heavy,
+    lane: exportLane,
     gate: new ExportGate(
       {
         perCaller: config.exportsPerCaller,

@@ -5,6 +5,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { callerOf } from '../../http/auth.ts';
 import { attachment, prefers } from '../../http/negotiation.ts';
 import { clientGone } from '../../http/request-scope.ts';
+import type { StreamLane } from '../../lib/heavy/lane.ts';
 import type { HeavyWork } from '../../lib/heavy/pool.ts';
 import {
   createWriter,
@@ -18,13 +19,15 @@ import { OFF_LOOP_FORMATS, offLoopWriter, workerExport } from './exports.offload
 import type { ExportPlan } from './exports.service.ts';
 
 /**
- * What a streamed export needs besides its request: the database, the gate counting exports, and
- * the heavy-work pool that encodes XLSX and Parquet off the request loop.
+ * What a streamed export needs besides its request: the database, the gate counting exports, the
+ * heavy-work pool that makes XLSX and Parquet off the request loop, and the export lane that makes
+ * CSV and NDJSON there (on PostgreSQL).
  */
 export interface ExportDeps {
   database: Database;
   gate: ExportGate;
   heavy: HeavyWork;
+  lane: StreamLane;
 }
 
 /**
@@ -97,7 +100,7 @@ async function sent(reply: FastifyReply): Promise<void> {
 export async function sendExport(
   request: FastifyRequest,
   reply: FastifyReply,
-  { database, gate, heavy }: ExportDeps,
+  { database, gate, heavy, lane }: ExportDeps,
   prepare: (tx: Tx, caller: Caller) => Promise<ExportPlan>,
 ) {
   const place = await admit(request, reply, gate);
@@ -117,13 +120,17 @@ export async function sendExport(
   const organizationId = callerOf(request).organizationId;
   let produce: () => Promise<void>;
   const url = database.serverUrl;
-  if (url && OFF_LOOP_FORMATS.has(format)) {
-    // PostgreSQL: the whole export runs in the heavy pool, its rows read by the worker itself
-    // (decision 0227); it waits for its organization's turn before anything is read.
+  if (url) {
+    // PostgreSQL: the whole export runs in a worker, its rows read by the worker itself: XLSX and
+    // Parquet in the heavy pool (decision 0227; it waits for its organization's turn before
+    // anything is read), CSV and NDJSON in the export lane (decision 0235).
+    const heavyFormat = OFF_LOOP_FORMATS.has(format);
     const job = workerExport(
-      heavy,
+      heavyFormat ? { heavy } : { lane },
       {
         databaseUrl: url,
+        // The lane runs the process's exports at once: as many connections as the gate has places.
+        connections: heavyFormat ? 1 : gate.capacity(),
         organizationId,
         format,
         columns: plan.columns,

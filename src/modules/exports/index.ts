@@ -2,5 +2,6 @@
 
 export { loadVerifyKey, verifyAuditPack } from './audit-pack.verify.ts';
 export { type ExportRefusal, exportGateStats, exportsRunning } from './exports.gate.ts';
+export { tableExportTask } from './exports.offload.ts';
 export { exportsRoutes } from './exports.routes.ts';
-export { type TableExportInput, tableExportTask } from './exports.worker-task.ts';
+export type { TableExportInput } from './exports.worker-task.ts';
