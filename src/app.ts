@@ -207,7 +207,7 @@ export async function buildApp({
   app.addHook('onClose', () => exportLane.close());
   // A listening service on PostgreSQL starts its export threads now: a first export then neither
   // waits for a thread to start nor carries its memory (decision 0235).
-  if (database.serverUrl && config.prestartWorkers)
+  if (database?.serverUrl && config.prestartWorkers)
     app.addHook('onListen', async () => {
       exportLane.warm();
       heavy.warm();
